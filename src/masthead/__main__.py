@@ -1,0 +1,3 @@
+from masthead.cli import main
+
+main()

@@ -1,0 +1,231 @@
+"""Site settings: `masthead.toml` (TOML, https://toml.io/en/v1.0.0) plus `MASTHEAD_*` variables.
+
+Each setting is declared once below, with its type, default and help text (the README's settings
+table is checked against these declarations by the tests). Unknown keys and bad types raise
+`ConfigError` at start-up, naming the key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from masthead.errors import ConfigError
+
+CONFIG_FILE = "masthead.toml"
+ENV_PREFIX = "MASTHEAD_"
+
+
+class LanguageSettings(BaseModel):
+    """One `[languages.CODE]` table."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="Name shown in the language switcher, e.g. 中文.")
+    prefix: str | None = Field(
+        None, description="URL prefix; the default language has none, others default to the code."
+    )
+    hreflang: str | None = Field(
+        None, description="BCP 47 code for hreflang links and <html lang> (default: the code)."
+    )
+    folder: str | None = Field(
+        None, description="content/FOLDER/... belongs to this language (Hugo's layout)."
+    )
+    locale: str | None = Field(
+        None, description="Babel locale for dates, e.g. zh_Hans_CN (default: from hreflang)."
+    )
+    aliases: list[str] = Field(
+        default_factory=list, description="Other codes front matter may use, e.g. zh-cn."
+    )
+
+
+class Settings(BaseModel):
+    """The whole of `masthead.toml`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field("masthead", description="Site title, shown in the header and feeds.")
+    description: str = Field("", description="One-line site description for meta tags.")
+    base_url: str = Field(
+        "http://127.0.0.1:8000",
+        description="Absolute URL of the site; canonical URLs, feeds and sitemaps use it.",
+    )
+    default_language: str = Field("en", description="Code of the language served at the root.")
+    timezone: str = Field("UTC", description="IANA zone that dates without an offset are read in.")
+    content_dir: str = Field("content", description="Folder of posts and pages, site-relative.")
+    static_dir: str = Field("static", description="Folder of the site's own static files.")
+    templates_dir: str = Field("templates", description="Folder of template overrides.")
+    database: str = Field(".masthead/site.db", description="SQLite file, site-relative.")
+    posts_per_page: int = Field(10, ge=1, le=100, description="Posts per list page.")
+    toc_levels: list[int] = Field(
+        default_factory=lambda: [2, 3], description="Lowest and highest heading level in a TOC."
+    )
+    raw_html: bool = Field(
+        False, description="Trust authors' raw HTML; by default posts pass an allowlist sanitizer."
+    )
+    languages: dict[str, LanguageSettings] = Field(
+        default_factory=lambda: {"en": LanguageSettings(name="English")},
+        description="One table per language; see 'Languages'.",
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _absolute(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must be an absolute http(s) URL, e.g. https://example.com")
+        return value.rstrip("/")
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown IANA time zone {value!r}") from exc
+        return value
+
+    @field_validator("toc_levels")
+    @classmethod
+    def _levels(cls, value: list[int]) -> list[int]:
+        if len(value) != 2 or not 1 <= value[0] <= value[1] <= 6:
+            raise ValueError("must be [lowest, highest] with 1 <= lowest <= highest <= 6")
+        return value
+
+
+@dataclass(frozen=True)
+class Language:
+    """A configured language, resolved: `prefix` is "" for the default language."""
+
+    code: str
+    name: str
+    prefix: str
+    hreflang: str
+    folder: str | None
+    locale: str
+    aliases: frozenset[str]
+
+    @property
+    def root(self) -> str:
+        """URL path of the language's home page: "/" or "/zh/"."""
+        return f"/{self.prefix}/" if self.prefix else "/"
+
+
+def _babel_locale(hreflang: str) -> str:
+    tag = hreflang.replace("-", "_")
+    if tag.lower() in ("zh", "zh_hans", "zh_cn"):
+        return "zh_Hans_CN"
+    if tag.lower() in ("zh_hant", "zh_tw"):
+        return "zh_Hant_TW"
+    return tag
+
+
+@dataclass(frozen=True)
+class Site:
+    """A site folder and its validated settings."""
+
+    root: Path
+    settings: Settings
+
+    @cached_property
+    def languages(self) -> dict[str, Language]:
+        out: dict[str, Language] = {}
+        for code, ls in self.settings.languages.items():
+            default = code == self.settings.default_language
+            prefix = (ls.prefix if ls.prefix is not None else ("" if default else code)).strip("/")
+            hreflang = ls.hreflang or code
+            names = {code, hreflang, *(ls.aliases)}
+            if ls.folder:
+                names.add(ls.folder)
+            out[code] = Language(
+                code=code,
+                name=ls.name,
+                prefix=prefix,
+                hreflang=hreflang,
+                folder=ls.folder,
+                locale=ls.locale or _babel_locale(hreflang),
+                aliases=frozenset(n.lower().replace("_", "-") for n in names),
+            )
+        return out
+
+    @property
+    def default_language(self) -> Language:
+        return self.languages[self.settings.default_language]
+
+    @cached_property
+    def tz(self) -> ZoneInfo:
+        return ZoneInfo(self.settings.timezone)
+
+    @property
+    def content_dir(self) -> Path:
+        return self.root / self.settings.content_dir
+
+    @property
+    def database_path(self) -> Path:
+        path = Path(self.settings.database)
+        return path if path.is_absolute() else self.root / path
+
+    def resolve_language(self, value: str) -> Language | None:
+        """Map a code or alias (`zh`, `zh-cn`, `zh_CN`, `zh-Hans`) to a configured language.
+
+        Exact codes and aliases win; then the primary subtag (`zh-TW` → `zh` when only `zh` exists).
+        Returns None for a language the site does not have.
+        """
+        key = value.strip().lower().replace("_", "-")
+        for lang in self.languages.values():
+            if key == lang.code.lower() or key in lang.aliases:
+                return lang
+        primary = key.split("-")[0]
+        matches = [
+            lang for lang in self.languages.values() if lang.code.lower().split("-")[0] == primary
+        ]
+        return matches[0] if len(matches) == 1 else None
+
+
+def _env_overrides() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, field in Settings.model_fields.items():
+        raw = os.environ.get(ENV_PREFIX + name.upper())
+        if raw is None or field.annotation not in (str, int, bool):
+            continue
+        out[name] = raw
+    return out
+
+
+def load_site(root: str | Path, overrides: dict[str, Any] | None = None) -> Site:
+    """Read `ROOT/masthead.toml` (optional) and `MASTHEAD_*` variables into a `Site`.
+
+    Raises `ConfigError` naming the file and key for unreadable TOML, unknown keys, bad types,
+    or a default language missing from `[languages]`.
+    """
+    root = Path(root).resolve()
+    data: dict[str, Any] = {}
+    path = root / CONFIG_FILE
+    if path.exists():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: {exc}") from exc
+    data.update(_env_overrides())
+    data.update(overrides or {})
+    try:
+        settings = Settings.model_validate(data)
+    except ValidationError as exc:
+        lines = [
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        ]
+        raise ConfigError(f"{path}: " + "; ".join(lines)) from None
+    if settings.default_language not in settings.languages:
+        raise ConfigError(
+            f"{path}: default_language {settings.default_language!r} has no [languages] table"
+        )
+    prefixes = [lang.prefix for lang in Site(root, settings).languages.values()]
+    if len(set(prefixes)) != len(prefixes):
+        raise ConfigError(f"{path}: two languages share one URL prefix")
+    return Site(root, settings)

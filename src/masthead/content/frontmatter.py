@@ -1,0 +1,156 @@
+"""Split a post into YAML front matter and Markdown body, and load the YAML safely.
+
+Front matter follows the Jekyll/Hugo convention: the first line is `---`, the block ends at the next
+line that is `---` or `...` (YAML's document end marker, accepted on purpose), and the body follows.
+
+YAML is read with YAML 1.2 core rules (https://yaml.org/spec/1.2.2/#103-core-schema): only
+`true`/`false` are booleans, no base-60 numbers, no `0123` octals, no timestamps. The text fields
+(`TEXT_KEYS`) go further: their scalars keep exactly the characters the author typed, so
+`title: No` is "No", `slug: 0123` is "0123" and `translationKey: 1.10` is "1.10".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from masthead.errors import ContentError
+
+try:  # the C loader is several times faster; the pure one behaves the same
+    _BaseLoader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _BaseLoader = yaml.SafeLoader
+
+TEXT_KEYS = frozenset(
+    {
+        "title", "slug", "author", "authors", "category", "categories", "tags", "lang",
+        "translationKey", "excerpt", "summary", "description", "cover", "image", "date",
+        "updated", "lastmod", "aliases", "canonical", "canonicalUrl", "linkTitle",
+    }
+)  # fmt: skip
+
+_DELIM = re.compile(r"^(---|\.\.\.)[ \t]*$")
+
+
+class _CoreLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """SafeLoader with YAML 1.2 core implicit types instead of YAML 1.1's."""
+
+
+_CoreLoader.yaml_implicit_resolvers = {}
+for _tag, _regexp, _first in [
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    (
+        "tag:yaml.org,2002:float",
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+0123456789.",
+    ),
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+]:
+    _CoreLoader.add_implicit_resolver(_tag, re.compile(_regexp), list(_first))
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """Raw front matter: `data` (keys as written), `lines` (1-based line of each key), the body
+    and the 1-based line the body starts on."""
+
+    data: dict[str, Any]
+    lines: dict[str, int]
+    body: str
+    body_line: int
+
+
+def _hint(message: str, line_text: str) -> str:
+    value = line_text.split(":", 1)[1].strip() if ":" in line_text else line_text.strip()
+    if "\t" in line_text[: len(line_text) - len(line_text.lstrip())]:
+        return "YAML does not allow tabs for indentation; indent with spaces"
+    if value[:1] in ("[", "{") and value[-1:] not in ("]", "}"):
+        return "a value starting with [ or { is read as a list or map; quote the whole value"
+    if value[:1] in ("@", "`", "%"):
+        return "a value cannot start with @, ` or %; quote it"
+    if "mapping values are not allowed" in message:
+        return "quote values that contain ': ', e.g. title: \"Release notes: spring\""
+    return "check the quotes and brackets on this line, or quote the value"
+
+
+def _yaml_error(path: str, exc: yaml.YAMLError, block: str, first_line: int) -> ContentError:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    row = mark.line if mark is not None else 0
+    rows = block.split("\n")
+    line_text = rows[row] if row < len(rows) else ""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    col = f", column {mark.column + 1}" if mark is not None else ""
+    hint = _hint(str(exc), line_text)
+    return ContentError(path, first_line + row, f"invalid front matter{col}: {problem} ({hint})")
+
+
+def _text(node: yaml.Node) -> Any:
+    """A node's value with every scalar kept as the typed text (quotes already removed)."""
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag == "tag:yaml.org,2002:null" and node.style is None and node.value in (
+            "", "~", "null", "Null", "NULL",
+        ):  # fmt: skip
+            return None
+        return node.value
+    if isinstance(node, yaml.SequenceNode):
+        return [_text(item) for item in node.value]
+    if isinstance(node, yaml.MappingNode):
+        return {str(_text(k)): _text(v) for k, v in node.value}
+    return None  # pragma: no cover
+
+
+def _load(path: str, block: str, first_line: int) -> tuple[Any, dict[str, int]]:
+    loader = _CoreLoader(block)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}, {}
+        if not isinstance(node, yaml.MappingNode):
+            return loader.construct_document(node), {}
+        data: dict[str, Any] = {}
+        lines: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            key = str(_text(key_node))
+            if key in TEXT_KEYS:
+                data[key] = _text(value_node)
+            else:
+                data[key] = loader.construct_object(value_node, deep=True)
+            lines[key] = first_line + key_node.start_mark.line
+        return data, lines
+    except yaml.YAMLError as exc:
+        raise _yaml_error(path, exc, block, first_line) from None
+    finally:
+        loader.dispose()
+
+
+def split(path: str, text: str) -> FrontMatter:
+    """Split decoded `text` (LF line endings) into front matter and body.
+
+    Raises `ContentError` when there is no front matter, when it is never closed, when it is not
+    valid YAML (with line, column and a hint), or when it is not a mapping of keys to values.
+    """
+    lines = text.split("\n")
+    if not lines or not _DELIM.match(lines[0]) or lines[0].startswith("..."):
+        raise ContentError(
+            path, 1, "missing front matter: a post starts with a '---' line, then YAML, then '---'"
+        )
+    end = next((i for i in range(1, len(lines)) if _DELIM.match(lines[i])), None)
+    if end is None:
+        raise ContentError(
+            path, 1, "front matter opened on line 1 is never closed (add a '---' line after it)"
+        )
+    data, key_lines = _load(path, "\n".join(lines[1:end]), 2)
+    if not isinstance(data, dict):
+        raise ContentError(
+            path,
+            1,
+            f"missing front matter: the block on lines 1-{end + 1} is not a YAML mapping of "
+            "keys to values (a '---' at the top of a file always opens front matter)",
+        )
+    body = "\n".join(lines[end + 1 :])
+    return FrontMatter(data=data, lines=key_lines, body=body, body_line=end + 2)

@@ -1,0 +1,148 @@
+"""Markdown to HTML: CommonMark (markdown-it-py) plus GFM tables, strikethrough, task lists,
+footnotes and definition lists; Pygments highlighting; heading ids and the TOC.
+
+`render()` returns the raw HTML (before sanitizing) and the headings it found. Heading ids may be
+written by the author as `## Title {#my-id}` (Hugo, Pandoc), otherwise they come from the text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+from mdit_py_plugins.deflist import deflist_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.tasklists import tasklists_plugin
+from pygments import highlight as _pygments_highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from masthead.content.headings import slugify, unique_ids
+
+_EXPLICIT_ID = re.compile(r"\s*\{#([\w:.-]+)\}\s*$", re.UNICODE)
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def highlight(code: str, lang: str, _attrs: Any = None) -> str:
+    """A fenced block as `<pre class="highlight"><code>` with Pygments token classes.
+
+    Unknown languages and fences without one are escaped as plain text.
+    """
+    name = (lang or "").split()[0].lower() if lang else ""
+    label = f' data-lang="{html.escape(name, quote=True)}"' if name else ""
+    try:
+        lexer = get_lexer_by_name(name) if name else None
+    except ClassNotFound:
+        lexer = None
+    body = (
+        _pygments_highlight(code, lexer, _FORMATTER) if lexer is not None else html.escape(code)
+    )
+    cls = f' class="language-{html.escape(name, quote=True)}"' if name else ""
+    return f'<pre class="highlight"{label}><code{cls}>{body}</code></pre>\n'
+
+
+def _plain(tokens: list[Token] | None) -> str:
+    out: list[str] = []
+    for tok in tokens or []:
+        if tok.type in ("text", "code_inline"):
+            out.append(tok.content)
+        elif tok.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+        elif tok.children:
+            out.append(_plain(tok.children))
+    return "".join(out)
+
+
+def _heading_ids(state: StateCore) -> None:
+    """Core rule: give every heading an id and record `(level, id, text)` in env["headings"]."""
+    tokens = state.tokens
+    found: list[tuple[int, int, str, bool]] = []  # token index, level, base id, explicit
+    texts: list[str] = []
+    for i, tok in enumerate(tokens):
+        if tok.type != "heading_open":
+            continue
+        inline = tokens[i + 1]
+        explicit = False
+        m = _EXPLICIT_ID.search(inline.content)
+        if m and inline.children:
+            last = inline.children[-1]
+            if last.type == "text" and _EXPLICIT_ID.search(last.content):
+                last.content = _EXPLICIT_ID.sub("", last.content)
+                inline.content = _EXPLICIT_ID.sub("", inline.content)
+                explicit = True
+        text = " ".join(_plain(inline.children).split())
+        base = m.group(1) if explicit and m else slugify(text)
+        found.append((i, int(tok.tag[1]), base, explicit))
+        texts.append(text)
+    ids = unique_ids([f[2] for f in found], [f[3] for f in found])
+    headings = []
+    for (i, level, _base, _explicit), hid, text in zip(found, ids, texts, strict=True):
+        tokens[i].attrSet("id", hid)
+        headings.append((level, hid, text))
+    state.env["headings"] = headings
+
+
+def _footnote_name(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+    # "fn:1" cannot collide with a heading id: heading ids never contain a colon
+    return ":" + str(tokens[idx].meta["id"] + 1)
+
+
+def _footnote_block_open(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+    label = html.escape(env.get("footnotes_label", "Footnotes"), quote=True)
+    return (
+        f'<section class="footnotes" id="mh-footnotes" aria-label="{label}">\n'
+        '<ol class="footnotes-list">\n'
+    )
+
+
+def _footnote_anchor(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+    ident = self.rules["footnote_anchor_name"](tokens, idx, options, env)
+    if tokens[idx].meta["subId"] > 0:
+        ident += ":" + str(tokens[idx].meta["subId"])
+    label = html.escape(env.get("backref_label", "Back to content"), quote=True)
+    return (
+        f' <a href="#fnref{ident}" class="footnote-backref" aria-label="{label}">\u21a9\ufe0e</a>'
+    )
+
+
+@lru_cache(maxsize=1)
+def parser() -> MarkdownIt:
+    """The shared markdown-it instance (CommonMark + the plugins of DESIGN.md)."""
+    md = (
+        MarkdownIt("commonmark", {"html": True, "highlight": highlight})
+        .enable(["table", "strikethrough"])
+        .use(footnote_plugin)
+        .use(tasklists_plugin)
+        .use(deflist_plugin)
+    )
+    md.core.ruler.push("masthead_heading_ids", _heading_ids)
+    md.add_render_rule("footnote_anchor_name", _footnote_name)
+    md.add_render_rule("footnote_block_open", _footnote_block_open)
+    md.add_render_rule("footnote_anchor", _footnote_anchor)
+    return md
+
+
+@dataclass(frozen=True)
+class Rendered:
+    html: str
+    headings: list[tuple[int, str, str]]
+
+
+def render(markdown: str, labels: dict[str, str] | None = None) -> Rendered:
+    """Render Markdown; `labels` may give `footnotes_label` and `backref_label` in the post's
+    language. Returns the unsanitized HTML and the `(level, id, text)` of every heading."""
+    env: dict[str, Any] = dict(labels or {})
+    out = parser().render(markdown, env)
+    return Rendered(out, env.get("headings", []))
+
+
+def render_inline(markdown: str) -> str:
+    """Inline Markdown (captions, author lines) to HTML, unsanitized."""
+    return parser().renderInline(markdown)

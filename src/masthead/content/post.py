@@ -1,0 +1,151 @@
+"""A content file's bytes to a frozen `Post`: the pure heart of the content engine.
+
+    bytes ─decode─▶ text ─split─▶ (front matter, body) ─normalise─▶ Meta
+                                   body ─shortcodes─▶ Markdown ─render─▶ HTML ─sanitize─▶ links
+
+Raises `ContentError(path, line, reason)` for a file that cannot be published; problems that do
+not stop publication (unknown shortcodes) are returned in `Post.warnings`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+from masthead.config import Site
+from masthead.content import frontmatter, markdown, sanitize, shortcodes, source, text, urls
+from masthead.content.discover import classify
+from masthead.content.headings import build_toc, render_toc
+from masthead.content.meta import normalise, term_key
+from masthead.errors import ContentError, ContentIssue
+from masthead.i18n import gettext
+
+
+@dataclass(frozen=True)
+class Term:
+    """A tag or category: `name` as first written, `key` its URL slug (`term_key`)."""
+
+    name: str
+    key: str
+
+
+@dataclass(frozen=True)
+class Post:
+    """One published post or page. Paths are site-relative POSIX; dates are aware datetimes."""
+
+    source: str
+    kind: str
+    lang: str
+    slug: str
+    url: str
+    title: str
+    date: datetime
+    updated: datetime | None
+    authors: tuple[str, ...]
+    categories: tuple[Term, ...]
+    tags: tuple[Term, ...]
+    excerpt: str
+    cover: str
+    draft: bool
+    noindex: bool
+    comments: bool
+    show_toc: bool
+    canonical: str
+    translation_key: str
+    aliases: tuple[str, ...]
+    html: str
+    toc_html: str
+    text: str
+    word_count: int
+    reading_minutes: int
+    extra: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[ContentIssue, ...] = ()
+
+
+def _line_of(body: str, offset: int, body_line: int) -> int:
+    return body_line + body.count("\n", 0, offset)
+
+
+def parse_post(site: Site, rel: str, raw: bytes) -> Post:
+    """Parse the content file at content-relative path `rel` whose bytes are `raw`.
+
+    Raises ContentError with the site-relative path, 1-based line and reason.
+    """
+    path = posixpath.join(site.settings.content_dir, rel)
+    info = classify(site, rel)
+    fm = frontmatter.split(path, source.decode(path, raw))
+    meta, extra, problems = normalise(fm.data, fm.lines, site.tz)
+    if problems:
+        line, reason = problems[0]
+        raise ContentError(path, line, reason)
+    lang = site.default_language
+    if meta.lang:
+        found = site.resolve_language(meta.lang)
+        if found is None:
+            known = ", ".join(site.languages)
+            raise ContentError(
+                path, fm.lines.get("lang", 1), f"unknown language {meta.lang!r} (site has {known})"
+            )
+        lang = found
+    elif info.lang:
+        lang = site.languages[info.lang]
+    locale = lang.locale
+
+    def ref(target: str) -> str:
+        return urls.resolve_relative(target, info.folder) if target else "#"
+
+    def label(key: str) -> str:
+        return gettext(locale, key)
+
+    body, sc_warnings = shortcodes.expand(
+        fm.body, ref=ref, inline=markdown.render_inline, text=label
+    )
+    rendered = markdown.render(
+        body, {"footnotes_label": label("footnotes"), "backref_label": label("back_to_content")}
+    )
+    html = rendered.html if site.settings.raw_html else sanitize.clean(rendered.html)
+    html = urls.rewrite_html(html, info.folder)
+    plain = text.html_to_text(html)
+    words, cjk = text.count_words(plain)
+    lo, hi = site.settings.toc_levels
+    slug = (meta.slug or info.slug).strip("/").lower().replace(" ", "-")
+    prefix = lang.prefix
+    url = urls.post_url(prefix, slug) if info.kind == "post" else urls.page_url(prefix, slug)
+    excerpt = text.truncate(meta.excerpt, 300) if meta.excerpt else text.excerpt_from_html(html)
+    cover = urls.resolve_relative(meta.cover, info.folder) if meta.cover else ""
+    warnings = tuple(
+        ContentIssue(path, _line_of(fm.body, off, fm.body_line), why, "warning")
+        for off, why in sc_warnings
+    )
+    return Post(
+        source=path,
+        kind=info.kind,
+        lang=lang.code,
+        slug=slug,
+        url=url,
+        title=meta.title,
+        date=meta.date,
+        updated=meta.updated,
+        authors=meta.author,
+        categories=tuple(Term(n, term_key(n)) for n in meta.category),
+        tags=tuple(Term(n, term_key(n)) for n in meta.tags),
+        excerpt=excerpt,
+        cover=cover,
+        draft=meta.draft,
+        noindex=meta.noindex,
+        comments=meta.comments,
+        show_toc=meta.toc,
+        canonical=meta.canonical,
+        translation_key=("k:" + meta.translationKey) if meta.translationKey else "p:" + info.base,
+        aliases=tuple("/" + quote(a.strip("/")) + "/" for a in meta.aliases if a.strip("/")),
+        html=html,
+        toc_html=render_toc(build_toc(rendered.headings, lo, hi)),
+        text=plain,
+        word_count=words + cjk,
+        reading_minutes=text.reading_minutes(plain),
+        extra=extra,
+        warnings=warnings,
+    )

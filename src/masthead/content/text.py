@@ -1,0 +1,86 @@
+"""Plain text from rendered HTML: for search, excerpts, reading time and word counts."""
+
+from __future__ import annotations
+
+import math
+import re
+from html.parser import HTMLParser
+
+_BLOCK = {
+    "p", "div", "li", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "td", "th", "blockquote",
+    "figcaption", "dt", "dd", "br", "section", "summary", "details", "table",
+}  # fmt: skip
+_SKIP = {"script", "style"}
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+_WORD = re.compile(r"[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+")
+WORDS_PER_MINUTE = 230  # English prose
+CJK_CHARS_PER_MINUTE = 400  # Chinese prose is read by characters, not words
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        cls = dict(attrs).get("class") or ""
+        if tag in _SKIP or "footnote-backref" in cls:
+            self.skip += 1
+        elif tag in _BLOCK:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _SKIP or (tag == "a" and self.skip):
+            self.skip = max(0, self.skip - 1)
+        elif tag in _BLOCK:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self.parts.append(data)
+
+
+def html_to_text(html: str) -> str:
+    """Visible text of an HTML fragment, one line per block, entities decoded."""
+    parser = _Text()
+    parser.feed(html)
+    parser.close()
+    lines = (" ".join(line.split()) for line in "".join(parser.parts).split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def count_words(text: str) -> tuple[int, int]:
+    """`(latin_words, cjk_characters)` of plain text."""
+    return len(_WORD.findall(text)), len(_CJK.findall(text))
+
+
+def reading_minutes(text: str) -> int:
+    """Minutes to read: words at 230/min plus CJK characters at 400/min; at least 1."""
+    words, cjk = count_words(text)
+    return max(1, math.ceil(words / WORDS_PER_MINUTE + cjk / CJK_CHARS_PER_MINUTE))
+
+
+def truncate(text: str, limit: int = 200) -> str:
+    """`text` cut to at most `limit` characters on a word boundary (any character for CJK), with …"""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    if not _CJK.search(cut[-1]):
+        space = cut.rfind(" ")
+        if space > limit * 0.6:
+            cut = cut[:space]
+    return cut.rstrip(" ,.;:，。；：、") + "…"
+
+
+_FIRST_P = re.compile(r"<p>(.*?)</p>", re.DOTALL)
+
+
+def excerpt_from_html(html: str, limit: int = 200) -> str:
+    """The first paragraph with text (or the text before `<!--more-->`), truncated."""
+    for m in _FIRST_P.finditer(html):
+        text = html_to_text(m.group(1))
+        if len(text) >= 20:
+            return truncate(text, limit)
+    return truncate(html_to_text(html), limit)

@@ -1,0 +1,127 @@
+"""Interface text and dates in the page's language.
+
+One plain message catalog per language (keyed by the primary subtag: `en`, `zh`), and dates by Babel
+(CLDR formats: `July 15, 2025`, `2025年7月15日`). Missing keys fall back to English.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import lru_cache
+
+from babel import Locale, UnknownLocaleError
+from babel.dates import format_date
+
+CATALOGS: dict[str, dict[str, str]] = {
+    "en": {
+        "contents": "Contents",
+        "close": "Close",
+        "on_this_page": "On this page",
+        "minutes_read": "{n} min read",
+        "by": "By",
+        "tags": "Tags",
+        "categories": "Categories",
+        "category": "Category",
+        "archive": "Archive",
+        "home": "Home",
+        "search": "Search",
+        "search_placeholder": "Search posts",
+        "newer": "Newer posts",
+        "older": "Older posts",
+        "page_n": "Page {n}",
+        "read_in": "Read in {name}",
+        "translations": "Also in",
+        "language": "Language",
+        "not_found": "Page not found",
+        "not_found_text": "There is nothing at this address. It may have moved, or never existed.",
+        "back_home": "Back to the home page",
+        "posts_tagged": "Posts tagged “{name}”",
+        "posts_in": "Posts in “{name}”",
+        "all_tags": "All tags",
+        "all_categories": "All categories",
+        "no_posts": "No posts yet.",
+        "draft": "Draft",
+        "draft_note": "This is a draft: it is only visible in development mode.",
+        "footnotes": "Footnotes",
+        "back_to_content": "Back to content",
+        "updated": "Updated",
+        "note": "Note",
+        "warning": "Warning",
+        "caution": "Caution",
+        "tip": "Tip",
+        "info": "Info",
+        "video": "Watch the video on YouTube",
+        "diagram": "Diagram",
+        "skip": "Skip to content",
+        "error": "Error",
+        "n_posts": "{n} posts",
+    },
+    "zh": {
+        "contents": "目录",
+        "close": "关闭",
+        "on_this_page": "本页目录",
+        "minutes_read": "阅读约 {n} 分钟",
+        "by": "作者",
+        "tags": "标签",
+        "categories": "分类",
+        "category": "分类",
+        "archive": "归档",
+        "home": "首页",
+        "search": "搜索",
+        "search_placeholder": "搜索文章",
+        "newer": "较新的文章",
+        "older": "较早的文章",
+        "page_n": "第 {n} 页",
+        "read_in": "阅读{name}版",
+        "translations": "其他语言",
+        "language": "语言",
+        "not_found": "页面不存在",
+        "not_found_text": "这个地址上没有内容，它可能已被移动，或从未存在。",
+        "back_home": "返回首页",
+        "posts_tagged": "标签“{name}”下的文章",
+        "posts_in": "分类“{name}”下的文章",
+        "all_tags": "全部标签",
+        "all_categories": "全部分类",
+        "no_posts": "还没有文章。",
+        "draft": "草稿",
+        "draft_note": "这是一篇草稿，只在开发模式下可见。",
+        "footnotes": "脚注",
+        "back_to_content": "返回正文",
+        "updated": "更新于",
+        "note": "注意",
+        "warning": "警告",
+        "caution": "小心",
+        "tip": "提示",
+        "info": "说明",
+        "video": "在 YouTube 上观看视频",
+        "diagram": "图示",
+        "skip": "跳到正文",
+        "error": "错误",
+        "n_posts": "{n} 篇文章",
+    },
+}
+
+
+def catalog(locale: str) -> dict[str, str]:
+    """The catalog for a Babel locale or language code (`zh_Hans_CN`, `zh`, `en`); English if none."""
+    primary = locale.replace("_", "-").split("-")[0].lower()
+    return CATALOGS.get(primary, CATALOGS["en"])
+
+
+def gettext(locale: str, key: str, **values: object) -> str:
+    """Interface text `key` in `locale`, with `{name}` placeholders filled from `values`."""
+    text = catalog(locale).get(key) or CATALOGS["en"].get(key, key)
+    return text.format(**values) if values else text
+
+
+@lru_cache(maxsize=32)
+def _locale(locale: str) -> Locale:
+    try:
+        return Locale.parse(locale)
+    except (UnknownLocaleError, ValueError):
+        return Locale.parse("en")
+
+
+def long_date(value: datetime, locale: str) -> str:
+    """A date as readers of `locale` write it: `July 15, 2025`, `2025年7月15日` (CLDR long)."""
+    return format_date(value.date(), format="long", locale=_locale(locale))

@@ -1,0 +1,136 @@
+"""Files to index: walk the content folder, re-parse what changed, apply it in one transaction.
+
+An unchanged file (same size and mtime, or same SHA-256 content hash) is not parsed again. A file
+that turns invalid keeps its last good post published, with the error recorded for `check`
+and the dashboard (DESIGN.md). `full=True` re-parses every file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from masthead.config import Site
+from masthead.content.discover import walk
+from masthead.content.post import Post, parse_post
+from masthead.errors import ContentError, ContentIssue
+from masthead.store import posts as store
+from masthead.store.db import Database
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class IndexReport:
+    """What one indexing pass did; `seconds` is wall time."""
+
+    files: int = 0
+    parsed: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    errors: list[ContentIssue] = field(default_factory=list)
+    generation: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class _Change:
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    post: Post | None = None
+    error: ContentIssue | None = None
+
+
+def _read(site: Site, rel: str) -> tuple[bytes, int, int] | None:
+    path = site.content_dir / rel
+    try:
+        st = path.stat()
+        data = path.read_bytes()
+    except OSError:
+        return None  # vanished or unreadable between walk and read: the next pass sees it
+    return data, st.st_size, st.st_mtime_ns
+
+
+def index_site(
+    site: Site,
+    db: Database,
+    *,
+    full: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> IndexReport:
+    """Bring the index in step with the content folder; return what changed.
+
+    `progress(done, total)` is called as files are examined (for progress bars).
+    """
+    started = time.perf_counter()
+    report = IndexReport()
+    known = store.sources(db.read())
+    prefix = site.settings.content_dir + "/"
+    files = list(walk(site.content_dir)) if site.content_dir.is_dir() else []
+    report.files = len(files)
+    changes: list[_Change] = []
+    touched: list[_Change] = []
+    for done, rel in enumerate(files, start=1):
+        if progress:
+            progress(done, len(files))
+        path = prefix + rel
+        old = known.get(path)
+        try:
+            st = (site.content_dir / rel).stat()
+        except OSError:
+            continue
+        if not full and old and old["size"] == st.st_size and old["mtime_ns"] == st.st_mtime_ns:
+            report.unchanged += 1
+            continue
+        got = _read(site, rel)
+        if got is None:
+            continue
+        data, size, mtime_ns = got
+        digest = hashlib.sha256(data).hexdigest()
+        change = _Change(path, size, mtime_ns, digest)
+        if not full and old and old["sha256"] == digest and old["status"] == "ok":
+            report.unchanged += 1
+            touched.append(change)
+            continue
+        try:
+            change.post = parse_post(site, rel, data)
+        except ContentError as exc:
+            change.error = exc.issue
+            report.errors.append(exc.issue)
+            log.warning("%s", exc.issue.format())
+        changes.append(change)
+    on_disk = {prefix + rel for rel in files}
+    gone = [p for p in known if p not in on_disk]
+    report.parsed = len(changes)
+    report.deleted = len(gone)
+    with db.write() as conn:
+        for change in touched:
+            store.record_source(conn, change.path, change.size, change.mtime_ns, change.sha256, "ok")
+        for change in changes:
+            apply_change(conn, change)
+        for path in gone:
+            store.delete_source(conn, path)
+        if changes or gone:
+            store.resolve_duplicates(conn)
+            report.generation = store.bump_generation(conn)
+        else:
+            report.generation = store.generation(conn)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def apply_change(conn: sqlite3.Connection, change: _Change) -> None:
+    """Write one re-parsed file: its post (or, on error, keep the last good post) and issues."""
+    status = "ok" if change.post else "error"
+    store.record_source(conn, change.path, change.size, change.mtime_ns, change.sha256, status)
+    if change.post is not None:
+        store.upsert_post(conn, change.post)
+        store.set_issues(conn, change.path, change.post.warnings, ("parse", "shortcode"))
+    elif change.error is not None:
+        store.set_issues(conn, change.path, [change.error], ("parse", "shortcode"))

@@ -1,0 +1,76 @@
+"""Numbered schema migrations. Never edit a released one: append a new list instead.
+
+Migration N brings `PRAGMA user_version` from N-1 to N; each runs in one transaction.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[list[str]] = [
+    # 1: the derived post index
+    [
+        """CREATE TABLE site_state (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        )""",
+        """CREATE TABLE sources (
+            path TEXT PRIMARY KEY,          -- site-relative POSIX path of a content file
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            status TEXT NOT NULL            -- 'ok' or 'error' (the last good post stays)
+        )""",
+        """CREATE TABLE posts (
+            id INTEGER PRIMARY KEY,
+            source TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,             -- 'post' or 'page'
+            lang TEXT NOT NULL,
+            slug TEXT NOT NULL,
+            url TEXT NOT NULL,
+            title TEXT NOT NULL,
+            date TEXT NOT NULL,             -- ISO 8601 with the author's offset
+            date_ts REAL NOT NULL,          -- seconds since the epoch, for order and schedule
+            updated TEXT,
+            authors TEXT NOT NULL,          -- JSON list of strings
+            excerpt TEXT NOT NULL,
+            cover TEXT NOT NULL,
+            draft INTEGER NOT NULL,
+            noindex INTEGER NOT NULL,
+            comments INTEGER NOT NULL,
+            show_toc INTEGER NOT NULL,
+            canonical TEXT NOT NULL,
+            translation_key TEXT NOT NULL,
+            html TEXT NOT NULL,
+            toc_html TEXT NOT NULL,
+            body_text TEXT NOT NULL,
+            word_count INTEGER NOT NULL,
+            reading_minutes INTEGER NOT NULL,
+            extra TEXT NOT NULL,            -- JSON of unknown front-matter keys
+            shadowed INTEGER NOT NULL DEFAULT 0  -- another post holds this URL (duplicate slug)
+        )""",
+        "CREATE INDEX posts_list ON posts (kind, lang, draft, shadowed, date_ts DESC)",
+        "CREATE INDEX posts_url ON posts (url)",
+        "CREATE INDEX posts_translation ON posts (translation_key)",
+        """CREATE TABLE post_terms (
+            post_id INTEGER NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+            taxonomy TEXT NOT NULL,         -- 'tags' or 'categories'
+            key TEXT NOT NULL,
+            name TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            PRIMARY KEY (post_id, taxonomy, key)
+        )""",
+        "CREATE INDEX post_terms_key ON post_terms (taxonomy, key)",
+        """CREATE TABLE aliases (
+            path TEXT NOT NULL,
+            post_id INTEGER NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+            PRIMARY KEY (path, post_id)
+        )""",
+        """CREATE TABLE content_issues (
+            path TEXT NOT NULL,
+            line INTEGER NOT NULL,
+            severity TEXT NOT NULL,         -- 'error' or 'warning'
+            code TEXT NOT NULL,             -- 'parse', 'duplicate-slug', 'shortcode', 'link'
+            reason TEXT NOT NULL
+        )""",
+        "CREATE INDEX content_issues_path ON content_issues (path)",
+    ],
+]

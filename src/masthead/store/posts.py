@@ -1,0 +1,308 @@
+"""SQL for the post index: posts, taxonomies, aliases, translations, sources and content issues.
+
+Write functions take the connection of an open `Database.write()` transaction; read functions
+take any connection. Timestamps (`now`) are seconds since the epoch.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from typing import Any
+
+from masthead.content.post import Post
+from masthead.errors import ContentIssue
+
+_POST_COLUMNS = (
+    "source, kind, lang, slug, url, title, date, date_ts, updated, authors, excerpt, cover, draft, "
+    "noindex, comments, show_toc, canonical, translation_key, html, toc_html, body_text, "
+    "word_count, reading_minutes, extra"
+)
+_LIST_COLUMNS = (
+    "id, source, kind, lang, slug, url, title, date, date_ts, updated, authors, excerpt, cover, "
+    "draft, reading_minutes, translation_key"
+)
+
+
+# --- writes -------------------------------------------------------------------------------
+
+
+def upsert_post(conn: sqlite3.Connection, post: Post) -> int:
+    """Insert or replace the post from `post.source`, with its terms and aliases; return its id."""
+    params: dict[str, Any] = {
+        "source": post.source,
+        "kind": post.kind,
+        "lang": post.lang,
+        "slug": post.slug,
+        "url": post.url,
+        "title": post.title,
+        "date": post.date.isoformat(),
+        "date_ts": post.date.timestamp(),
+        "updated": post.updated.isoformat() if post.updated else None,
+        "authors": json.dumps(list(post.authors), ensure_ascii=False),
+        "excerpt": post.excerpt,
+        "cover": post.cover,
+        "draft": int(post.draft),
+        "noindex": int(post.noindex),
+        "comments": int(post.comments),
+        "show_toc": int(post.show_toc),
+        "canonical": post.canonical,
+        "translation_key": post.translation_key,
+        "html": post.html,
+        "toc_html": post.toc_html,
+        "body_text": post.text,
+        "word_count": post.word_count,
+        "reading_minutes": post.reading_minutes,
+        "extra": json.dumps(post.extra, ensure_ascii=False, default=str),
+    }
+    names = _POST_COLUMNS.split(", ")
+    assignments = ", ".join(f"{n} = excluded.{n}" for n in names if n != "source")
+    row = conn.execute(
+        f"INSERT INTO posts ({_POST_COLUMNS}) VALUES ({', '.join(':' + n for n in names)}) "
+        f"ON CONFLICT (source) DO UPDATE SET {assignments} RETURNING id",
+        params,
+    ).fetchone()
+    post_id = int(row[0])
+    conn.execute("DELETE FROM post_terms WHERE post_id = :id", {"id": post_id})
+    conn.executemany(
+        "INSERT OR IGNORE INTO post_terms (post_id, taxonomy, key, name, position) "
+        "VALUES (:id, :tax, :key, :name, :pos)",
+        [
+            {"id": post_id, "tax": tax, "key": term.key, "name": term.name, "pos": i}
+            for tax, terms in (("tags", post.tags), ("categories", post.categories))
+            for i, term in enumerate(terms)
+        ],
+    )
+    conn.execute("DELETE FROM aliases WHERE post_id = :id", {"id": post_id})
+    conn.executemany(
+        "INSERT OR IGNORE INTO aliases (path, post_id) VALUES (:path, :id)",
+        [{"path": a, "id": post_id} for a in post.aliases],
+    )
+    return post_id
+
+
+def delete_source(conn: sqlite3.Connection, path: str) -> None:
+    """Forget a content file that no longer exists: its post, source row and issues."""
+    conn.execute("DELETE FROM posts WHERE source = :p", {"p": path})
+    conn.execute("DELETE FROM sources WHERE path = :p", {"p": path})
+    conn.execute("DELETE FROM content_issues WHERE path = :p", {"p": path})
+
+
+def record_source(
+    conn: sqlite3.Connection, path: str, size: int, mtime_ns: int, sha256: str, status: str
+) -> None:
+    conn.execute(
+        "INSERT INTO sources (path, size, mtime_ns, sha256, status) "
+        "VALUES (:p, :s, :m, :h, :st) ON CONFLICT (path) DO UPDATE SET size = excluded.size, "
+        "mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, status = excluded.status",
+        {"p": path, "s": size, "m": mtime_ns, "h": sha256, "st": status},
+    )
+
+
+def set_issues(
+    conn: sqlite3.Connection, path: str, issues: Iterable[ContentIssue], codes: tuple[str, ...]
+) -> None:
+    """Replace the issues of `path` whose code is in `codes` by `issues` (with their codes)."""
+    names = {f"c{i}": code for i, code in enumerate(codes)}
+    conn.execute(
+        "DELETE FROM content_issues WHERE path = :p AND code IN "
+        f"({', '.join(':' + n for n in names)})",
+        {"p": path, **names},
+    )
+    conn.executemany(
+        "INSERT INTO content_issues (path, line, severity, code, reason) "
+        "VALUES (:path, :line, :severity, :code, :reason)",
+        [
+            {
+                "path": i.path,
+                "line": i.line,
+                "severity": i.severity,
+                "code": _code(i),
+                "reason": i.reason,
+            }
+            for i in issues
+        ],
+    )
+
+
+def _code(issue: ContentIssue) -> str:
+    if issue.severity == "error":
+        return "duplicate-slug" if "duplicate slug" in issue.reason else "parse"
+    return "link" if "link" in issue.reason else "shortcode"
+
+
+def resolve_duplicates(conn: sqlite3.Connection) -> None:
+    """Mark every post whose URL an older post (by date, then path) already holds as shadowed,
+    and record a `duplicate-slug` error for it. Drafts take part only among drafts."""
+    conn.execute("DELETE FROM content_issues WHERE code = 'duplicate-slug'")
+    conn.execute("UPDATE posts SET shadowed = 0 WHERE shadowed = 1")
+    rows = conn.execute(
+        "SELECT id, source, url, holder FROM ("
+        "  SELECT id, source, url, ROW_NUMBER() OVER w AS rn, FIRST_VALUE(source) OVER w AS holder"
+        "  FROM posts WINDOW w AS (PARTITION BY url, draft ORDER BY date_ts, source)"
+        ") WHERE rn > 1"
+    ).fetchall()
+    for row in rows:
+        conn.execute("UPDATE posts SET shadowed = 1 WHERE id = :id", {"id": row["id"]})
+        conn.execute(
+            "INSERT INTO content_issues (path, line, severity, code, reason) "
+            "VALUES (:p, 1, 'error', 'duplicate-slug', :r)",
+            {
+                "p": row["source"],
+                "r": f"duplicate slug: {row['url']} already belongs to {row['holder']} "
+                "(the older post keeps the URL; set another slug)",
+            },
+        )
+
+
+def bump_generation(conn: sqlite3.Connection) -> int:
+    """Increase and return the index generation (keys ETags and caches)."""
+    row = conn.execute(
+        "INSERT INTO site_state (key, value) VALUES ('generation', '1') ON CONFLICT (key) "
+        "DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING value"
+    ).fetchone()
+    return int(row[0])
+
+
+# --- reads --------------------------------------------------------------------------------
+
+
+def generation(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT value FROM site_state WHERE key = 'generation'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def sources(conn: sqlite3.Connection) -> dict[str, sqlite3.Row]:
+    """Every known content file: path → (size, mtime_ns, sha256, status)."""
+    return {r["path"]: r for r in conn.execute("SELECT * FROM sources")}
+
+
+def issues(conn: sqlite3.Connection) -> list[ContentIssue]:
+    rows = conn.execute("SELECT * FROM content_issues ORDER BY path, line, severity").fetchall()
+    return [ContentIssue(r["path"], r["line"], r["reason"], r["severity"]) for r in rows]
+
+
+def _visible(drafts: bool) -> str:
+    return "shadowed = 0 AND date_ts <= :now" + ("" if drafts else " AND draft = 0")
+
+
+def list_posts(
+    conn: sqlite3.Connection,
+    *,
+    lang: str,
+    now: float,
+    limit: int,
+    offset: int = 0,
+    taxonomy: str | None = None,
+    key: str | None = None,
+    drafts: bool = False,
+) -> tuple[list[sqlite3.Row], int]:
+    """Published posts of `lang`, newest first (optionally of one term); and the total count."""
+    where = f"kind = 'post' AND lang = :lang AND {_visible(drafts)}"
+    params: dict[str, Any] = {"lang": lang, "now": now, "limit": limit, "offset": offset}
+    if taxonomy:
+        where += (
+            " AND id IN (SELECT post_id FROM post_terms WHERE taxonomy = :tax AND key = :key)"
+        )
+        params.update(tax=taxonomy, key=key)
+    total = conn.execute(f"SELECT COUNT(*) FROM posts WHERE {where}", params).fetchone()[0]
+    rows = conn.execute(
+        f"SELECT {_LIST_COLUMNS} FROM posts WHERE {where} "
+        "ORDER BY date_ts DESC, source LIMIT :limit OFFSET :offset",
+        params,
+    ).fetchall()
+    return rows, int(total)
+
+
+def post_by_url(
+    conn: sqlite3.Connection, url: str, now: float, drafts: bool = False
+) -> sqlite3.Row | None:
+    return conn.execute(
+        f"SELECT * FROM posts WHERE url = :url AND {_visible(drafts)}",
+        {"url": url, "now": now},
+    ).fetchone()
+
+
+def translations(
+    conn: sqlite3.Connection, post: sqlite3.Row, now: float, drafts: bool = False
+) -> list[sqlite3.Row]:
+    """Published versions of `post` in other languages (same translation key and kind)."""
+    return conn.execute(
+        f"SELECT id, lang, url, title FROM posts WHERE translation_key = :k AND kind = :kind "
+        f"AND lang != :lang AND {_visible(drafts)} ORDER BY lang",
+        {"k": post["translation_key"], "kind": post["kind"], "lang": post["lang"], "now": now},
+    ).fetchall()
+
+
+def terms_of(conn: sqlite3.Connection, post_ids: list[int]) -> dict[int, dict[str, list]]:
+    """post id → {"tags": [(key, name)…], "categories": […]} in written order."""
+    out: dict[int, dict[str, list]] = {i: {"tags": [], "categories": []} for i in post_ids}
+    if not post_ids:
+        return out
+    rows = conn.execute(
+        "SELECT post_id, taxonomy, key, name FROM post_terms "
+        f"WHERE post_id IN ({','.join(str(int(i)) for i in post_ids)}) "
+        "ORDER BY post_id, taxonomy, position"
+    )
+    for r in rows:
+        out[r["post_id"]][r["taxonomy"]].append((r["key"], r["name"]))
+    return out
+
+
+def term_counts(
+    conn: sqlite3.Connection, taxonomy: str, lang: str, now: float
+) -> list[sqlite3.Row]:
+    """Every term of `taxonomy` used by published posts of `lang`: key, name, count."""
+    return conn.execute(
+        "SELECT t.key, MIN(t.name) AS name, COUNT(*) AS n FROM post_terms t "
+        "JOIN posts p ON p.id = t.post_id "
+        f"WHERE t.taxonomy = :tax AND p.kind = 'post' AND p.lang = :lang AND {_visible(False)} "
+        "GROUP BY t.key ORDER BY n DESC, t.key",
+        {"tax": taxonomy, "lang": lang, "now": now},
+    ).fetchall()
+
+
+def term_name(conn: sqlite3.Connection, taxonomy: str, key: str, lang: str) -> str | None:
+    row = conn.execute(
+        "SELECT t.name FROM post_terms t JOIN posts p ON p.id = t.post_id "
+        "WHERE t.taxonomy = :tax AND t.key = :key AND p.lang = :lang LIMIT 1",
+        {"tax": taxonomy, "key": key, "lang": lang},
+    ).fetchone()
+    return row[0] if row else None
+
+
+def archive(conn: sqlite3.Connection, lang: str, now: float) -> list[sqlite3.Row]:
+    return conn.execute(
+        f"SELECT id, title, url, date, date_ts FROM posts WHERE kind = 'post' AND lang = :lang "
+        f"AND {_visible(False)} ORDER BY date_ts DESC",
+        {"lang": lang, "now": now},
+    ).fetchall()
+
+
+def alias_target(conn: sqlite3.Connection, path: str, now: float) -> str | None:
+    row = conn.execute(
+        "SELECT p.url FROM aliases a JOIN posts p ON p.id = a.post_id "
+        f"WHERE a.path = :path AND {_visible(False).replace('shadowed', 'p.shadowed')} "
+        "ORDER BY p.date_ts LIMIT 1",
+        {"path": path, "now": now},
+    ).fetchone()
+    return row[0] if row else None
+
+
+def source_urls(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
+    """source path → (url, lang) of every non-shadowed post, for resolving links to files."""
+    rows = conn.execute("SELECT source, url, lang FROM posts WHERE shadowed = 0")
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
+def next_scheduled(conn: sqlite3.Connection, now: float) -> float | None:
+    """The date of the next post that becomes visible after `now`, if any."""
+    row = conn.execute(
+        "SELECT MIN(date_ts) FROM posts WHERE date_ts > :now AND draft = 0", {"now": now}
+    ).fetchone()
+    return row[0]
+
+
+def decode_json(value: str) -> Any:
+    return json.loads(value) if value else None

@@ -1,0 +1,53 @@
+"""`masthead check`: validate every content file without touching the database.
+
+Reports parse errors (the file would be left out), duplicate slugs (the older post keeps the URL),
+unknown shortcodes and links to content files that do not exist (warnings).
+"""
+
+from __future__ import annotations
+
+from masthead.config import Site
+from masthead.content import urls
+from masthead.content.discover import walk
+from masthead.content.post import Post, parse_post
+from masthead.errors import ContentError, ContentIssue
+
+
+def check_site(site: Site) -> list[ContentIssue]:
+    """Every problem in the site's content, sorted by path and line."""
+    issues: list[ContentIssue] = []
+    posts: list[Post] = []
+    for rel in walk(site.content_dir) if site.content_dir.is_dir() else []:
+        try:
+            post = parse_post(site, rel, (site.content_dir / rel).read_bytes())
+        except ContentError as exc:
+            issues.append(exc.issue)
+            continue
+        except OSError as exc:
+            issues.append(ContentIssue(f"{site.settings.content_dir}/{rel}", 0, str(exc)))
+            continue
+        posts.append(post)
+        issues.extend(post.warnings)
+    holders: dict[tuple[str, bool], Post] = {}
+    for post in sorted(posts, key=lambda p: (p.date, p.source)):
+        holder = holders.setdefault((post.url, post.draft), post)
+        if holder is not post:
+            issues.append(
+                ContentIssue(
+                    post.source,
+                    1,
+                    f"duplicate slug: {post.url} already belongs to {holder.source} "
+                    "(the older post keeps the URL; set another slug)",
+                )
+            )
+    table = {p.source: (p.url, p.lang) for p in posts}
+    for post in posts:
+        for m in urls.REF_LINK.finditer(post.html):
+            if urls.resolve_ref(m.group(1), table, site.settings.content_dir, post.lang) is None:
+                target = urls.unquote(m.group(1))
+                issues.append(
+                    ContentIssue(
+                        post.source, 0, f"broken link to {target}: no such content file", "warning"
+                    )
+                )
+    return sorted(issues, key=lambda i: (i.path, i.line, i.reason))

@@ -1,0 +1,142 @@
+"""The `masthead` command: serve, init, index, check.
+
+Errors a user can fix (bad settings, a missing folder) are printed as one line and exit 2;
+`check` exits 1 when a content file has an error (or a warning under `--strict`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from masthead.config import Site, load_site
+from masthead.errors import ConfigError, ContentIssue, MastheadError
+
+app = typer.Typer(
+    help="masthead: an editorial web platform on Markdown files and SQLite.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+err = Console(stderr=True)
+out = Console()
+DEMO = Path(__file__).parent / "demo"
+SiteArg = Annotated[
+    Path | None, typer.Argument(help="Site folder (with masthead.toml); default: this folder.")
+]
+
+
+def demo_site() -> Site:
+    """The bundled demo, with its database in the user's cache folder (not the package)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "masthead"
+    return load_site(DEMO, {"database": str(cache / "demo.db")})
+
+
+def _site(path: Path | None) -> Site:
+    root = path or Path.cwd()
+    if not root.is_dir():
+        raise ConfigError(f"{root}: no such site folder")
+    return load_site(root)
+
+
+def _fail(exc: MastheadError) -> typer.Exit:
+    err.print(f"[red]error:[/red] {exc}", highlight=False)
+    return typer.Exit(2)
+
+
+@app.command()
+def serve(
+    site: Annotated[
+        Path | None, typer.Argument(help="Site folder; without one, the bundled demo site.")
+    ] = None,
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port; 0 picks a free one.")] = 8000,
+    dev: Annotated[bool, typer.Option(help="Development mode: drafts shown, no caching.")] = False,
+) -> None:
+    """Index the site (incrementally) and serve it over HTTP."""
+    import uvicorn
+
+    from masthead.web.app import create_app
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        s = _site(site) if site else demo_site()
+        application = create_app(s, dev=dev)
+    except MastheadError as exc:
+        raise _fail(exc) from None
+    config = uvicorn.Config(application, host=host, port=port, log_level="info")
+    server = uvicorn.Server(config)
+    out.print(f"masthead: serving {s.root} at http://{host}:{port}/", highlight=False)
+    server.run()
+
+
+@app.command()
+def init(directory: Annotated[Path, typer.Argument(help="New site folder (empty or absent).")]) -> None:
+    """Create a new site: settings, sample posts (a bilingual pair among them), ready to serve."""
+    if directory.exists() and any(directory.iterdir()):
+        raise _fail(ConfigError(f"{directory}: folder is not empty"))
+    shutil.copytree(DEMO, directory, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".masthead"))
+    out.print(f"Created a site in {directory}. Serve it with: masthead serve {directory}")
+
+
+@app.command()
+def index(
+    site: SiteArg = None,
+    full: Annotated[bool, typer.Option("--full", help="Re-parse every file.")] = False,
+) -> None:
+    """Bring the SQLite index in step with the content files (incremental by default)."""
+    from masthead.indexer import index_site
+    from masthead.store.db import Database
+
+    try:
+        s = _site(site)
+        db = Database(s.database_path)
+    except MastheadError as exc:
+        raise _fail(exc) from None
+    with Progress(
+        TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), console=err, transient=True
+    ) as bar:
+        task = bar.add_task("index", total=None)
+        report = index_site(
+            s, db, full=full, progress=lambda done, total: bar.update(task, completed=done, total=total)
+        )
+    db.close()
+    for issue in report.errors:
+        err.print(issue.format(), highlight=False, markup=False)
+    out.print(
+        f"{report.files} files: {report.parsed} parsed, {report.unchanged} unchanged, "
+        f"{report.deleted} removed, {len(report.errors)} errors "
+        f"({report.seconds:.2f}s, generation {report.generation})"
+    )
+
+
+@app.command()
+def check(
+    site: SiteArg = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too.")] = False,
+) -> None:
+    """Validate every content file; print `path:line: reason` for each problem."""
+    from masthead.checker import check_site
+
+    try:
+        s = _site(site)
+    except MastheadError as exc:
+        raise _fail(exc) from None
+    issues: list[ContentIssue] = check_site(s)
+    for issue in issues:
+        out.print(issue.format(), highlight=False, markup=False)
+    errors = sum(1 for i in issues if i.severity == "error")
+    warnings = len(issues) - errors
+    err.print(f"{errors} errors, {warnings} warnings")
+    if errors or (strict and warnings):
+        raise typer.Exit(1)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,290 @@
+"""`create_app(site)`: the ASGI application serving a site.
+
+URL scheme (DESIGN.md): `/`, `/page/N/`, `/posts/SLUG/`, `/SLUG/` (pages), `/tags/KEY/`,
+`/categories/KEY/`, `/archive/` for the default language, the same under `/PREFIX/` for the
+others; `/static/…` (site files over the package's), `/media/…` (files beside posts), `/healthz`.
+HTML routes are left out of the OpenAPI schema. Errors render `{status}.html`-style pages, or one
+JSON shape `{"error": {"status", "message"}}` under `/api/`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PackageLoader, select_autoescape
+from pygments.formatters import HtmlFormatter
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
+
+import masthead
+from masthead.config import Language, Site
+from masthead.content import urls
+from masthead.errors import HTTPError, NotFound
+from masthead.indexer import index_site
+from masthead.store import posts as store
+from masthead.store.db import Database
+from masthead.web.state import Page, SiteState
+from masthead.web.views import TAXONOMIES, Renderer
+
+log = logging.getLogger(__name__)
+PACKAGE_STATIC = Path(__file__).parent / "static"
+HTML_CACHE = "public, max-age=0, must-revalidate"
+STATIC_CACHE = "public, max-age=3600"
+
+
+class CachedStatic(StaticFiles):
+    """StaticFiles (ETag, Last-Modified, 304) plus a Cache-Control header; never serves Markdown
+    sources, so `/media/` can expose the files beside posts but not the posts' text."""
+
+    def file_response(self, full_path: Any, stat_result: Any, scope: Scope, status_code: int = 200):  # type: ignore[no-untyped-def]
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers["Cache-Control"] = STATIC_CACHE
+        return response
+
+    def lookup_path(self, path: str) -> tuple[str, Any]:
+        if path.lower().endswith((".md", ".markdown", ".toml", ".db")):
+            return "", None
+        return super().lookup_path(path)
+
+
+@lru_cache(maxsize=1)
+def highlight_css() -> str:
+    """Pygments token colours for light and (by the system setting) dark mode."""
+    light = HtmlFormatter(style="friendly").get_style_defs(".highlight")
+    dark = HtmlFormatter(style="github-dark").get_style_defs(".highlight")
+    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
+
+
+def _templates(site: Site) -> Environment:
+    loaders: list[Any] = []
+    site_templates = site.root / site.settings.templates_dir
+    if site_templates.is_dir():
+        loaders.append(FileSystemLoader(site_templates))
+    loaders.append(PackageLoader("masthead.web", "templates"))
+    env = Environment(
+        loader=ChoiceLoader(loaders),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals["version"] = masthead.__version__
+    return env
+
+
+def create_app(
+    site: Site,
+    *,
+    dev: bool = False,
+    index: bool = True,
+    clock: Callable[[], float] = time.time,
+) -> FastAPI:
+    """Build the app for `site`. With `index=True` the index is brought up to date first
+    (incremental: unchanged files are not parsed again). `clock` gives seconds since the epoch
+    (posts dated after it are not yet published)."""
+    db = Database(site.database_path)
+    if index:
+        report = index_site(site, db)
+        log.info(
+            "indexed %d files (%d parsed, %d errors) in %.2fs",
+            report.files,
+            report.parsed,
+            len(report.errors),
+            report.seconds,
+        )
+    state = SiteState(site=site, db=db, dev=dev, clock=clock)
+    renderer = Renderer(state, _templates(site))
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        db.close()
+
+    app = FastAPI(
+        title=site.settings.title,
+        version=masthead.__version__,
+        docs_url="/api/docs",
+        openapi_url="/api/openapi.json",
+        lifespan=lifespan,
+    )
+    app.state.masthead = state
+    app.router.redirect_slashes = False
+
+    def respond(request: Request, key: tuple, render: Callable[[], tuple[str, int]]) -> Response:
+        page: Page = state.cached(key, render)
+        headers = {"ETag": page.etag, "Cache-Control": "no-cache" if dev else HTML_CACHE}
+        if page.status == 200 and request.headers.get("if-none-match") == page.etag:
+            return Response(status_code=304, headers=headers)
+        return Response(page.body, page.status, headers=headers, media_type=page.media_type)
+
+    def add(path: str, endpoint: Callable[..., Any]) -> None:
+        app.add_api_route(path, endpoint, methods=["GET", "HEAD"], include_in_schema=False)
+
+    @app.get("/healthz", tags=["ops"])
+    def healthz() -> dict[str, Any]:
+        """Liveness: the database answers; reports the index generation."""
+        conn = db.read()
+        return {
+            "status": "ok",
+            "generation": store.generation(conn),
+            "posts": conn.execute("SELECT COUNT(*) FROM posts").fetchone()[0],
+        }
+
+    def static_highlight() -> Response:
+        return Response(
+            highlight_css(), media_type="text/css", headers={"Cache-Control": STATIC_CACHE}
+        )
+
+    add("/static/css/highlight.css", static_highlight)
+
+    def ref(request: Request, target: str) -> Response:
+        url = urls.resolve_ref(quote(target), state.source_urls(), site.settings.content_dir, None)
+        if url is None:
+            raise NotFound(f"no post is written in {target}")
+        return RedirectResponse(url, status_code=301)
+
+    add("/_ref/{target:path}", ref)
+
+    # Non-default languages first: their prefix must win over the default language's /{slug}/.
+    langs = sorted(site.languages.values(), key=lambda lang: lang.prefix == "")
+    for lang in langs:
+        _language_routes(add, respond, renderer, lang)
+
+    statics = CachedStatic(directory=PACKAGE_STATIC)
+    site_static = site.root / site.settings.static_dir
+    if site_static.is_dir():
+        statics.all_directories = [site_static, PACKAGE_STATIC]
+    app.mount("/static", statics, name="static")
+    if site.content_dir.is_dir():
+        app.mount("/media", CachedStatic(directory=site.content_dir), name="media")
+
+    def language_of(path: str) -> Language:
+        first = path.strip("/").split("/")[0]
+        for lang in site.languages.values():
+            if lang.prefix and lang.prefix == first:
+                return lang
+        return site.default_language
+
+    def error_response(request: Request, status: int, message: str) -> Response:
+        path = request.url.path
+        if path.startswith("/api/"):
+            return JSONResponse({"error": {"status": status, "message": message}}, status)
+        lang = language_of(path)
+        html, _ = renderer.error(lang, status, message, path)
+        return Response(html, status, media_type="text/html; charset=utf-8")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_exception(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 404:
+            moved = _moved(request.url.path, state)
+            if moved:
+                return RedirectResponse(moved, status_code=301)
+        return error_response(request, exc.status_code, str(exc.detail))
+
+    @app.exception_handler(HTTPError)
+    async def masthead_error(request: Request, exc: HTTPError) -> Response:
+        if exc.status == 404:
+            moved = _moved(request.url.path, state)
+            if moved:
+                return RedirectResponse(moved, status_code=301)
+        return error_response(request, exc.status, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        status = 422 if request.url.path.startswith("/api/") else 404
+        return error_response(request, status, f"{where}: {first.get('msg', 'invalid')}")
+
+    @app.exception_handler(Exception)
+    async def crashed(request: Request, exc: Exception) -> Response:
+        log.exception("error serving %s", request.url.path)
+        return error_response(request, 500, "internal error")
+
+    return app
+
+
+def _moved(path: str, state: SiteState) -> str | None:
+    """Where a 404 path has moved: an alias of a post, or the same path with a trailing slash."""
+    slashed = path if path.endswith("/") else path + "/"
+    target = store.alias_target(state.db.read(), slashed, state.now())
+    if target:
+        return target
+    last = path.rsplit("/", 1)[-1]
+    if not path.endswith("/") and "." not in last:
+        return slashed
+    return None
+
+
+def _language_routes(
+    add: Callable[[str, Callable[..., Any]], None],
+    respond: Callable[..., Response],
+    renderer: Renderer,
+    lang: Language,
+) -> None:
+    p = f"/{lang.prefix}" if lang.prefix else ""
+
+    def home(request: Request) -> Response:
+        return respond(request, ("home", lang.code, 1), lambda: renderer.listing(lang, 1))
+
+    def home_page(request: Request, n: int) -> Response:
+        return respond(request, ("home", lang.code, n), lambda: renderer.listing(lang, n))
+
+    def post(request: Request, slug: str) -> Response:
+        url = urls.post_url(lang.prefix, slug)
+        return respond(request, ("post", url), lambda: renderer.post(lang, url))
+
+    def page(request: Request, slug: str) -> Response:
+        url = urls.page_url(lang.prefix, slug)
+        return respond(request, ("page", url), lambda: renderer.post(lang, url))
+
+    def archive(request: Request) -> Response:
+        return respond(request, ("archive", lang.code), lambda: renderer.archive(lang))
+
+    add(f"{p}/", home)
+    add(f"{p}/page/{{n:int}}/", home_page)
+    add(f"{p}/posts/{{slug}}/", post)
+    add(f"{p}/archive/", archive)
+    for taxonomy in TAXONOMIES:
+        _taxonomy_routes(add, respond, renderer, lang, taxonomy)
+    add(f"{p}/{{slug}}/", page)
+
+
+def _taxonomy_routes(
+    add: Callable[[str, Callable[..., Any]], None],
+    respond: Callable[..., Response],
+    renderer: Renderer,
+    lang: Language,
+    taxonomy: str,
+) -> None:
+    p = f"/{lang.prefix}" if lang.prefix else ""
+
+    def index(request: Request) -> Response:
+        return respond(request, (taxonomy, lang.code), lambda: renderer.terms(lang, taxonomy))
+
+    def term(request: Request, key: str) -> Response:
+        return respond(
+            request,
+            (taxonomy, lang.code, key, 1),
+            lambda: renderer.listing(lang, 1, taxonomy, key),
+        )
+
+    def term_page(request: Request, key: str, n: int) -> Response:
+        return respond(
+            request,
+            (taxonomy, lang.code, key, n),
+            lambda: renderer.listing(lang, n, taxonomy, key),
+        )
+
+    add(f"{p}/{taxonomy}/", index)
+    add(f"{p}/{taxonomy}/{{key}}/", term)
+    add(f"{p}/{taxonomy}/{{key}}/page/{{n:int}}/", term_page)

@@ -31,6 +31,7 @@ _ATTRS = {
     "time": {"datetime"},
     "details": {"open"},
     "q": {"cite"},
+    "pre": {"data-lang"},
     "blockquote": {"cite"},
 }
 _STYLE_PROPS = {"text-align"}  # markdown-it writes table alignment as style="text-align:…"

@@ -1,0 +1,84 @@
+"""Fixtures: real site folders in tmp_path, real SQLite files, the real app over HTTP."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from masthead.config import Site, load_site
+from masthead.web.app import create_app
+
+DATA = Path(__file__).parent / "data"
+DEMO = Path(__file__).parent.parent / "src" / "masthead" / "demo"
+
+BILINGUAL_TOML = """
+title = "Test site"
+base_url = "https://example.com"
+default_language = "en"
+timezone = "Asia/Shanghai"
+posts_per_page = 3
+
+[languages.en]
+name = "English"
+
+[languages.zh]
+name = "中文"
+prefix = "zh"
+hreflang = "zh-Hans"
+"""
+
+
+def post(title: str, date: str = "2024-03-01", body: str = "Body text.", **meta: str) -> str:
+    """A Markdown post with YAML front matter."""
+    lines = [f"title: {title!r}".replace("'", '"'), f"date: {date}"]
+    lines += [f"{k}: {v}" for k, v in meta.items()]
+    return "---\n" + "\n".join(lines) + "\n---\n\n" + textwrap.dedent(body)
+
+
+@pytest.fixture
+def make_site(tmp_path: Path) -> Callable[..., Site]:
+    """Write `files` (content-relative path → text or bytes) into a new site folder."""
+
+    def make(files: dict[str, str | bytes], toml: str = BILINGUAL_TOML) -> Site:
+        root = tmp_path / "site"
+        (root / "content").mkdir(parents=True, exist_ok=True)
+        (root / "masthead.toml").write_text(toml, encoding="utf-8")
+        for rel, text in files.items():
+            path = root / "content" / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(text, bytes):
+                path.write_bytes(text)
+            else:
+                path.write_text(text, encoding="utf-8")
+        return load_site(root)
+
+    return make
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., TestClient]]:
+    """Start the real app for a site (lifespan run) and return an HTTP client for it."""
+    clients: list[TestClient] = []
+
+    def start(site: Site, **options: object) -> TestClient:
+        client = TestClient(create_app(site, **options), follow_redirects=False)  # type: ignore[arg-type]
+        client.__enter__()
+        clients.append(client)
+        return client
+
+    yield start
+    for client in clients:
+        client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def demo_site(tmp_path: Path) -> Site:
+    """A copy of the bundled demo site with its database in tmp_path."""
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".masthead"))
+    return load_site(root)

@@ -1,0 +1,96 @@
+"""The real Kubernetes blog corpus (tests/data/k8s-blog, CC BY 4.0) served in both languages."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from masthead.config import load_site
+from masthead.content.discover import walk
+from masthead.content.post import parse_post
+
+CORPUS = Path(__file__).parent / "data" / "k8s-blog"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    root = tmp_path_factory.mktemp("k8s") / "site"
+    shutil.copytree(CORPUS, root)
+    site = load_site(root)
+    posts = [parse_post(site, rel, (site.content_dir / rel).read_bytes()) for rel in walk(site.content_dir)]
+    return site, posts
+
+
+@pytest.fixture(scope="module")
+def client(corpus):
+    from starlette.testclient import TestClient
+
+    from masthead.web.app import create_app
+
+    with TestClient(create_app(corpus[0]), follow_redirects=False) as c:
+        yield c
+
+
+def test_every_file_parses(corpus):
+    site, posts = corpus
+    assert len(posts) == 80
+    assert sum(p.lang == "zh" for p in posts) == 30
+    assert len({p.url for p in posts}) == 80
+
+
+def test_every_post_is_served_with_its_title_and_no_raw_shortcodes(corpus, client):
+    _site, posts = corpus
+    for p in posts:
+        r = client.get(p.url)
+        assert r.status_code == 200, p.source
+        page = BeautifulSoup(r.text, "html.parser")
+        assert page.h1.get_text() == p.title, p.source
+        body = page.select_one(".post-body")
+        text = body.get_text()
+        assert "{{<" not in text and "{{%" not in text and "%}}" not in text, p.source
+        assert "{{<" not in str(body) and "{{%" not in str(body), p.source
+
+
+def test_every_translation_pair_links_both_ways(corpus, client):
+    _site, posts = corpus
+    by_key: dict[str, list] = {}
+    for p in posts:
+        by_key.setdefault(p.translation_key, []).append(p)
+    pairs = [v for v in by_key.values() if len(v) == 2]
+    assert len(pairs) == 30
+    for en, zh in (sorted(pair, key=lambda p: p.lang) for pair in pairs):
+        assert (en.lang, zh.lang) == ("en", "zh")
+        for here, there, hreflang in ((en, zh, "zh-Hans"), (zh, en, "en")):
+            page = BeautifulSoup(client.get(here.url).text, "html.parser")
+            link = page.select_one(f'.post-translations a[hreflang="{hreflang}"]')
+            assert link is not None and link["href"] == there.url, here.source
+            assert client.get(link["href"]).status_code == 200
+    singles = [v[0] for v in by_key.values() if len(v) == 1]
+    assert len(singles) == 20
+    page = BeautifulSoup(client.get(singles[0].url).text, "html.parser")
+    assert page.select_one(".post-translations") is None
+
+
+def test_corpus_features(corpus, client):
+    _site, posts = corpus
+    by_source = {p.source.split("/", 1)[1]: p for p in posts}
+    warnings = by_source["en/2020-09-03-warnings.md"]
+    assert warnings.date.isoformat().startswith("2020-09-03")
+    logging = by_source["en/contextual-logging-in-kubernetes-1-29.md"]
+    assert logging.canonical.startswith("https://www.kubernetes.dev/")
+    assert len(logging.authors) == 1 and "Patrick Ohly" in logging.authors[0]
+    speed = by_source["en/2023-05-15-kubernetes-1-27-updates-on-speeding-up-pod-startup.md"]
+    assert speed.date.utcoffset().total_seconds() == 0
+    zh = by_source["zh-cn/cpumanager-goes-ga.md"]
+    assert zh.lang == "zh" and zh.url.startswith("/zh/posts/")
+    page = BeautifulSoup(client.get(zh.url).text, "html.parser")
+    assert page.html["lang"] == "zh-Hans" and page.select_one("#mh-toc-title").get_text() == "目录"
+    dockershim = by_source["en/2022-02-17-updated-dockershim-faq.md"]
+    assert dockershim.aliases == ("/dockershim/",)
+    r = client.get("/dockershim/")
+    assert r.status_code == 301 and r.headers["location"] == dockershim.url
+    home = client.get("/zh/")
+    assert home.status_code == 200

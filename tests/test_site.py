@@ -1,0 +1,261 @@
+"""The editorial site over HTTP: pages, languages, links, caching, drafts, schedule, errors."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+
+from bs4 import BeautifulSoup
+
+from conftest import post
+
+
+def soup(response) -> BeautifulSoup:  # type: ignore[no-untyped-def]
+    return BeautifulSoup(response.text, "html.parser")
+
+
+def test_seed_post_toc_code_footnote_and_translation(demo_site, serve):
+    client = serve(demo_site)
+    r = client.get("/posts/kubelet-syncloop-pleg/")
+    assert r.status_code == 200
+    page = soup(r)
+    assert page.h1.get_text() == "Kubelet Source Code Deep Dive: SyncLoop and PLEG"
+    toc = [a.get_text() for a in page.select("#mh-toc a")]
+    assert toc == [
+        "Architectural Overview",
+        "The SyncLoop Implementation",
+        "Pod Lifecycle Event Generator (PLEG)",
+        "Conclusion",
+    ]
+    for a in page.select("#mh-toc a"):
+        assert page.find(id=a["href"][1:]) is not None
+    go = page.select_one('pre.highlight[data-lang="go"]')
+    assert go is not None and go.select("span.kd"), "Go code is highlighted by Pygments"
+    note = page.select_one("section.footnotes li")
+    assert "kubernetes.io/docs/concepts/architecture" in note.get_text()
+    ref = page.select_one("sup.footnote-ref a")
+    assert page.find(id=ref["href"][1:]) is note
+    assert note.select_one("a.footnote-backref")["href"] == "#" + ref["id"]
+    link = page.select_one('.post-translations a[hreflang="zh-Hans"]')
+    assert link["href"] == "/zh/posts/kubelet-syncloop-pleg/"
+    assert client.get(link["href"]).status_code == 200
+    alternates = {
+        a["hreflang"]: a["href"] for a in page.select('link[rel="alternate"][hreflang]')
+    }
+    assert alternates == {
+        "en": "http://127.0.0.1:8000/posts/kubelet-syncloop-pleg/",
+        "zh-Hans": "http://127.0.0.1:8000/zh/posts/kubelet-syncloop-pleg/",
+        "x-default": "http://127.0.0.1:8000/posts/kubelet-syncloop-pleg/",
+    }
+    cover = page.select_one(".post-cover img")["src"]
+    assert client.get(cover).status_code == 200
+
+
+def test_chinese_page_speaks_chinese(demo_site, serve):
+    client = serve(demo_site)
+    page = soup(client.get("/zh/posts/kubelet-syncloop-pleg/"))
+    assert page.html["lang"] == "zh-Hans"
+    assert page.select_one("#mh-toc-title").get_text() == "目录"
+    assert page.select_one(".post-meta time").get_text() == "2025年7月15日"
+    assert [a.get_text() for a in page.select("#mh-toc a")][0] == "架构概览"
+    back = page.select_one('.post-translations a[hreflang="en"]')
+    assert back["href"] == "/posts/kubelet-syncloop-pleg/"
+    home = soup(client.get("/zh/"))
+    assert "Kubelet 源码深度解析：SyncLoop 与 PLEG" in home.get_text()
+    assert "Typography for Long Reads" not in home.get_text()
+
+
+def test_links_to_source_files_become_permalinks(demo_site, serve):
+    client = serve(demo_site)
+    page = soup(client.get("/posts/moving-from-hugo/"))
+    hrefs = {a["href"] for a in page.select(".post-body a")}
+    assert "/posts/typography-for-long-reads/" in hrefs
+    assert "/posts/kubelet-syncloop-pleg/" in hrefs
+    assert not any("/_ref/" in h or h.endswith(".md") for h in hrefs)
+    assert "{{" not in page.select_one(".post-body").get_text()
+    assert page.select_one("pre.mermaid") is not None
+    assert page.select_one('a.video-link[href^="https://www.youtube.com/watch?v="]')
+
+
+def test_shortcodes_bundle_image_and_admonitions(demo_site, serve):
+    client = serve(demo_site)
+    r = client.get("/posts/field-notes-harbour/")
+    page = soup(r)
+    body = page.select_one(".post-body")
+    assert "{{" not in body.get_text() and "{{" not in r.text
+    fig = body.select_one("figure img")
+    assert fig["src"] == "/media/posts/field-notes-harbour/harbour.svg"
+    assert client.get(fig["src"]).headers["content-type"].startswith("image/svg")
+    kinds = {d["class"][1] for d in body.select("div.admonition")}
+    assert {"admonition-note", "admonition-warning"} <= kinds
+    assert body.select_one("div.admonition-warning strong") is not None, "inner Markdown rendered"
+
+
+def test_drafts_are_not_published_but_shown_in_dev(demo_site, serve):
+    client = serve(demo_site)
+    assert client.get("/posts/unfinished-thoughts/").status_code == 404
+    assert "Unfinished" not in client.get("/").text
+    assert "Unfinished" not in client.get("/archive/").text
+    dev = serve(demo_site, dev=True)
+    r = dev.get("/posts/unfinished-thoughts/")
+    assert r.status_code == 200
+    page = soup(r)
+    assert page.select_one('meta[name="robots"]')["content"] == "noindex"
+    assert page.select_one(".draft-note") is not None
+
+
+def test_alias_redirects_and_trailing_slash(demo_site, serve):
+    client = serve(demo_site)
+    r = client.get("/2025/03/moving-from-hugo/")
+    assert r.status_code == 301 and r.headers["location"] == "/posts/moving-from-hugo/"
+    r = client.get("/2025/03/moving-from-hugo")
+    assert r.status_code == 301
+    r = client.get("/posts/moving-from-hugo")
+    assert r.status_code == 301 and r.headers["location"].endswith("/posts/moving-from-hugo/")
+
+
+def test_real_404_page_in_the_right_language(demo_site, serve):
+    client = serve(demo_site)
+    r = client.get("/no/such/page/")
+    assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")
+    assert soup(r).h1.get_text() == "Page not found"
+    r = client.get("/zh/posts/nothing-here/")
+    assert r.status_code == 404 and soup(r).h1.get_text() == "页面不存在"
+    assert client.get("/page/99/").status_code == 404
+    assert client.get("/page/abc/").status_code == 404
+    assert client.get("/tags/no-such-tag/").status_code == 404
+
+
+def test_etag_and_cache_control(demo_site, serve):
+    client = serve(demo_site)
+    r = client.get("/posts/kubelet-syncloop-pleg/")
+    etag = r.headers["etag"]
+    assert "must-revalidate" in r.headers["cache-control"]
+    again = client.get("/posts/kubelet-syncloop-pleg/", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b""
+    other = client.get("/posts/kubelet-syncloop-pleg/", headers={"If-None-Match": '"x"'})
+    assert other.status_code == 200
+    css = client.get("/static/css/site.css")
+    assert "max-age" in css.headers["cache-control"]
+    assert client.get("/static/css/site.css", headers={"If-None-Match": css.headers["etag"]}).status_code == 304
+
+
+def test_pages_tags_categories_archive(demo_site, serve):
+    client = serve(demo_site)
+    assert soup(client.get("/about/")).h1.get_text() == "About"
+    assert client.get("/zh/about/").status_code == 200
+    tags = soup(client.get("/tags/"))
+    assert tags.select_one('a[href="/tags/kubernetes/"]') is not None
+    listing = soup(client.get("/tags/kubernetes/"))
+    assert [a.get_text() for a in listing.select(".card__title a")] == [
+        "Kubelet Source Code Deep Dive: SyncLoop and PLEG"
+    ]
+    zh_tag = client.get("/zh/tags/源码/")
+    assert zh_tag.status_code == 200 and "Kubelet 源码" in zh_tag.text
+    archive = soup(client.get("/archive/"))
+    assert archive.select_one(".archive-year h2").get_text() == "2025"
+    assert client.get("/categories/").status_code == 200
+
+
+def test_pagination(make_site, serve):
+    files = {f"posts/p{i}.md": post(f"Post {i}", f"2024-03-{i + 1:02d}") for i in range(7)}
+    client = serve(make_site(files))
+    first = soup(client.get("/"))
+    assert [a.get_text() for a in first.select(".card__title a")] == ["Post 6", "Post 5", "Post 4"]
+    assert first.select_one('a[rel="next"]')["href"] == "/page/2/"
+    third = soup(client.get("/page/3/"))
+    assert [a.get_text() for a in third.select(".card__title a")] == ["Post 0"]
+    assert client.get("/page/4/").status_code == 404
+
+
+def test_future_post_appears_when_due_without_restart(make_site, serve):
+    now = datetime(2024, 5, 1, 12, tzinfo=timezone.utc)
+    later = now + timedelta(hours=2)
+    files = {
+        "posts/old.md": post("Already out", "2024-04-01"),
+        "posts/soon.md": post("Coming soon", later.isoformat()),
+    }
+    clock = {"now": now.timestamp()}
+    client = serve(make_site(files), clock=lambda: clock["now"])
+    assert "Coming soon" not in client.get("/").text
+    assert client.get("/posts/soon/").status_code == 404
+    first = client.get("/")
+    clock["now"] = (later + timedelta(seconds=1)).timestamp()
+    assert client.get("/posts/soon/").status_code == 200
+    second = client.get("/", headers={"If-None-Match": first.headers["etag"]})
+    assert second.status_code == 200 and "Coming soon" in second.text
+
+
+def test_c03_naive_dates_read_in_site_zone(make_site, serve):
+    files = {
+        "posts/a.md": post("A", "2024-05-02", slug="c03-a"),
+        "posts/b.md": post("B", "2024-05-02T06:30:00", slug="c03-b"),
+        "posts/c.md": post("C", "2024-05-02T06:30:00+08:00", slug="c03-c"),
+    }
+    frozen = datetime(2024, 5, 2, 7, tzinfo=timezone(timedelta(hours=8))).timestamp()
+    client = serve(make_site(files), clock=lambda: frozen)
+    for slug in ("c03-a", "c03-b", "c03-c"):
+        r = client.get(f"/posts/{slug}/")
+        assert r.status_code == 200, slug
+        assert soup(r).select_one(".post-meta time").get_text() == "May 2, 2024"
+
+
+def test_duplicate_slug_older_keeps_url(make_site, serve):
+    files = {
+        "posts/first.md": post("The original", "2024-01-01", slug="same"),
+        "posts/second.md": post("The copy", "2024-02-01", slug="same"),
+    }
+    site = make_site(files)
+    client = serve(site)
+    assert soup(client.get("/posts/same/")).h1.get_text() == "The original"
+    assert "The copy" not in client.get("/").text
+    from masthead.store import posts as store
+    from masthead.store.db import Database
+
+    issues = store.issues(Database(site.database_path).read())
+    assert [(i.path, i.severity) for i in issues] == [("content/posts/second.md", "error")]
+    assert "duplicate slug" in issues[0].reason
+
+
+def test_broken_file_does_not_take_the_site_down(make_site, serve):
+    files = {
+        "posts/good.md": post("Good neighbour", "2024-03-01"),
+        "posts/bad.md": "---\ntitle: Release notes: spring edition\ndate: 2024-03-01\n---\nx\n",
+        "posts/gbk.md": "---\ntitle: 港口\ndate: 2024-03-01\n---\n正文\n".encode("gbk"),
+    }
+    client = serve(make_site(files))
+    home = client.get("/")
+    assert home.status_code == 200 and "Good neighbour" in home.text
+    assert client.get("/posts/good/").status_code == 200
+    assert client.get("/healthz").json()["posts"] == 1
+
+
+def test_c07_tag_variants_share_one_page(make_site, serve):
+    files = {
+        "posts/a.md": post("A", "2024-03-01", tags='[Python, " python "]'),
+        "posts/b.md": post("B", "2024-03-02", tags="python, yaml"),
+        "posts/c.md": post("C", "2024-03-03", tags="机器学习，深度学习、自然语言处理", lang="zh"),
+    }
+    client = serve(make_site(files))
+    page = soup(client.get("/tags/python/"))
+    assert sorted(a.get_text() for a in page.select(".card__title a")) == ["A", "B"]
+    tags = [a["href"] for a in soup(client.get("/tags/")).select(".term-cloud a")]
+    assert tags.count("/tags/python/") == 1
+    zh = client.get("/zh/tags/深度学习/")
+    assert zh.status_code == 200 and ">C<" in zh.text
+
+
+def test_healthz_reports_generation(demo_site, serve):
+    data = serve(demo_site).get("/healthz").json()
+    assert data["status"] == "ok" and data["generation"] >= 1 and data["posts"] == 9
+
+
+def test_html_has_no_inline_script(demo_site, serve):
+    client = serve(demo_site)
+    for url in ("/", "/posts/typography-for-long-reads/", "/zh/", "/archive/"):
+        for script in soup(client.get(url)).find_all("script"):
+            assert script.get("src", "").startswith("/static/"), url
+            assert not script.string
+        assert not re.search(r"https?://(?!127\.0\.0\.1|example)", "".join(
+            tag.get("src", "") for tag in soup(client.get(url)).find_all(["script", "link", "img"])
+        ))

@@ -1,0 +1,94 @@
+"""The `masthead` command: init, check, index (run as a real process where it matters)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from conftest import post
+from masthead.cli import app
+
+runner = CliRunner()
+
+
+def masthead(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "masthead", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=120,
+    )
+
+
+def test_init_creates_a_site_that_checks_clean_and_serves(tmp_path, serve):
+    target = tmp_path / "mysite"
+    result = runner.invoke(app, ["init", str(target)])
+    assert result.exit_code == 0, result.output
+    assert (target / "masthead.toml").exists()
+    assert (target / "content/posts/kubelet-syncloop-pleg.zh.md").exists()
+    checked = masthead("check", str(target))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    from masthead.config import load_site
+
+    client = serve(load_site(target))
+    assert client.get("/posts/kubelet-syncloop-pleg/").status_code == 200
+    again = runner.invoke(app, ["init", str(target)])
+    assert again.exit_code == 2 and "not empty" in again.output
+
+
+def test_check_reports_path_line_reason_and_exit_codes(make_site):
+    site = make_site(
+        {
+            "posts/good.md": post("Fine", "2024-03-01", body="See [x](missing.md).\n"),
+            "posts/bad.md": "---\ntitle: A: B\ndate: 2024-03-01\n---\n",
+            "posts/sc.md": post("Shortcode", "2024-03-01", body="{{< gist abc >}}\n"),
+        }
+    )
+    result = masthead("check", str(site.root))
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert any(
+        line.startswith("content/posts/bad.md:2: invalid front matter") and "quote" in line
+        for line in lines
+    ), lines
+    assert any(
+        line.startswith("content/posts/sc.md:6: warning: unknown shortcode 'gist'")
+        for line in lines
+    ), lines
+    assert any("broken link to posts/missing.md" in line for line in lines), lines
+    (site.content_dir / "posts/bad.md").unlink()
+    assert masthead("check", str(site.root)).returncode == 0
+    assert masthead("check", "--strict", str(site.root)).returncode == 1
+
+
+def test_index_is_incremental_and_full_rebuilds(make_site):
+    site = make_site({f"posts/p{i}.md": post(f"P{i}", "2024-03-01") for i in range(5)})
+    first = masthead("index", str(site.root))
+    assert first.returncode == 0, first.stderr
+    assert "5 files: 5 parsed" in first.stdout
+    second = masthead("index", str(site.root))
+    assert "5 files: 0 parsed, 5 unchanged" in second.stdout
+    (site.content_dir / "posts/p1.md").write_text(post("P1 edited", "2024-03-01"))
+    third = masthead("index", str(site.root))
+    assert "5 files: 1 parsed, 4 unchanged" in third.stdout
+    (site.content_dir / "posts/p2.md").unlink()
+    fourth = masthead("index", str(site.root))
+    assert "4 files: 0 parsed, 4 unchanged, 1 removed" in fourth.stdout
+    full = masthead("index", "--full", str(site.root))
+    assert "4 files: 4 parsed" in full.stdout
+
+
+def test_bad_settings_fail_at_start_with_the_key_named(tmp_path):
+    (tmp_path / "masthead.toml").write_text('title = "x"\npost_per_page = 3\n')
+    result = masthead("check", str(tmp_path))
+    assert result.returncode == 2
+    assert "post_per_page" in result.stderr and "Traceback" not in result.stderr
+    (tmp_path / "masthead.toml").write_text('timezone = "Mars/Olympus"\n')
+    result = masthead("index", str(tmp_path))
+    assert result.returncode == 2 and "Mars/Olympus" in result.stderr

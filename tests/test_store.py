@@ -1,0 +1,102 @@
+"""The SQLite index: migrations, incremental indexing, last good versions, restarts."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from conftest import post
+from masthead.indexer import index_site
+from masthead.store import posts as store
+from masthead.store.db import Database, migrate
+from masthead.store.migrations import MIGRATIONS
+
+
+def test_migrations_from_an_empty_file(tmp_path):
+    conn = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
+    assert migrate(conn) == len(MIGRATIONS)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    assert migrate(conn) == len(MIGRATIONS)  # idempotent
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"posts", "post_terms", "aliases", "sources", "content_issues"} <= tables
+
+
+def test_wal_and_foreign_keys(tmp_path, make_site):
+    db = Database(tmp_path / "db" / "site.db")
+    assert db.read().execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.read().execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    db.close()
+
+
+def test_restart_reuses_the_index(make_site):
+    site = make_site({f"posts/p{i}.md": post(f"P{i}", "2024-03-01") for i in range(4)})
+    db = Database(site.database_path)
+    assert index_site(site, db).parsed == 4
+    gen = store.generation(db.read())
+    db.close()
+    db = Database(site.database_path)
+    again = index_site(site, db)
+    assert (again.parsed, again.unchanged) == (0, 4)
+    assert store.generation(db.read()) == gen, "no change, no new generation"
+    # a touched but unchanged file is recognised by its hash, not parsed again
+    path = site.content_dir / "posts/p0.md"
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    touched = index_site(site, db)
+    assert (touched.parsed, touched.unchanged) == (0, 4)
+    db.close()
+
+
+def test_last_good_version_stays_across_full_rebuilds(make_site):
+    site = make_site({"posts/a.md": post("Good title", "2024-03-01", body="Old text.\n")})
+    db = Database(site.database_path)
+    index_site(site, db)
+    path = site.content_dir / "posts/a.md"
+    path.write_text("---\ntitle: [Draft] broken\ndate: 2024-03-01\n---\nNew text.\n")
+    report = index_site(site, db)
+    assert len(report.errors) == 1 and report.errors[0].line == 2
+    rows, total = store.list_posts(db.read(), lang="en", now=2e9, limit=10)
+    assert total == 1 and rows[0]["title"] == "Good title"
+    index_site(site, db, full=True)
+    rows, _ = store.list_posts(db.read(), lang="en", now=2e9, limit=10)
+    assert rows[0]["title"] == "Good title"
+    assert [i.severity for i in store.issues(db.read())] == ["error"]
+    path.write_text(post("Fixed title", "2024-03-01"))
+    index_site(site, db)
+    rows, _ = store.list_posts(db.read(), lang="en", now=2e9, limit=10)
+    assert rows[0]["title"] == "Fixed title" and store.issues(db.read()) == []
+    path.unlink()
+    index_site(site, db)
+    assert store.list_posts(db.read(), lang="en", now=2e9, limit=10)[1] == 0
+    db.close()
+
+
+def test_translations_by_suffix_folder_and_key(make_site):
+    toml_folders = """
+default_language = "en"
+[languages.en]
+name = "English"
+folder = "en"
+[languages.zh]
+name = "中文"
+prefix = "zh"
+folder = "zh-cn"
+"""
+    site = make_site(
+        {
+            "en/a.md": post("A", "2024-03-01"),
+            "zh-cn/a.md": post("甲", "2024-03-01"),
+            "en/b.md": post("B", "2024-03-01", translationKey="shared"),
+            "zh-cn/other-name.md": post("乙", "2024-03-01", translationKey="shared"),
+            "en/c.md": post("C", "2024-03-01", lang="zh-CN"),
+        },
+        toml_folders,
+    )
+    db = Database(site.database_path)
+    index_site(site, db)
+    conn = db.read()
+    a = store.post_by_url(conn, "/posts/a/", 2e9)
+    assert [t["url"] for t in store.translations(conn, a, 2e9)] == ["/zh/posts/a/"]
+    b = store.post_by_url(conn, "/posts/b/", 2e9)
+    assert [t["url"] for t in store.translations(conn, b, 2e9)] == ["/zh/posts/other-name/"]
+    assert store.post_by_url(conn, "/zh/posts/c/", 2e9) is not None, "front matter lang wins"
+    db.close()

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from conftest import post
 from masthead.cli import app
+
+from conftest import post
 
 runner = CliRunner()
 

@@ -20,7 +20,10 @@ def corpus(tmp_path_factory):
     root = tmp_path_factory.mktemp("k8s") / "site"
     shutil.copytree(CORPUS, root)
     site = load_site(root)
-    posts = [parse_post(site, rel, (site.content_dir / rel).read_bytes()) for rel in walk(site.content_dir)]
+    posts = [
+        parse_post(site, rel, (site.content_dir / rel).read_bytes())
+        for rel in walk(site.content_dir)
+    ]
     return site, posts
 
 
@@ -35,7 +38,7 @@ def client(corpus):
 
 
 def test_every_file_parses(corpus):
-    site, posts = corpus
+    _site, posts = corpus
     assert len(posts) == 80
     assert sum(p.lang == "zh" for p in posts) == 30
     assert len({p.url for p in posts}) == 80

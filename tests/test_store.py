@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from conftest import post
 from masthead.indexer import index_site
 from masthead.store import posts as store
 from masthead.store.db import Database, migrate
 from masthead.store.migrations import MIGRATIONS
+
+from conftest import post
 
 
 def test_migrations_from_an_empty_file(tmp_path):

@@ -77,7 +77,9 @@ def serve(
 
 
 @app.command()
-def init(directory: Annotated[Path, typer.Argument(help="New site folder (empty or absent).")]) -> None:
+def init(
+    directory: Annotated[Path, typer.Argument(help="New site folder (empty or absent).")],
+) -> None:
     """Create a new site: settings, sample posts (a bilingual pair among them), ready to serve."""
     if directory.exists() and any(directory.iterdir()):
         raise _fail(ConfigError(f"{directory}: folder is not empty"))
@@ -104,7 +106,10 @@ def index(
     ) as bar:
         task = bar.add_task("index", total=None)
         report = index_site(
-            s, db, full=full, progress=lambda done, total: bar.update(task, completed=done, total=total)
+            s,
+            db,
+            full=full,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
     db.close()
     for issue in report.errors:

@@ -217,9 +217,7 @@ def load_site(root: str | Path, overrides: dict[str, Any] | None = None) -> Site
     try:
         settings = Settings.model_validate(data)
     except ValidationError as exc:
-        lines = [
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        ]
+        lines = [f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()]
         raise ConfigError(f"{path}: " + "; ".join(lines)) from None
     if settings.default_language not in settings.languages:
         raise ConfigError(

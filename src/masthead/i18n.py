@@ -103,7 +103,7 @@ CATALOGS: dict[str, dict[str, str]] = {
 
 
 def catalog(locale: str) -> dict[str, str]:
-    """The catalog for a Babel locale or language code (`zh_Hans_CN`, `zh`, `en`); English if none."""
+    """The catalog for a Babel locale or code (`zh_Hans_CN`, `zh`, `en`); English if none."""
     primary = locale.replace("_", "-").split("-")[0].lower()
     return CATALOGS.get(primary, CATALOGS["en"])
 

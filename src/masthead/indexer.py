@@ -111,7 +111,9 @@ def index_site(
     report.deleted = len(gone)
     with db.write() as conn:
         for change in touched:
-            store.record_source(conn, change.path, change.size, change.mtime_ns, change.sha256, "ok")
+            store.record_source(
+                conn, change.path, change.size, change.mtime_ns, change.sha256, "ok"
+            )
         for change in changes:
             apply_change(conn, change)
         for path in gone:

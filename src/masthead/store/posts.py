@@ -202,9 +202,7 @@ def list_posts(
     where = f"kind = 'post' AND lang = :lang AND {_visible(drafts)}"
     params: dict[str, Any] = {"lang": lang, "now": now, "limit": limit, "offset": offset}
     if taxonomy:
-        where += (
-            " AND id IN (SELECT post_id FROM post_terms WHERE taxonomy = :tax AND key = :key)"
-        )
+        where += " AND id IN (SELECT post_id FROM post_terms WHERE taxonomy = :tax AND key = :key)"
         params.update(tax=taxonomy, key=key)
     total = conn.execute(f"SELECT COUNT(*) FROM posts WHERE {where}", params).fetchone()[0]
     rows = conn.execute(

@@ -104,6 +104,7 @@ def create_app(
         )
     state = SiteState(site=site, db=db, dev=dev, clock=clock)
     renderer = Renderer(state, _templates(site))
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield

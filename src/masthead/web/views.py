@@ -271,9 +271,7 @@ class Renderer:
         path = self.lang_path(lang, f"/{taxonomy}/")
         versions = {c: self.lang_path(o, f"/{taxonomy}/") for c, o in self.site.languages.items()}
         title = gettext(lang.locale, "all_tags" if taxonomy == "tags" else "all_categories")
-        return self.page(
-            "terms.html", lang, path=path, title=title, versions=versions, terms=items
-        )
+        return self.page("terms.html", lang, path=path, title=title, versions=versions, terms=items)
 
     def archive(self, lang: Language) -> tuple[str, int]:
         rows = store.archive(self.state.db.read(), lang.code, self.state.now())

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Indexing benchmark for masthead: full, no-change and one-file incremental index passes.
 
-A plain script, not a test. Run from the repository root (the package need not be installed):
+A plain script, not a test. It always imports masthead from this checkout's src/ (installed or
+not). Run from the repository root:
 
     PYTHONPATH=src python bench/bench_index.py                 # k8s + 1,000 + 5,000 posts
     PYTHONPATH=src python bench/bench_index.py --quick         # k8s + 1,000, 2 runs each
@@ -22,8 +23,9 @@ own. Per corpus:
   touched     index_site(full=False) after one file's mtime changed (same bytes: hashed, not parsed)
   edited      index_site(full=False) after one file's body changed (re-parsed and written)
   parse       parse_post(site, rel, bytes) per file, over every file, after the passes above
-Times are wall clock (time.perf_counter) around the index_site call only; opening the database
-and close() (the WAL checkpoint) are timed separately and reported as one extra row.
+Times are wall clock (time.perf_counter) around the index_site call only. Opening a fresh
+database (migrations) and close() after a full index (the WAL checkpoint) are timed separately;
+the incremental passes run on the last full index's database, closed and reopened.
 Output: Markdown tables on stdout; progress on stderr.
 """
 
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import resource
@@ -99,7 +102,7 @@ def _fresh_db_path(dbdir: Path, k: int) -> Path:
 def _pct(values: list[float], q: float) -> float:
     """Nearest-rank percentile (q in 0..100) of a non-empty list."""
     s = sorted(values)
-    rank = max(1, min(len(s), round(q / 100 * len(s) + 0.5)))
+    rank = max(1, min(len(s), math.ceil(q / 100 * len(s))))
     return s[rank - 1]
 
 
@@ -119,11 +122,13 @@ def measure(site_dir: Path, repeat: int, dbdir: Path) -> dict:
     out["bytes"] = sum((content_dir / r).stat().st_size for r in site_files)
 
     def check(name: str, report, want_parsed: int | None) -> None:
+        found = []
         if report.errors:
             first = report.errors[0].format()
-            out["problems"].append(f"{name}: {len(report.errors)} content errors, first: {first}")
+            found.append(f"{name}: {len(report.errors)} content errors, first: {first}")
         if want_parsed is not None and report.parsed != want_parsed:
-            out["problems"].append(f"{name}: parsed {report.parsed}, expected {want_parsed}")
+            found.append(f"{name}: parsed {report.parsed}, expected {want_parsed}")
+        out["problems"] += [p for p in found if p not in out["problems"]]
 
     # (a) full index into a fresh database, `repeat` times
     full, opening, closing = [], [], []
@@ -141,19 +146,21 @@ def measure(site_dir: Path, repeat: int, dbdir: Path) -> dict:
         check("full", report, len(site_files))
         out["parsed_full"] = report.parsed
         out["errors_full"] = len(report.errors)
+        t3 = time.perf_counter()
+        db.close()
+        closing.append(time.perf_counter() - t3)
         if k < repeat - 1:
-            t3 = time.perf_counter()
-            db.close()
-            closing.append(time.perf_counter() - t3)
             shutil.rmtree(db_path.parent)
         log(f"    full {k + 1}/{repeat}: {full[-1]:.3f} s ({report.parsed} parsed)")
     out["runs"]["full"] = full
     out["runs"]["open"] = opening
     out["runs"]["close"] = closing
-    assert site is not None and db is not None
+    assert site is not None
+    # size once closed (close() checkpoints the WAL into the main file)
     out["db_bytes"] = sum(
         p.stat().st_size for p in site.database_path.parent.iterdir() if p.is_file()
     )
+    db = Database(site.database_path)  # the last full index's database, reopened
 
     # (b) incremental, nothing changed
     none = []
@@ -184,12 +191,12 @@ def measure(site_dir: Path, repeat: int, dbdir: Path) -> dict:
         check("edited", report, 1)
         edited.append(secs)
     out["runs"]["1 edited"] = edited
-    log(f"    touched/edited: median {statistics.median(touched) * 1000:.1f} / "
-        f"{statistics.median(edited) * 1000:.1f} ms")
+    log(
+        f"    touched/edited: median {statistics.median(touched) * 1000:.1f} / "
+        f"{statistics.median(edited) * 1000:.1f} ms"
+    )
 
-    t3 = time.perf_counter()
     db.close()
-    closing.append(time.perf_counter() - t3)
 
     # per-post parse + render (warm: every module and lexer is loaded by now)
     per_post, parse_errors = [], 0
@@ -259,7 +266,9 @@ def index_once(spec: str, seed: int, profile: bool) -> None:
 # --------------------------------------------------------------------------
 # report
 # --------------------------------------------------------------------------
-def fmt_secs(s: float) -> str:
+def fmt_secs(s: float | None) -> str:
+    if s is None:
+        return "n/a"
     if s >= 1:
         return f"{s:.2f} s"
     if s >= 0.001:
@@ -295,7 +304,7 @@ def print_tables(results: list[tuple[str, dict]]) -> None:
     print()
     print(
         "| corpus | files | parse+render median | p95 | max | full index per post (median) "
-        "| DB size | open DB (median) | close (median) | peak RSS |"
+        "| DB file | open fresh DB | close after full | peak RSS |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, r in results:
@@ -318,31 +327,46 @@ def print_tables(results: list[tuple[str, dict]]) -> None:
             print(f"- {name}: parse_post raised ContentError for {n} files")
 
 
-def _ensure_importable() -> None:
-    """Use the checkout's src/ when masthead is not installed (or PYTHONPATH not set)."""
-    try:
-        import masthead  # noqa: F401
-    except ImportError:
-        sys.path.insert(0, str(REPO / "src"))
+def _use_checkout() -> None:
+    """Benchmark this checkout's src/, even when another masthead is installed."""
+    src = str(REPO / "src")
+    if src not in sys.path:
+        sys.path.insert(0, src)
 
 
 def main(argv: list[str] | None = None) -> int:
-    _ensure_importable()
+    _use_checkout()
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000],
-                    help="generated corpus sizes in posts (default: 1000 5000)")
-    ap.add_argument("--repeat", type=int, default=None,
-                    help="runs per measurement (default: 5, or 3 for corpora of 5,000+ posts)")
-    ap.add_argument("--quick", action="store_true",
-                    help="fast check: k8s and 1,000 posts only, 2 runs each")
+    ap.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        default=[1000, 5000],
+        help="generated corpus sizes in posts (default: 1000 5000)",
+    )
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        help="runs per measurement (default: 5, or 3 for corpora of 5,000+ posts)",
+    )
+    ap.add_argument(
+        "--quick", action="store_true", help="fast check: k8s and 1,000 posts only, 2 runs each"
+    )
     ap.add_argument("--no-k8s", action="store_true", help="skip the Kubernetes corpus")
     ap.add_argument("--seed", type=int, default=1, help="make_corpus.py seed (default: 1)")
-    ap.add_argument("--profile", metavar="CORPUS",
-                    help="cProfile one full index of CORPUS (k8s or a post count) and exit")
-    ap.add_argument("--index-once", metavar="CORPUS",
-                    help="one full index of CORPUS into a fresh DB and exit (for /usr/bin/time -v)")
+    ap.add_argument(
+        "--profile",
+        metavar="CORPUS",
+        help="cProfile one full index of CORPUS (k8s or a post count) and exit",
+    )
+    ap.add_argument(
+        "--index-once",
+        metavar="CORPUS",
+        help="one full index of CORPUS into a fresh DB and exit (for /usr/bin/time -v)",
+    )
     ap.add_argument("--worker", metavar="SITE_DIR", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
 
@@ -376,18 +400,24 @@ def main(argv: list[str] | None = None) -> int:
             site_dir = make_site(spec, Path(tmp), a.seed)
             log(f"corpus {spec}: site ready in {time.perf_counter() - t0:.1f} s ({site_dir})")
             proc = subprocess.run(
-                [sys.executable, __file__, "--worker", str(site_dir), "--repeat",
-                 str(repeats(spec))],
-                env=env, stdout=subprocess.PIPE, text=True,
+                [
+                    sys.executable,
+                    __file__,
+                    "--worker",
+                    str(site_dir),
+                    "--repeat",
+                    str(repeats(spec)),
+                ],
+                env=env,
+                stdout=subprocess.PIPE,
+                text=True,
             )
-            line = next(
-                (x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None
-            )
+            line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
             if proc.returncode != 0 or line is None:
                 log(f"corpus {spec}: worker failed (exit {proc.returncode}); skipped")
                 continue
             name = "k8s-blog" if spec == "k8s" else f"generated {int(spec):,}"
-            results.append((name, json.loads(line[len("RESULT "):])))
+            results.append((name, json.loads(line[len("RESULT ") :])))
             shutil.rmtree(site_dir)
     print(f"<!-- {environment()}; seed {a.seed} -->\n")
     print_tables(results)

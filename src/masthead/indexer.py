@@ -104,6 +104,12 @@ def index_site(
             change.error = exc.issue
             report.errors.append(exc.issue)
             log.warning("%s", exc.issue.format())
+        except Exception as exc:  # a masthead bug met in one file must not stop the others
+            log.exception("%s: unexpected error while parsing", path)
+            change.error = ContentIssue(
+                path, 0, f"masthead failed on this file ({type(exc).__name__}: {exc}); a bug"
+            )
+            report.errors.append(change.error)
         changes.append(change)
     on_disk = {prefix + rel for rel in files}
     gone = [p for p in known if p not in on_disk]

@@ -6,7 +6,12 @@ line that is `---` or `...` (YAML's document end marker, accepted on purpose), a
 YAML is read with YAML 1.2 core rules (https://yaml.org/spec/1.2.2/#103-core-schema): only
 `true`/`false` are booleans, no base-60 numbers, no `0123` octals, no timestamps. The text fields
 (`TEXT_KEYS`) go further: their scalars keep exactly the characters the author typed, so
-`title: No` is "No", `slug: 0123` is "0123" and `translationKey: 1.10` is "1.10".
+`title: No` is "No", `slug: 0123` is "0123" and `translationKey: 1.10` is "1.10". Elsewhere
+`0123` is the integer 123. A plain empty value, `~` or `null` means the key is absent.
+
+Every problem is a `ContentError` with a line (and column when YAML gives one): an unclosed
+block, a block that is not a mapping (a thematic break at the top of a post is not front matter),
+invalid YAML, a key given twice, or a value that does not fit its explicit `!!tag`.
 """
 
 from __future__ import annotations
@@ -54,6 +59,20 @@ for _tag, _regexp, _first in [
     _CoreLoader.add_implicit_resolver(_tag, re.compile(_regexp), list(_first))
 
 
+def _core_int(loader: Any, node: yaml.ScalarNode) -> int:
+    """YAML 1.2 integers: `0123` is 123 (YAML 1.1 read it as octal 83), `0o17`, `0x1F`."""
+    text = str(loader.construct_scalar(node)).strip()
+    sign, digits = (-1, text[1:]) if text[:1] == "-" else (1, text.lstrip("+"))
+    if digits[:2] in ("0o", "0O"):
+        return sign * int(digits[2:], 8)
+    if digits[:2] in ("0x", "0X"):
+        return sign * int(digits[2:], 16)
+    return sign * int(digits, 10)
+
+
+_CoreLoader.add_constructor("tag:yaml.org,2002:int", _core_int)
+
+
 @dataclass(frozen=True)
 class FrontMatter:
     """Raw front matter: `data` (keys as written), `lines` (1-based line of each key), the body
@@ -90,9 +109,13 @@ def _yaml_error(path: str, exc: yaml.YAMLError, block: str, first_line: int) -> 
 
 
 def _text(node: yaml.Node) -> Any:
-    """A node's value with every scalar kept as the typed text (quotes already removed)."""
+    """A node's value with every scalar kept as the typed text (quotes already removed).
+
+    A plain `~`, `null` or empty value is None (the key counts as absent). Plain style is None in
+    PyYAML's Python loader but "" in its C loader, hence `not node.style`.
+    """
     if isinstance(node, yaml.ScalarNode):
-        if node.tag == "tag:yaml.org,2002:null" and node.style is None and node.value in (
+        if node.tag == "tag:yaml.org,2002:null" and not node.style and node.value in (
             "", "~", "null", "Null", "NULL",
         ):  # fmt: skip
             return None
@@ -111,21 +134,52 @@ def _load(path: str, block: str, first_line: int) -> tuple[Any, dict[str, int]]:
         if node is None:
             return {}, {}
         if not isinstance(node, yaml.MappingNode):
-            return loader.construct_document(node), {}
+            return _text(node), {}  # a scalar or a list: `split` reports it
         data: dict[str, Any] = {}
         lines: dict[str, int] = {}
         for key_node, value_node in node.value:
             key = str(_text(key_node))
+            line = first_line + key_node.start_mark.line
+            if key in lines:
+                raise ContentError(
+                    path,
+                    line,
+                    f"invalid front matter: key '{key}' is given twice (lines {lines[key]} and "
+                    f"{line}); keep one",
+                )
+            lines[key] = line
             if key in TEXT_KEYS:
                 data[key] = _text(value_node)
-            else:
+                continue
+            try:
                 data[key] = loader.construct_object(value_node, deep=True)
-            lines[key] = first_line + key_node.start_mark.line
+            except (ValueError, TypeError, LookupError, AttributeError) as exc:
+                # an explicit tag with a value it cannot hold (`count: !!int many`): PyYAML's
+                # constructors raise plain Python errors there, not YAMLError
+                mark = value_node.start_mark
+                raise ContentError(
+                    path,
+                    first_line + mark.line,
+                    f"invalid front matter, column {mark.column + 1}: the value of '{key}' does "
+                    f"not fit its explicit tag ({exc}) (remove the !!tag or quote the value)",
+                ) from None
         return data, lines
     except yaml.YAMLError as exc:
         raise _yaml_error(path, exc, block, first_line) from None
     finally:
         loader.dispose()
+
+
+def _missing(lines: list[str]) -> str:
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    reason = "missing front matter: a post starts with a '---' line, then YAML, then '---'"
+    if first is None:
+        return reason + " (the file is empty)"
+    if lines[first].strip() == "+++":
+        return reason + f" (line {first + 1} opens TOML front matter, '+++'; rewrite it as YAML)"
+    if first > 0 and lines[first].strip() == "---":
+        return reason + f" (the '---' on line {first + 1} must be the very first line)"
+    return reason
 
 
 def split(path: str, text: str) -> FrontMatter:
@@ -135,10 +189,8 @@ def split(path: str, text: str) -> FrontMatter:
     valid YAML (with line, column and a hint), or when it is not a mapping of keys to values.
     """
     lines = text.split("\n")
-    if not lines or not _DELIM.match(lines[0]) or lines[0].startswith("..."):
-        raise ContentError(
-            path, 1, "missing front matter: a post starts with a '---' line, then YAML, then '---'"
-        )
+    if not _DELIM.match(lines[0]) or lines[0].startswith("..."):
+        raise ContentError(path, 1, _missing(lines))
     end = next((i for i in range(1, len(lines)) if _DELIM.match(lines[i])), None)
     if end is None:
         raise ContentError(

@@ -24,9 +24,35 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from masthead.content.headings import slugify, unique_ids
+from masthead.content.headings import is_reserved, slugify, unique_ids
 
 _EXPLICIT_ID = re.compile(r"\s*\{#([\w:.-]+)\}\s*$", re.UNICODE)
+_RAW_ID = re.compile(r"""(?<![\w-])\s*id\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.I)
+
+
+def _raw_html_ids(tokens: list[Token], found: set[str] | None = None) -> set[str]:
+    """Ids the author wrote in raw HTML (`<a id="x">`); heading ids will not repeat them.
+
+    An id the product reserves (`mh-…`, `fn:N`) or one an earlier element already has is removed
+    from the author's HTML, so that every id on the page stays unique (also with `raw_html`).
+    """
+    found = set() if found is None else found
+
+    def keep_first(m: re.Match[str]) -> str:
+        value = next((g for g in m.groups() if g is not None), "")
+        if not value or value in found or is_reserved(value):
+            return ""
+        found.add(value)
+        return m.group(0)
+
+    for tok in tokens:
+        if tok.type in ("html_block", "html_inline") and "id" in tok.content.lower():
+            tok.content = _RAW_ID.sub(keep_first, tok.content)
+        if tok.children:
+            _raw_html_ids(tok.children, found)
+    return found
+
+
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
@@ -41,9 +67,7 @@ def highlight(code: str, lang: str, _attrs: Any = None) -> str:
         lexer = get_lexer_by_name(name) if name else None
     except ClassNotFound:
         lexer = None
-    body = (
-        _pygments_highlight(code, lexer, _FORMATTER) if lexer is not None else html.escape(code)
-    )
+    body = _pygments_highlight(code, lexer, _FORMATTER) if lexer is not None else html.escape(code)
     cls = f' class="language-{html.escape(name, quote=True)}"' if name else ""
     return f'<pre class="highlight"{label}><code{cls}>{body}</code></pre>\n'
 
@@ -81,7 +105,7 @@ def _heading_ids(state: StateCore) -> None:
         base = m.group(1) if explicit and m else slugify(text)
         found.append((i, int(tok.tag[1]), base, explicit))
         texts.append(text)
-    ids = unique_ids([f[2] for f in found], [f[3] for f in found])
+    ids = unique_ids([f[2] for f in found], [f[3] for f in found], _raw_html_ids(tokens))
     headings = []
     for (i, level, _base, _explicit), hid, text in zip(found, ids, texts, strict=True):
         tokens[i].attrSet("id", hid)

@@ -26,15 +26,16 @@ ALIASES = {
 _SPLIT = re.compile(r"[,，、]")
 _DATE = re.compile(
     r"^(\d{4})-(\d{1,2})-(\d{1,2})"
-    r"(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6})\d*)?)?)?"
-    r"\s*(Z|[+-]\d{2}:?\d{2})?$"
+    r"(?:[Tt ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6})\d*)?)?)?"
+    r"\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$"
 )
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0", ""}
 
 
 def parse_date(value: Any, tz: tzinfo) -> datetime:
-    """Parse `YYYY-MM-DD` or ISO 8601 (`T` or space, optional seconds, `Z`, `+08:00` or `+0800`).
+    """Parse `YYYY-MM-DD` or ISO 8601 (`T` or space, optional seconds, `Z`, `+08:00`, `+0800`,
+    `+08`).
 
     A value without an offset is read in the site zone `tz`; never the server's zone or UTC.
     Raises ValueError with the accepted forms.
@@ -45,15 +46,14 @@ def parse_date(value: Any, tz: tzinfo) -> datetime:
         return datetime.combine(value, time(), tz)
     m = _DATE.match(str(value).strip())
     if not m:
-        raise ValueError(
-            f"{value!r} is not a date; write YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS+08:00"
-        )
+        raise ValueError(f"{value!r} is not a date; write YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS+08:00")
     y, mo, d, hh, mm, ss, frac, off = m.groups()
     text = f"{y}-{int(mo):02d}-{int(d):02d}T{int(hh or 0):02d}:{mm or '00'}:{ss or '00'}"
     if frac:
         text += "." + frac.ljust(6, "0")
     if off:
-        text += "+00:00" if off == "Z" else f"{off[:3]}:{off[-2:]}"
+        minutes = off[3:].lstrip(":") or "00"
+        text += "+00:00" if off in ("Z", "z") else f"{off[:3]}:{minutes}"
     parsed = datetime.fromisoformat(text)
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=tz)
 
@@ -64,6 +64,8 @@ def _strings(value: Any, split: bool) -> list[str]:
     items = value if isinstance(value, list) else [value]
     out: list[str] = []
     for item in items:
+        if item is None:  # `tags: [a, ~]` or an empty `- ` entry
+            continue
         if isinstance(item, list | dict):
             raise ValueError("must be a string or a list of strings")
         parts = _SPLIT.split(str(item)) if split and not isinstance(value, list) else [str(item)]
@@ -79,8 +81,10 @@ def term_key(name: str) -> str:
     text = unicodedata.normalize("NFKC", name).casefold().strip()
     text = text.replace("#", "sharp").replace("&", " and ")
     text = re.sub(r"[\\/?%<>\"'`{}|^\[\]]+", "", text)
-    text = re.sub(r"\s+", "-", text.strip())
-    return text.strip("-") or "untitled"
+    text = re.sub(r"\s+", "-", text.strip()).strip("-")
+    if not text.strip("."):  # "." and ".." are not path segments a tag page can live at
+        text = text.replace(".", "dot-").strip("-")
+    return text or "untitled"
 
 
 def _bool(value: Any) -> bool:
@@ -138,7 +142,9 @@ class Meta(BaseModel):
             seen.setdefault(term_key(name), name)
         return tuple(seen.values())
 
-    @field_validator("excerpt", "cover", "lang", "slug", "translationKey", "canonical", mode="before")
+    @field_validator(
+        "excerpt", "cover", "lang", "slug", "translationKey", "canonical", mode="before"
+    )
     @classmethod
     def _text(cls, value: Any) -> str:
         if value is None:
@@ -174,6 +180,8 @@ def normalise(data: dict[str, Any], lines: dict[str, int], tz: tzinfo) -> tuple[
     where: dict[str, int] = {}
     for key, value in data.items():
         name = ALIASES.get(key, key)
+        if name in KNOWN and value is None:
+            continue  # `draft:`, `updated: ~`: an empty value is an absent key
         if name in KNOWN:
             if name not in values or values[name] in (None, "", []):
                 values[name] = value

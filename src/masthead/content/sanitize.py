@@ -2,8 +2,9 @@
 
 Policy (DESIGN.md, case C18): by default every post passes this allowlist. Benign formatting
 (`kbd`, `mark`, `details`/`summary`, `sup`, tables, figures…) survives; `script`, `style`,
-`iframe`, event attributes (`on*`) and `javascript:`/`data:` URLs are removed; links get
-`rel="noopener noreferrer"`. Sites that trust their authors set `raw_html = true`.
+`iframe`, forms, event attributes (`on*`) and `javascript:`/`data:` URLs are removed; an `<input>`
+can only be a disabled checkbox (task lists); links get `rel="noopener noreferrer"`. Sites that
+trust their authors set `raw_html = true`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ _ATTRS = {
     "*": _COMMON,
     "a": {"href", "hreflang"},
     "img": {"src", "alt", "width", "height", "loading"},
-    "input": {"type", "checked", "disabled"},
+    "input": {"checked"},  # task lists; type and disabled are set below
     "td": {"colspan", "rowspan", "style"},
     "th": {"colspan", "rowspan", "scope", "style"},
     "ol": {"start", "reversed", "type"},
@@ -34,6 +35,8 @@ _ATTRS = {
     "pre": {"data-lang"},
     "blockquote": {"cite"},
 }
+# `<input>` exists for task-list checkboxes only: never a text or password box in a post
+_SET_ATTRS = {"input": {"type": "checkbox", "disabled": ""}}
 _STYLE_PROPS = {"text-align"}  # markdown-it writes table alignment as style="text-align:…"
 
 
@@ -47,4 +50,5 @@ def clean(html: str) -> str:
         link_rel="noopener noreferrer",
         strip_comments=True,
         filter_style_properties=_STYLE_PROPS,
+        set_tag_attribute_values=_SET_ATTRS,
     )

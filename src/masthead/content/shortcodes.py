@@ -113,8 +113,8 @@ def _block(call: Call, inner: str, text: Callable[[str], str]) -> str:
     if call.name == "mermaid":
         src = html.escape(inner.strip("\n"))
         return (
-            f'\n\n<figure class="diagram diagram-mermaid" role="img" aria-label="{text("diagram")}">'
-            f'<pre class="mermaid">{src}</pre></figure>\n\n'
+            '\n\n<figure class="diagram diagram-mermaid" role="img" '
+            f'aria-label="{text("diagram")}"><pre class="mermaid">{src}</pre></figure>\n\n'
         )
     if call.name == "details":
         summary = html.escape(call.args.get("summary", call.args.get("title", "")))
@@ -158,7 +158,9 @@ def expand(
             continue
         close = _find_close(items, i, item.name)
         if close is not None:
-            inner = expand("".join(_raw(x) for x in items[i:close]), ref=ref, inline=inline, text=text)
+            inner = expand(
+                "".join(_raw(x) for x in items[i:close]), ref=ref, inline=inline, text=text
+            )
             warnings.extend((item.start + off, why) for off, why in inner[1])
             i = close + 1
             if item.name in BLOCKS:

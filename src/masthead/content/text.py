@@ -62,7 +62,8 @@ def reading_minutes(text: str) -> int:
 
 
 def truncate(text: str, limit: int = 200) -> str:
-    """`text` cut to at most `limit` characters on a word boundary (any character for CJK), with …"""
+    """`text` cut to at most `limit` characters on a word boundary (any character for CJK),
+    ending in …"""
     text = " ".join(text.split())
     if len(text) <= limit:
         return text

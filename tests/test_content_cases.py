@@ -32,24 +32,13 @@ from masthead.indexer import index_site
 from masthead.store import posts as store
 from masthead.store.db import Database
 
+from conftest import BILINGUAL_TOML
+
 CASES = Path(__file__).parent / "data" / "cases"
 SRC = Path(__file__).parent.parent / "src"
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
-SITE_TOML = """\
-title = "Cases"
-base_url = "https://example.com"
-default_language = "en"
-timezone = "Asia/Shanghai"
-
-[languages.en]
-name = "English"
-
-[languages.zh]
-name = "中文"
-prefix = "zh"
-hreflang = "zh-Hans"
-"""
+SITE_TOML = BILINGUAL_TOML
 
 MakeSite = Callable[..., Site]
 

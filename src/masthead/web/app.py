@@ -183,21 +183,20 @@ def create_app(
         html, _ = renderer.error(lang, status, message, path)
         return Response(html, status, media_type="text/html; charset=utf-8")
 
-    @app.exception_handler(StarletteHTTPException)
-    async def http_exception(request: Request, exc: StarletteHTTPException) -> Response:
-        if exc.status_code == 404:
+    def http_error(request: Request, status: int, message: str) -> Response:
+        if status == 404:
             moved = _moved(request.url.path, state)
             if moved:
                 return RedirectResponse(moved, status_code=301)
-        return error_response(request, exc.status_code, str(exc.detail))
+        return error_response(request, status, message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def starlette_error(request: Request, exc: StarletteHTTPException) -> Response:
+        return http_error(request, exc.status_code, str(exc.detail))
 
     @app.exception_handler(HTTPError)
     async def masthead_error(request: Request, exc: HTTPError) -> Response:
-        if exc.status == 404:
-            moved = _moved(request.url.path, state)
-            if moved:
-                return RedirectResponse(moved, status_code=301)
-        return error_response(request, exc.status, exc.message)
+        return http_error(request, exc.status, exc.message)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:

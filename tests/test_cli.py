@@ -33,6 +33,7 @@ def test_init_creates_a_site_that_checks_clean_and_serves(tmp_path, serve):
     assert result.exit_code == 0, result.output
     assert (target / "masthead.toml").exists()
     assert (target / "content/posts/kubelet-syncloop-pleg.zh.md").exists()
+    assert 'title = "mysite"' in (target / "masthead.toml").read_text()
     checked = masthead("check", str(target))
     assert checked.returncode == 0, checked.stdout + checked.stderr
     from masthead.config import load_site
@@ -62,7 +63,11 @@ def test_check_reports_path_line_reason_and_exit_codes(make_site):
         line.startswith("content/posts/sc.md:6: warning: unknown shortcode 'gist'")
         for line in lines
     ), lines
-    assert any("broken link to posts/missing.md" in line for line in lines), lines
+    assert any(
+        line.startswith("content/posts/good.md:6: warning: broken link to posts/missing.md")
+        for line in lines
+    ), lines
+    assert all(len(line) < 200 for line in lines) and len(lines) == 3, "one line per problem"
     (site.content_dir / "posts/bad.md").unlink()
     assert masthead("check", str(site.root)).returncode == 0
     assert masthead("check", "--strict", str(site.root)).returncode == 1

@@ -133,6 +133,9 @@ def test_etag_and_cache_control(demo_site, serve):
     assert again.status_code == 304 and again.content == b""
     other = client.get("/posts/kubelet-syncloop-pleg/", headers={"If-None-Match": '"x"'})
     assert other.status_code == 200
+    for header in (f"W/{etag}", f'"zzz", {etag}', "*"):
+        r = client.get("/posts/kubelet-syncloop-pleg/", headers={"If-None-Match": header})
+        assert r.status_code == 304, header
     css = client.get("/static/css/site.css")
     assert "max-age" in css.headers["cache-control"]
     assert (
@@ -150,6 +153,7 @@ def test_pages_tags_categories_archive(demo_site, serve):
     tags = soup(client.get("/tags/"))
     assert tags.select_one('a[href="/tags/kubernetes/"]') is not None
     listing = soup(client.get("/tags/kubernetes/"))
+    assert listing.select_one(".list__count").get_text() == "1 post"
     assert [a.get_text() for a in listing.select(".card__title a")] == [
         "Kubelet Source Code Deep Dive: SyncLoop and PLEG"
     ]

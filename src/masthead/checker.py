@@ -45,9 +45,25 @@ def check_site(site: Site) -> list[ContentIssue]:
         for m in urls.REF_LINK.finditer(post.html):
             if urls.resolve_ref(m.group(1), table, site.settings.content_dir, post.lang) is None:
                 target = urls.unquote(m.group(1))
+                line = _line_mentioning(site, post.source, target.rsplit("/", 1)[-1])
                 issues.append(
                     ContentIssue(
-                        post.source, 0, f"broken link to {target}: no such content file", "warning"
+                        post.source,
+                        line,
+                        f"broken link to {target}: no published content file has that path",
+                        "warning",
                     )
                 )
     return sorted(issues, key=lambda i: (i.path, i.line, i.reason))
+
+
+def _line_mentioning(site: Site, source: str, needle: str) -> int:
+    """1-based line of the first mention of `needle` in a content file (0 if none)."""
+    try:
+        text = (site.root / source).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return number
+    return 0

@@ -6,6 +6,7 @@ Errors a user can fix (bad settings, a missing folder) are printed as one line a
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -84,6 +85,11 @@ def init(
     if directory.exists() and any(directory.iterdir()):
         raise _fail(ConfigError(f"{directory}: folder is not empty"))
     shutil.copytree(DEMO, directory, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".masthead"))
+    toml = directory / "masthead.toml"
+    text = toml.read_text(encoding="utf-8").replace(
+        'title = "masthead demo"', f"title = {json.dumps(directory.resolve().name)}"
+    )
+    toml.write_text(text, encoding="utf-8")
     out.print(f"Created a site in {directory}. Serve it with: masthead serve {directory}")
 
 
@@ -96,6 +102,7 @@ def index(
     from masthead.indexer import index_site
     from masthead.store.db import Database
 
+    logging.getLogger("masthead").addHandler(logging.NullHandler())  # errors are echoed below
     try:
         s = _site(site)
         db = Database(s.database_path)
@@ -113,7 +120,7 @@ def index(
         )
     db.close()
     for issue in report.errors:
-        err.print(issue.format(), highlight=False, markup=False)
+        typer.echo(issue.format(), err=True)
     out.print(
         f"{report.files} files: {report.parsed} parsed, {report.unchanged} unchanged, "
         f"{report.deleted} removed, {len(report.errors)} errors "
@@ -135,10 +142,10 @@ def check(
         raise _fail(exc) from None
     issues: list[ContentIssue] = check_site(s)
     for issue in issues:
-        out.print(issue.format(), highlight=False, markup=False)
+        typer.echo(issue.format())  # one line per problem, never wrapped: editors parse it
     errors = sum(1 for i in issues if i.severity == "error")
     warnings = len(issues) - errors
-    err.print(f"{errors} errors, {warnings} warnings")
+    typer.echo(f"errors: {errors}, warnings: {warnings}", err=True)
     if errors or (strict and warnings):
         raise typer.Exit(1)
 

@@ -55,6 +55,7 @@ CATALOGS: dict[str, dict[str, str]] = {
         "skip": "Skip to content",
         "error": "Error",
         "n_posts": "{n} posts",
+        "n_posts_one": "1 post",
     },
     "zh": {
         "contents": "目录",
@@ -72,7 +73,7 @@ CATALOGS: dict[str, dict[str, str]] = {
         "newer": "较新的文章",
         "older": "较早的文章",
         "page_n": "第 {n} 页",
-        "read_in": "阅读{name}版",
+        "read_in": "阅读 {name} 版",
         "translations": "其他语言",
         "language": "语言",
         "not_found": "页面不存在",
@@ -98,6 +99,7 @@ CATALOGS: dict[str, dict[str, str]] = {
         "skip": "跳到正文",
         "error": "错误",
         "n_posts": "{n} 篇文章",
+        "n_posts_one": "1 篇文章",
     },
 }
 

@@ -123,7 +123,7 @@ def create_app(
     def respond(request: Request, key: tuple, render: Callable[[], tuple[str, int]]) -> Response:
         page: Page = state.cached(key, render)
         headers = {"ETag": page.etag, "Cache-Control": "no-cache" if dev else HTML_CACHE}
-        if page.status == 200 and request.headers.get("if-none-match") == page.etag:
+        if page.status == 200 and etag_matches(request.headers.get("if-none-match"), page.etag):
             return Response(status_code=304, headers=headers)
         return Response(page.body, page.status, headers=headers, media_type=page.media_type)
 
@@ -211,6 +211,16 @@ def create_app(
         return error_response(request, 500, "internal error")
 
     return app
+
+
+def etag_matches(header: str | None, etag: str) -> bool:
+    """RFC 9110 §13.1.2 If-None-Match: `*`, or a list of (weak or strong) tags, weakly compared."""
+    if not header:
+        return False
+    if header.strip() == "*":
+        return True
+    tags = (t.strip().removeprefix("W/") for t in header.split(","))
+    return etag.removeprefix("W/") in tags
 
 
 def _moved(path: str, state: SiteState) -> str | None:

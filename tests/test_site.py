@@ -173,6 +173,10 @@ def test_pagination(make_site, serve):
     third = soup(client.get("/page/3/"))
     assert [a.get_text() for a in third.select(".card__title a")] == ["Post 0"]
     assert client.get("/page/4/").status_code == 404
+    first_page = client.get("/page/1/")
+    assert first_page.status_code == 301 and first_page.headers["location"] == "/"
+    icon = first.select_one('link[rel="icon"]')["href"]
+    assert client.get(icon).headers["content-type"].startswith("image/svg")
 
 
 def test_future_post_appears_when_due_without_restart(make_site, serve):

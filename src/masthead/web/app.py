@@ -247,6 +247,8 @@ def _language_routes(
         return respond(request, ("home", lang.code, 1), lambda: renderer.listing(lang, 1))
 
     def home_page(request: Request, n: int) -> Response:
+        if n == 1:  # one URL per page: /page/1/ is the home page
+            return RedirectResponse(lang.root, status_code=301)
         return respond(request, ("home", lang.code, n), lambda: renderer.listing(lang, n))
 
     def post(request: Request, slug: str) -> Response:
@@ -289,6 +291,8 @@ def _taxonomy_routes(
         )
 
     def term_page(request: Request, key: str, n: int) -> Response:
+        if n == 1:
+            return RedirectResponse(urls.term_url(lang.prefix, taxonomy, key), status_code=301)
         return respond(
             request,
             (taxonomy, lang.code, key, n),

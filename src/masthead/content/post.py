@@ -145,7 +145,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         toc_html=render_toc(build_toc(rendered.headings, lo, hi)),
         text=plain,
         word_count=words + cjk,
-        reading_minutes=text.reading_minutes(plain),
+        reading_minutes=text.reading_minutes(words, cjk),
         extra=extra,
         warnings=warnings,
     )

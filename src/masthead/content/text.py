@@ -55,9 +55,9 @@ def count_words(text: str) -> tuple[int, int]:
     return len(_WORD.findall(text)), len(_CJK.findall(text))
 
 
-def reading_minutes(text: str) -> int:
-    """Minutes to read: words at 230/min plus CJK characters at 400/min; at least 1."""
-    words, cjk = count_words(text)
+def reading_minutes(words: int, cjk: int) -> int:
+    """Minutes to read `words` Latin-script words at 230/min plus `cjk` CJK characters at
+    400/min (`count_words` gives both); at least 1."""
     return max(1, math.ceil(words / WORDS_PER_MINUTE + cjk / CJK_CHARS_PER_MINUTE))
 
 

@@ -88,6 +88,12 @@ def test_index_is_incremental_and_full_rebuilds(make_site):
     assert "4 files: 0 parsed, 4 unchanged, 1 removed" in fourth.stdout
     full = masthead("index", "--full", str(site.root))
     assert "4 files: 4 parsed" in full.stdout
+    (site.content_dir / "posts/p3.md").write_text("---\ntitle: A: B\ndate: 2024-03-01\n---\n")
+    broken = masthead("index", str(site.root))
+    assert "1 parsed, 3 unchanged, 0 removed, 1 with errors" in broken.stdout
+    assert broken.stderr.count("content/posts/p3.md:2:") == 1, broken.stderr
+    later = masthead("index", str(site.root))
+    assert "0 parsed, 4 unchanged, 0 removed, 1 with errors" in later.stdout, "still reported"
 
 
 def test_bad_settings_fail_at_start_with_the_key_named(tmp_path):

@@ -100,6 +100,7 @@ def index(
 ) -> None:
     """Bring the SQLite index in step with the content files (incremental by default)."""
     from masthead.indexer import index_site
+    from masthead.store import posts as store
     from masthead.store.db import Database
 
     logging.getLogger("masthead").addHandler(logging.NullHandler())  # errors are echoed below
@@ -118,12 +119,14 @@ def index(
             full=full,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
+    # every open error, also of files this pass did not re-read (their last good post is served)
+    errors = [i for i in store.issues(db.read()) if i.severity == "error"]
     db.close()
-    for issue in report.errors:
+    for issue in errors:
         typer.echo(issue.format(), err=True)
     out.print(
         f"{report.files} files: {report.parsed} parsed, {report.unchanged} unchanged, "
-        f"{report.deleted} removed, {len(report.errors)} errors "
+        f"{report.deleted} removed, {len(errors)} with errors "
         f"({report.seconds:.2f}s, generation {report.generation})"
     )
 

@@ -104,3 +104,36 @@ def test_bad_settings_fail_at_start_with_the_key_named(tmp_path):
     (tmp_path / "masthead.toml").write_text('timezone = "Mars/Olympus"\n')
     result = masthead("index", str(tmp_path))
     assert result.returncode == 2 and "Mars/Olympus" in result.stderr
+
+
+def test_serve_prints_the_url_it_listens_on(make_site):
+    import re
+    import time
+
+    import httpx
+
+    site = make_site({"posts/a.md": post("Served by the CLI", "2024-03-01")})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "masthead", "serve", str(site.root), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        m = re.search(r"at (http://127\.0\.0\.1:(\d+)/)", line)
+        assert m and m.group(2) != "0", line
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                r = httpx.get(m.group(1) + "posts/a/")
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "server never answered"
+                time.sleep(0.1)
+        assert r.status_code == 200 and "Served by the CLI" in r.text
+        busy = masthead("serve", str(site.root), "--port", m.group(2))
+        assert busy.returncode == 2 and "cannot listen" in busy.stderr
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import shutil
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -71,10 +72,19 @@ def serve(
         application = create_app(s, dev=dev)
     except MastheadError as exc:
         raise _fail(exc) from None
-    config = uvicorn.Config(application, host=host, port=port, log_level="info")
-    server = uvicorn.Server(config)
-    out.print(f"masthead: serving {s.root} at http://{host}:{port}/", highlight=False)
-    server.run()
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))  # bound here so that the URL printed is the one listened on
+    except OSError as exc:
+        sock.close()
+        raise _fail(ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}")) from None
+    bound = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(application, log_level="info"))
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    typer.echo(f"masthead: serving {s.root} at http://{shown}:{bound}/")
+    server.run(sockets=[sock])
 
 
 @app.command()

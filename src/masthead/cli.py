@@ -163,5 +163,45 @@ def check(
         raise typer.Exit(1)
 
 
+@app.command("search-log")
+def search_log(
+    site: SiteArg = None,
+    days: Annotated[int, typer.Option(help="The period: the last N days.", min=1)] = 30,
+    limit: Annotated[int, typer.Option(help="Rows per table.", min=1)] = 20,
+) -> None:
+    """Print the top queries and the top queries that found nothing, for the last N days."""
+    import time
+
+    from rich.table import Table
+
+    from masthead.store import search as store
+    from masthead.store.db import Database
+
+    try:
+        s = _site(site)
+    except MastheadError as exc:
+        raise _fail(exc) from None
+    db = Database(s.database_path)
+    since = time.time() - days * 86400
+    conn = db.read()
+    for title, rows in (
+        (f"Top queries, last {days} days", store.top_queries(conn, since, limit)),
+        (
+            f"Top queries with no results, last {days} days",
+            store.top_queries(conn, since, limit, no_results=True),
+        ),
+    ):
+        table = Table(title=title, title_justify="left")
+        table.add_column("query")
+        table.add_column("searches", justify="right")
+        table.add_column("fewest results", justify="right")
+        for row in rows:
+            table.add_row(row["query"], str(row["searches"]), str(row["results"]))
+        if not rows:
+            table.add_row("(none)", "", "")
+        out.print(table)
+    db.close()
+
+
 def main() -> None:
     app()

@@ -70,6 +70,9 @@ class Settings(BaseModel):
     raw_html: bool = Field(
         False, description="Trust authors' raw HTML; by default posts pass an allowlist sanitizer."
     )
+    search_log_days: int = Field(
+        90, ge=0, description="Days the search log keeps each query (0: forever)."
+    )
     languages: dict[str, LanguageSettings] = Field(
         default_factory=lambda: {"en": LanguageSettings(name="English")},
         description="One table per language; see 'Languages'.",

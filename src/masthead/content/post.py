@@ -58,7 +58,8 @@ class Post:
     aliases: tuple[str, ...]
     html: str
     toc_html: str
-    text: str
+    text: str  # prose, outside code blocks
+    code: str  # the text of code blocks (searched, weighted low)
     word_count: int
     reading_minutes: int
     extra: dict[str, Any] = field(default_factory=dict)
@@ -108,7 +109,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     )
     html = rendered.html if site.settings.raw_html else sanitize.clean(rendered.html)
     html = urls.rewrite_html(html, info.folder)
-    plain = text.html_to_text(html)
+    plain, code = text.prose_and_code(html)
     words, cjk = text.count_words(plain)
     lo, hi = site.settings.toc_levels
     slug = (meta.slug or info.slug).strip("/").lower().replace(" ", "-")
@@ -144,6 +145,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         html=html,
         toc_html=render_toc(build_toc(rendered.headings, lo, hi)),
         text=plain,
+        code=code,
         word_count=words + cjk,
         reading_minutes=text.reading_minutes(words, cjk),
         extra=extra,

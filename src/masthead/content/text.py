@@ -21,24 +21,41 @@ class _Text(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
+        self.code: list[str] = []
         self.skip = 0
+        self.pre = 0
+        self.split_code = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         cls = dict(attrs).get("class") or ""
         if tag in _SKIP or "footnote-backref" in cls:
             self.skip += 1
-        elif tag in _BLOCK:
-            self.parts.append("\n")
+            return
+        if tag == "pre":
+            self.pre += 1
+        if tag in _BLOCK:
+            self._out().append("\n")
 
     def handle_endtag(self, tag: str) -> None:
         if tag in _SKIP or (tag == "a" and self.skip):
             self.skip = max(0, self.skip - 1)
-        elif tag in _BLOCK:
-            self.parts.append("\n")
+            return
+        if tag in _BLOCK:
+            self._out().append("\n")
+        if tag == "pre":
+            self.pre = max(0, self.pre - 1)
 
     def handle_data(self, data: str) -> None:
         if not self.skip:
-            self.parts.append(data)
+            self._out().append(data)
+
+    def _out(self) -> list[str]:
+        return self.code if self.split_code and self.pre else self.parts
+
+
+def _lines(parts: list[str]) -> str:
+    lines = (" ".join(line.split()) for line in "".join(parts).split("\n"))
+    return "\n".join(line for line in lines if line)
 
 
 def html_to_text(html: str) -> str:
@@ -46,8 +63,16 @@ def html_to_text(html: str) -> str:
     parser = _Text()
     parser.feed(html)
     parser.close()
-    lines = (" ".join(line.split()) for line in "".join(parser.parts).split("\n"))
-    return "\n".join(line for line in lines if line)
+    return _lines(parser.parts)
+
+
+def prose_and_code(html: str) -> tuple[str, str]:
+    """`(prose, code)`: the visible text outside and inside `<pre>` blocks, in one pass."""
+    parser = _Text()
+    parser.split_code = True
+    parser.feed(html)
+    parser.close()
+    return _lines(parser.parts), _lines(parser.code)
 
 
 def count_words(text: str) -> tuple[int, int]:

@@ -73,4 +73,46 @@ MIGRATIONS: list[list[str]] = [
         )""",
         "CREATE INDEX content_issues_path ON content_issues (path)",
     ],
+    # 2: full-text search (FTS5), unstemmed terms for suggestions, the search log
+    [
+        "ALTER TABLE posts ADD COLUMN code_text TEXT NOT NULL DEFAULT ''",
+        # the text FTS5 indexes: Han words separated by U+200B (see masthead.search.segment)
+        # no foreign key: a cascade would bypass the FTS5 'delete' that store/search.py issues
+        """CREATE TABLE search_docs (
+            post_id INTEGER PRIMARY KEY,
+            title TEXT NOT NULL,
+            tags TEXT NOT NULL,
+            categories TEXT NOT NULL,
+            excerpt TEXT NOT NULL,
+            body TEXT NOT NULL,
+            code TEXT NOT NULL,
+            extra TEXT NOT NULL             -- jieba search-mode sub-words
+        )""",
+        """CREATE VIRTUAL TABLE search_fts USING fts5 (
+            title, tags, categories, excerpt, body, code, extra,
+            content = 'search_docs', content_rowid = 'post_id',
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        )""",
+        # the same text, unstemmed and without positions: its vocabulary feeds suggestions
+        """CREATE VIRTUAL TABLE search_words USING fts5 (
+            title, tags, categories, excerpt, body,
+            content = 'search_docs', content_rowid = 'post_id', detail = none,
+            tokenize = 'unicode61 remove_diacritics 2'
+        )""",
+        "CREATE VIRTUAL TABLE search_vocab USING fts5vocab (search_words, 'row')",
+        """CREATE TABLE search_log (
+            id INTEGER PRIMARY KEY,
+            at REAL NOT NULL,               -- seconds since the epoch
+            query TEXT NOT NULL,            -- as typed
+            terms TEXT NOT NULL,            -- the query without its filters
+            filters TEXT NOT NULL,          -- JSON of the parsed filters
+            lang TEXT NOT NULL,
+            results INTEGER NOT NULL,
+            latency_ms REAL NOT NULL,
+            client TEXT NOT NULL            -- salted hash of the address; the salt changes daily
+        )""",
+        "CREATE INDEX search_log_at ON search_log (at)",
+        # every file is parsed again by the next index, which fills the search tables
+        "DELETE FROM sources",
+    ],
 ]

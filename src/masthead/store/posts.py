@@ -13,11 +13,12 @@ from typing import Any
 
 from masthead.content.post import Post
 from masthead.errors import ContentIssue
+from masthead.store import search
 
 _POST_COLUMNS = (
     "source, kind, lang, slug, url, title, date, date_ts, updated, authors, excerpt, cover, draft, "
     "noindex, comments, show_toc, canonical, translation_key, html, toc_html, body_text, "
-    "word_count, reading_minutes, extra"
+    "word_count, reading_minutes, extra, code_text"
 )
 _LIST_COLUMNS = (
     "id, source, kind, lang, slug, url, title, date, date_ts, updated, authors, excerpt, cover, "
@@ -55,6 +56,7 @@ def upsert_post(conn: sqlite3.Connection, post: Post) -> int:
         "word_count": post.word_count,
         "reading_minutes": post.reading_minutes,
         "extra": json.dumps(post.extra, ensure_ascii=False, default=str),
+        "code_text": post.code,
     }
     names = _POST_COLUMNS.split(", ")
     assignments = ", ".join(f"{n} = excluded.{n}" for n in names if n != "source")
@@ -79,11 +81,15 @@ def upsert_post(conn: sqlite3.Connection, post: Post) -> int:
         "INSERT OR IGNORE INTO aliases (path, post_id) VALUES (:path, :id)",
         [{"path": a, "id": post_id} for a in post.aliases],
     )
+    search.index_post(conn, post_id, post)
     return post_id
 
 
 def delete_source(conn: sqlite3.Connection, path: str) -> None:
-    """Forget a content file that no longer exists: its post, source row and issues."""
+    """Forget a content file that no longer exists: its post, search rows, source and issues."""
+    row = conn.execute("SELECT id FROM posts WHERE source = :p", {"p": path}).fetchone()
+    if row is not None:
+        search.delete_post(conn, row[0])
     conn.execute("DELETE FROM posts WHERE source = :p", {"p": path})
     conn.execute("DELETE FROM sources WHERE path = :p", {"p": path})
     conn.execute("DELETE FROM content_issues WHERE path = :p", {"p": path})

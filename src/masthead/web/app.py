@@ -32,8 +32,10 @@ from masthead.config import Language, Site
 from masthead.content import urls
 from masthead.errors import HTTPError, NotFound
 from masthead.indexer import index_site
+from masthead.search.service import SearchService
 from masthead.store import posts as store
 from masthead.store.db import Database
+from masthead.web import search as search_routes
 from masthead.web.state import Page, SiteState
 from masthead.web.views import TAXONOMIES, Renderer
 
@@ -155,6 +157,8 @@ def create_app(
 
     add("/_ref/{target:path}", ref)
 
+    search_routes.install(app, SearchService(site, db, clock), renderer)
+
     # Non-default languages first: their prefix must win over the default language's /{slug}/.
     langs = sorted(site.languages.values(), key=lambda lang: lang.prefix == "")
     for lang in langs:
@@ -202,7 +206,7 @@ def create_app(
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()))
-        status = 422 if request.url.path.startswith("/api/") else 404
+        status = 422 if request.url.path.startswith("/api/") else 400
         return error_response(request, status, f"{where}: {first.get('msg', 'invalid')}")
 
     @app.exception_handler(Exception)

@@ -142,6 +142,7 @@ class Renderer:
             "x_default": self.absolute(x_default) if alternates and x_default else None,
             "switcher": self.switcher(versions, lang),
             "home": lang.root,
+            "search_url": self.lang_path(lang, "/search"),
             "nav": {
                 "archive": self.lang_path(lang, "/archive/"),
                 "tags": self.lang_path(lang, "/tags/"),

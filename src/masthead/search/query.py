@@ -1,0 +1,212 @@
+"""The search query language, parsed into a safe FTS5 MATCH expression and filters.
+
+Exactly these operators (also documented on the search page):
+
+- plain words: all must match (`kubelet 节点`); Chinese runs are cut into words, each a phrase;
+- `"exact phrase"`;
+- `-word` or `-"phrase"`: exclude;
+- `OR` (upper case) between two words: either;
+- `word*`: prefix;
+- filters `tag:`, `category:`, `lang:`, `author:`, `after:YYYY[-MM[-DD]]`, `before:…` (both
+  inclusive, whole days in the site's time zone), `year:YYYY`; values may be quoted
+  (`tag:"machine learning"`).
+
+Anything else is a plain word. User text never reaches MATCH raw: every term is an FTS5 string
+(https://www.sqlite.org/fts5.html#fts5_strings) with `"` doubled, so no input is a syntax error;
+terms without a letter or digit (`*`, `(`, emoji) are ignored.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from masthead.search.segment import HAN, ZWSP, query_words
+
+MAX_QUERY = 1000  # characters; longer input is cut, not refused
+MAX_TERMS = 32
+FILTER_KEYS = ("tag", "category", "lang", "author", "after", "before", "year")
+_TOKEN = re.compile(r'(-?)(?:([A-Za-z]+):)?("[^"]*"?|[^\s"]+"?[^\s]*)')
+_WORDY = re.compile(r"\w", re.UNICODE)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202f\ufeff]")
+_DAY = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One word or phrase as typed; `phrases` are the FTS5 strings it needs (all of them)."""
+
+    text: str
+    phrases: tuple[str, ...]
+    prefix: bool = False
+
+    def fts(self) -> str:
+        parts = [f'"{p.replace(chr(34), chr(34) * 2)}"' for p in self.phrases]
+        if self.prefix:
+            parts[-1] += " *"
+        return parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
+
+
+@dataclass
+class Filters:
+    tags: list[str] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    lang: str | None = None
+    author: str | None = None
+    after: date | None = None
+    before: date | None = None  # inclusive
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {}
+        for key in ("tags", "categories", "lang", "author", "after", "before"):
+            value = getattr(self, key)
+            if value:
+                out[key] = value.isoformat() if isinstance(value, date) else value
+        return out
+
+
+@dataclass
+class Query:
+    """A parsed query: AND of OR-groups of terms, excluded terms and filters."""
+
+    raw: str
+    groups: list[list[Term]] = field(default_factory=list)
+    excluded: list[Term] = field(default_factory=list)
+    filters: Filters = field(default_factory=Filters)
+    plain: list[str] = field(default_factory=list)  # the query's text without its filters
+
+    def match(self) -> str | None:
+        """The FTS5 expression every result must match, or None when there are no terms."""
+        if not self.groups:
+            return None
+        parts = []
+        for group in self.groups:
+            alts = [t.fts() for t in group]
+            parts.append(alts[0] if len(alts) == 1 else "(" + " OR ".join(alts) + ")")
+        return " AND ".join(parts)
+
+    def exclusion(self) -> str | None:
+        """The FTS5 expression no result may match, or None."""
+        if not self.excluded:
+            return None
+        return " OR ".join(t.fts() for t in self.excluded)
+
+    @property
+    def words(self) -> list[str]:
+        """Every searched word (for suggestions), without operators."""
+        return [t.text for g in self.groups for t in g]
+
+    @property
+    def empty(self) -> bool:
+        return not self.groups and not self.excluded and not self.filters.as_dict()
+
+    @property
+    def without_filters(self) -> str:
+        return " ".join(self.plain)
+
+
+def _phrases(text: str) -> tuple[str, ...]:
+    """The FTS5 strings for one typed word or phrase: Han runs are cut into words."""
+    out: list[str] = []
+    pos = 0
+    for m in HAN.finditer(text):
+        before = text[pos : m.start()]
+        if _WORDY.search(before):
+            out.append(before)
+        out.extend(query_words(m.group(0)))
+        pos = m.end()
+    rest = text[pos:]
+    if _WORDY.search(rest):
+        out.append(rest)
+    return tuple(p for p in out if p.strip())
+
+
+def _phrase(text: str) -> tuple[str, ...]:
+    """An exact phrase: one FTS5 string, Han runs cut with the index's separator."""
+    joined = HAN.sub(lambda m: ZWSP.join(query_words(m.group(0))), text)
+    return (joined,) if _WORDY.search(joined) else ()
+
+
+def _day(value: str, end: bool) -> date | None:
+    m = _DAY.match(value)
+    if not m:
+        return None
+    y, mo, d = int(m.group(1)), m.group(2), m.group(3)
+    try:
+        if d:
+            return date(y, int(mo), int(d))
+        if mo:
+            month = int(mo)
+            last = calendar.monthrange(y, month)[1]
+            return date(y, month, last if end else 1)
+        return date(y, 12, 31) if end else date(y, 1, 1)
+    except ValueError:
+        return None
+
+
+def _filter(filters: Filters, key: str, value: str) -> bool:
+    """Apply `key:value`; False when the value is not valid (then it is a plain word)."""
+    value = value.strip()
+    if not value:
+        return False
+    if key == "tag":
+        filters.tags.append(value)
+    elif key == "category":
+        filters.categories.append(value)
+    elif key == "lang":
+        filters.lang = value
+    elif key == "author":
+        filters.author = value
+    elif key in ("after", "before", "year"):
+        if key == "year" and not re.fullmatch(r"\d{4}", value):
+            return False
+        start, end = _day(value, end=False), _day(value, end=True)
+        if start is None or end is None:
+            return False
+        if key in ("after", "year"):
+            filters.after = max(filters.after or start, start)
+        if key in ("before", "year"):
+            filters.before = min(filters.before or end, end)
+    return True
+
+
+def parse(raw: str) -> Query:
+    """Parse what a reader typed. Never raises; see the module docstring for the language."""
+    text = _CONTROL.sub(" ", raw[:MAX_QUERY])
+    query = Query(raw=raw)
+    pending_or = False
+    for m in _TOKEN.finditer(text):
+        minus, key, body = m.group(1), m.group(2), m.group(3)
+        if key and key.lower() in FILTER_KEYS and not minus:
+            value = body[1:].rstrip('"') if body.startswith('"') else body
+            if _filter(query.filters, key.lower(), value):
+                continue
+        word = m.group(0)[len(minus) :] if not key else f"{key}:{body}"
+        if word == "OR" and not minus:
+            pending_or = bool(query.groups)
+            continue
+        if body.startswith('"') and not key:
+            inner = body[1:-1] if len(body) > 1 and body.endswith('"') else body[1:]
+            term = Term(inner, _phrase(inner))
+        else:
+            prefix = word.endswith("*") and _WORDY.search(word) is not None and not HAN.search(word)
+            stripped = word.rstrip("*") if prefix else word
+            term = Term(stripped, _phrases(stripped), prefix=prefix and bool(_phrases(stripped)))
+        if not term.phrases:
+            pending_or = False
+            continue
+        if sum(len(g) for g in query.groups) + len(query.excluded) >= MAX_TERMS:
+            break
+        if minus:
+            query.excluded.append(term)
+            pending_or = False
+            continue
+        query.plain.append(m.group(0))
+        if pending_or:
+            query.groups[-1].append(term)
+            pending_or = False
+        else:
+            query.groups.append([term])
+    return query

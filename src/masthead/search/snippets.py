@@ -1,0 +1,55 @@
+"""Safe result snippets: plain text in, escaped HTML with `<mark>` out.
+
+Snippets are cut by FTS5 from the unsegmented plain text with sentinel characters around matches;
+the text is HTML-escaped first and only then are the sentinels turned into `<mark>`, so neither a
+post nor a query can inject markup, and every `<mark>` is closed (case C21).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from masthead.search.segment import ZWSP
+from masthead.store.search import MARK_CLOSE, MARK_OPEN
+
+_SENTINELS = re.compile(f"[{MARK_OPEN}{MARK_CLOSE}]")
+
+
+def marked_to_html(text: str) -> str:
+    """Escape `text` and turn balanced sentinel pairs into `<mark>…</mark>`."""
+    out: list[str] = []
+    open_mark = False
+    for part in re.split(f"([{MARK_OPEN}{MARK_CLOSE}])", text.replace(ZWSP, "")):
+        if part == MARK_OPEN and not open_mark:
+            out.append("<mark>")
+            open_mark = True
+        elif part == MARK_CLOSE and open_mark:
+            out.append("</mark>")
+            open_mark = False
+        elif part not in (MARK_OPEN, MARK_CLOSE):
+            out.append(html.escape(part, quote=False))
+    if open_mark:
+        out.append("</mark>")
+    return "".join(out)
+
+
+def has_mark(text: str | None) -> bool:
+    return bool(text) and MARK_OPEN in (text or "")
+
+
+def mark_words(text: str, words: list[str], limit: int = 220) -> str:
+    """Highlight `words` (case-insensitive substrings) in plain `text`, cut around the first one;
+    for hits FTS5 could not place in the body (Chinese sub-words, titles). Returns escaped HTML."""
+    text = _SENTINELS.sub("", text.replace(ZWSP, ""))
+    needles = sorted({w.lower() for w in words if len(w) >= 2 or not w.isascii()}, key=len)[::-1]
+    lower = text.lower()
+    first = min((i for i in (lower.find(n) for n in needles) if i >= 0), default=0)
+    start = max(0, first - limit // 3)
+    piece = text[start : start + limit]
+    prefix = "…" if start else ""
+    suffix = "…" if start + limit < len(text) else ""
+    if needles:
+        pattern = re.compile("|".join(re.escape(n) for n in needles), re.IGNORECASE)
+        piece = pattern.sub(lambda m: MARK_OPEN + m.group(0) + MARK_CLOSE, piece)
+    return prefix + marked_to_html(piece) + suffix

@@ -29,7 +29,8 @@ def segment(text: str) -> tuple[str, str]:
         if len(m.group(0)) > 2:
             seen = set(words)
             extra.extend(w for w in rjieba.cut_for_search(m.group(0)) if w not in seen)
-        return ZWSP.join(words)
+        # separators at both ends too: `使用Docker部署` must not be one token
+        return ZWSP + ZWSP.join(words) + ZWSP
 
     return HAN.sub(cut, text), " ".join(extra)
 

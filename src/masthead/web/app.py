@@ -157,7 +157,8 @@ def create_app(
 
     add("/_ref/{target:path}", ref)
 
-    search_routes.install(app, SearchService(site, db, clock), renderer)
+    app.state.search = SearchService(site, db, clock)
+    search_routes.install(app, app.state.search, renderer)
 
     # Non-default languages first: their prefix must win over the default language's /{slug}/.
     langs = sorted(site.languages.values(), key=lambda lang: lang.prefix == "")

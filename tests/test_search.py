@@ -1,0 +1,438 @@
+"""Full-text search over HTTP: Chinese and English, the query language, ranking, snippets,
+facets, suggestions, the query log; cases C19, C20 and C21 on their inputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from masthead.store.db import Database
+
+from conftest import post
+
+CASES = Path(__file__).parent / "data" / "cases"
+CORPUS = Path(__file__).parent / "data" / "k8s-blog"
+
+
+def api(client, q: str = "", **params):  # type: ignore[no-untyped-def]
+    r = client.get("/api/search", params={"q": q, **params})
+    assert r.status_code == 200, (q, r.text)
+    return r.json()
+
+
+def urls(result) -> list[str]:  # type: ignore[no-untyped-def]
+    return [h["url"] for h in result["hits"]]
+
+
+@pytest.fixture
+def case_site(make_site, serve):  # type: ignore[no-untyped-def]
+    files = {
+        f"posts/{name}": (CASES / name).read_bytes()
+        for name in ("C19-search-corpus.md", "C20-cjk-post.md", "C21-snippet-post.md")
+    }
+    files["posts/other.md"] = post("Unrelated", "2024-02-01", body="Nothing to see.\n")
+    site = make_site(files)
+    return site, serve(site)
+
+
+# --- cases --------------------------------------------------------------------------------
+
+
+def test_c19_no_query_fails_and_ordinary_ones_find_the_post(case_site):
+    _site, client = case_site
+    queries = json.loads((CASES / "C19-queries.json").read_text())["queries"]
+    assert len(queries) == 25
+    for entry in queries:
+        q = entry["q"]
+        assert client.get("/search", params={"q": q}).status_code == 200, q
+        result = api(client, q)
+        if not q.strip():
+            assert result["ran"] is False and result["total"] == 0, "a prompt, no query"
+    for q in ("ORD-20240301", "e-mail", "C++", "std::vector", "harbour.", "don't", "harb*", "1.5"):
+        assert "/posts/c19-harbour/" in urls(api(client, q)), q
+    # no column filter the reader never asked for: title:harbour is a plain word
+    assert api(client, "title:harbour")["total"] == 0
+    assert "/posts/c19-harbour/" not in urls(api(client, "-harbour"))
+
+
+def test_c19_empty_query_is_a_prompt_not_a_search(case_site):
+    site, client = case_site
+    page = BeautifulSoup(client.get("/search", params={"q": "   "}).text, "html.parser")
+    assert "Type a word" in page.select_one(".empty").get_text()
+    count = Database(site.database_path).read().execute("SELECT COUNT(*) FROM search_log")
+    assert count.fetchone()[0] == 0
+
+
+def test_c20_chinese_words_are_found(case_site):
+    _site, client = case_site
+    queries = json.loads((CASES / "C20-queries.json").read_text())["queries"]
+    for q in queries:
+        assert urls(api(client, q)) == ["/zh/posts/c20-cjk/"], q
+    assert urls(api(client, "部署", lang="zh")) == ["/zh/posts/c20-cjk/"]
+    assert api(client, "部署", lang="en")["total"] == 0
+    assert urls(api(client, "部署 lang:zh")) == ["/zh/posts/c20-cjk/"]
+    assert "/posts/c19-harbour/" in urls(api(client, "harbour")), "English unaffected"
+
+
+def test_c21_snippets_are_escaped_and_balanced(case_site):
+    _site, client = case_site
+    for q in ("script", "tag", "Jerry", "cheese", "marker", "mark", "span", "class"):
+        for hit in api(client, q)["hits"]:
+            for field in ("snippet_html", "title_html"):
+                html = hit[field]
+                assert "<script" not in html and "<em>" not in html and "<strong>" not in html
+                tags = re.findall(r"</?[a-z]+[^>]*>", html)
+                assert set(tags) <= {"<mark>", "</mark>"}, (q, html)
+                assert tags.count("<mark>") == tags.count("</mark>"), (q, html)
+                assert not re.search(r"&[a-z]*$", html), "no entity cut in half"
+    hit = api(client, "script")["hits"][0]
+    assert "&lt;<mark>script</mark>&gt;" in hit["snippet_html"]
+    assert "Tom &amp; <mark>Jerry</mark>" in api(client, "Jerry")["hits"][0]["snippet_html"]
+    assert "<mark>marker</mark>" in api(client, "marker")["hits"][0]["snippet_html"]
+    page = client.get("/search", params={"q": "<b>cheese</b>"}).text
+    assert "<b>cheese</b>" not in page and "&lt;b&gt;cheese&lt;/b&gt;" in page
+
+
+# --- the query language -------------------------------------------------------------------
+
+
+@pytest.fixture
+def lang_site(make_site, serve):  # type: ignore[no-untyped-def]
+    files = {
+        "posts/a.md": post(
+            "Container basics",
+            "2023-06-01T23:30:00+08:00",
+            body="A container runs one café process.\n",
+            tags="[docker, runtime]",
+            category="ops",
+            author="Alice Liddell",
+        ),
+        "posts/b.md": post(
+            "Scheduling notes",
+            "2024-01-01T00:30:00+08:00",
+            body="The kubelet watches pods and the container runtime. Pod lifecycle events.\n",
+            tags="[kubernetes]",
+            category="ops",
+            author="Bob",
+        ),
+        "posts/c.md": post(
+            "Kubernetes at home",
+            "2024-05-01",
+            body="Running kubernetes on a Raspberry Pi.\n",
+            tags="[kubernetes, docker]",
+            category="home",
+        ),
+        "posts/d.md": post(
+            "工作节点",
+            "2024-05-02",
+            lang="zh",
+            body="每个工作节点都运行 kubelet，它负责管理容器的生命周期。\n",
+            tags="[kubernetes]",
+        ),
+    }
+    return serve(make_site(files))
+
+
+def test_words_phrases_exclusion_or_prefix(lang_site):
+    c = lang_site
+    assert set(urls(api(c, "containers"))) == {"/posts/a/", "/posts/b/"}, "stemmed"
+    assert urls(api(c, "CAFE")) == ["/posts/a/"], "case and accents do not matter"
+    assert urls(api(c, "kubelet pods")) == ["/posts/b/"], "all words must match"
+    assert urls(api(c, '"pod lifecycle"')) == ["/posts/b/"]
+    assert api(c, '"lifecycle pod"')["total"] == 0
+    assert urls(api(c, "container -kubelet")) == ["/posts/a/"]
+    assert set(urls(api(c, "raspberry OR café"))) == {"/posts/a/", "/posts/c/"}
+    assert set(urls(api(c, "kube*"))) == {"/posts/b/", "/posts/c/", "/zh/posts/d/"}
+    assert urls(api(c, "AND")) == ["/posts/b/"], "AND is a plain word ('pods and the')"
+    assert api(c, "NEAR(")["total"] == 0
+
+
+def test_chinese_inside_longer_text_and_mixed_queries(lang_site):
+    c = lang_site
+    assert urls(api(c, "节点")) == ["/zh/posts/d/"], "a word inside 每个工作节点都运行"
+    assert urls(api(c, "kubelet 节点")) == ["/zh/posts/d/"]
+    assert urls(api(c, "生命周期")) == ["/zh/posts/d/"]
+    hit = api(c, "节点")["hits"][0]
+    assert "<mark>节点</mark>" in hit["snippet_html"] + hit["title_html"]
+    assert "\u200b" not in json.dumps(api(c, "节点"), ensure_ascii=False)
+
+
+def test_filters_in_the_query_and_as_parameters(lang_site):
+    c = lang_site
+    assert urls(api(c, "tag:docker")) == ["/posts/c/", "/posts/a/"], "newest first"
+    assert urls(api(c, "", tag="Docker")) == ["/posts/c/", "/posts/a/"]
+    assert urls(api(c, "category:home")) == ["/posts/c/"]
+    assert urls(api(c, "author:alice")) == ["/posts/a/"]
+    assert urls(api(c, "lang:zh-CN")) == ["/zh/posts/d/"]
+    assert urls(api(c, "year:2023")) == ["/posts/a/"]
+    # inclusive whole days in the site's zone (Asia/Shanghai), not UTC
+    assert urls(api(c, "before:2023-06-01")) == ["/posts/a/"]
+    assert urls(api(c, "after:2024-01-01 before:2024-01-01")) == ["/posts/b/"]
+    assert urls(api(c, "", after="2024-05-02")) == ["/zh/posts/d/"]
+    assert urls(api(c, "kubernetes tag:docker")) == ["/posts/c/"]
+    assert api(c, "after:notadate")["total"] == 0, "an invalid filter is a plain word"
+    assert c.get("/api/search", params={"after": "2024-13-01"}).status_code == 422
+    bad = c.get("/api/search", params={"page": 0})
+    assert bad.status_code == 422 and "page" in bad.json()["error"]["message"]
+    assert c.get("/search", params={"year": "soon"}).status_code == 400
+
+
+def test_ranking_title_above_body_newest_on_ties(make_site, serve):
+    files = {
+        "posts/body.md": post("Something else", "2024-03-03", body="About lighthouses.\n"),
+        "posts/title.md": post("Lighthouses", "2024-03-01", body="Stone towers.\n"),
+        "posts/old.md": post("Ties old", "2024-01-01", body="Beacon.\n"),
+        "posts/new.md": post("Ties new", "2024-02-01", body="Beacon.\n"),
+    }
+    c = serve(make_site(files))
+    assert urls(api(c, "lighthouses")) == ["/posts/title/", "/posts/body/"]
+    assert urls(api(c, "beacon")) == ["/posts/new/", "/posts/old/"]
+
+
+def test_facets_narrow_the_search(lang_site):
+    c = lang_site
+    result = api(c, "kubernetes")
+    tags = {f["key"]: f["count"] for f in result["facets"]["tags"]}
+    assert tags == {"kubernetes": 3, "docker": 1}
+    langs = {f["key"]: f["count"] for f in result["facets"]["lang"]}
+    assert langs == {"en": 2, "zh": 1}
+    page = BeautifulSoup(c.get("/search", params={"q": "kubernetes"}).text, "html.parser")
+    link = next(a for a in page.select(".facet a") if a.get_text() == "docker")
+    narrowed = BeautifulSoup(c.get(link["href"]).text, "html.parser")
+    assert [a["href"] for a in narrowed.select(".hit__title a")] == ["/posts/c/"]
+    assert narrowed.select_one(".list__count").get_text() == "1 result"
+
+
+def test_empty_state_suggests_terms_and_the_query_without_filters(lang_site):
+    c = lang_site
+    result = api(c, "kubelte")
+    assert result["total"] == 0 and result["suggestions"] == ["kubelet"]
+    result = api(c, "raspberry tag:docker year:2023")
+    assert result["total"] == 0 and result["without_filters"] == "raspberry"
+    page = BeautifulSoup(c.get("/search", params={"q": "kubelte"}).text, "html.parser")
+    assert page.select_one('.empty a[href="/search?q=kubelet"]') is not None
+
+
+def test_search_pages_box_noindex_and_openapi(lang_site):
+    c = lang_site
+    for path in ("/", "/posts/a/", "/zh/", "/archive/"):
+        form = BeautifulSoup(c.get(path).text, "html.parser").select_one("header form[role=search]")
+        assert form is not None, path
+    assert (
+        BeautifulSoup(c.get("/zh/").text, "html.parser").select_one("header form[role=search]")[
+            "action"
+        ]
+        == "/zh/search"
+    )
+    page = BeautifulSoup(c.get("/zh/search", params={"q": "节点"}).text, "html.parser")
+    assert page.select_one('meta[name="robots"]')["content"] == "noindex"
+    assert page.html["lang"] == "zh-Hans" and "1 条结果" in page.get_text()
+    assert "/api/search" in c.get("/api/openapi.json").json()["paths"]
+    assert "/search" not in c.get("/api/openapi.json").json()["paths"]
+
+
+# --- the index stays in step ---------------------------------------------------------------
+
+
+def test_index_follows_edits_additions_deletions_and_renames(make_site):
+    from starlette.testclient import TestClient
+
+    from masthead.indexer import index_site
+    from masthead.web.app import create_app
+
+    site = make_site({"posts/a.md": post("First", "2024-01-01", body="Walrus.\n")})
+    db = Database(site.database_path)
+    index_site(site, db)
+    with TestClient(create_app(site, index=False)) as c:
+        assert urls(api(c, "walrus")) == ["/posts/a/"]
+        path = site.content_dir / "posts/a.md"
+        path.write_text(post("First", "2024-01-01", body="Narwhal.\n"))
+        index_site(site, db)
+        assert api(c, "walrus")["total"] == 0 and urls(api(c, "narwhal")) == ["/posts/a/"]
+        (site.content_dir / "posts/b.md").write_text(post("Second", "2024-01-02", body="Walrus.\n"))
+        index_site(site, db)
+        assert urls(api(c, "walrus")) == ["/posts/b/"]
+        path.rename(site.content_dir / "posts/renamed.md")
+        index_site(site, db)
+        assert urls(api(c, "narwhal")) == ["/posts/renamed/"]
+        (site.content_dir / "posts/b.md").unlink()
+        index_site(site, db)
+        assert api(c, "walrus")["total"] == 0
+        index_site(site, db, full=True)
+        assert urls(api(c, "narwhal")) == ["/posts/renamed/"]
+    with db.write() as conn:  # raises when the index is out of step with its content table
+        conn.execute("INSERT INTO search_fts (search_fts, rank) VALUES ('integrity-check', 1)")
+
+
+def test_drafts_and_future_posts_are_not_found(make_site, serve):
+    later = (datetime.now(UTC) + timedelta(days=3)).isoformat()
+    files = {
+        "posts/d.md": post("Draft", "2024-01-01", body="Okapi.\n", draft="true"),
+        "posts/f.md": post("Future", later, body="Okapi.\n"),
+    }
+    assert api(serve(make_site(files)), "okapi")["total"] == 0
+
+
+def test_kubernetes_corpus_in_both_languages(tmp_path, serve):
+    from masthead.config import load_site
+
+    shutil.copytree(CORPUS, tmp_path / "k8s")
+    c = serve(load_site(tmp_path / "k8s"))
+    zh = api(c, "节点", lang="zh", per_page=50)
+    assert zh["total"] >= 5 and all(u.startswith("/zh/posts/") for u in urls(zh))
+    text = (CORPUS / "content/zh-cn/non-graceful-node-shutdown-to-beta.md").read_text()
+    assert "节点" in text and "\n节点\n" not in text
+    assert "/zh/posts/kubernetes-1-26-non-graceful-node-shutdown-beta/" in urls(zh)
+    mixed = api(c, "kubelet 节点", per_page=50)
+    assert mixed["total"] >= 1 and set(urls(mixed)) <= set(urls(zh))
+    en = api(c, "kubelet", lang="en")
+    assert en["total"] >= 5
+    assert all(h["url"].startswith("/posts/") for h in en["hits"])
+
+
+# --- no input can make it fail ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fuzz_client(tmp_path_factory):  # type: ignore[no-untyped-def]
+    from starlette.testclient import TestClient
+
+    from masthead.config import load_site
+    from masthead.web.app import create_app
+
+    root = tmp_path_factory.mktemp("fuzz") / "site"
+    (root / "content/posts").mkdir(parents=True)
+    (root / "masthead.toml").write_text('[languages.en]\nname = "English"\n')
+    for name in ("C19-search-corpus.md", "C21-snippet-post.md"):
+        shutil.copy(CASES / name, root / "content/posts" / name)
+    with TestClient(create_app(load_site(root))) as client:
+        yield client
+
+
+QUERY_TEXT = st.one_of(
+    st.text(max_size=200),
+    st.lists(
+        st.sampled_from(
+            [
+                '"',
+                "(",
+                ")",
+                "*",
+                ":",
+                "-",
+                "AND",
+                "OR",
+                "NOT",
+                "NEAR",
+                "^",
+                "+",
+                "title:",
+                "tag:",
+                "after:",
+                "year:",
+                "harbour",
+                "节点",
+                "😀",
+                "\x00",
+                "\u200b",
+                "{",
+                "}",
+            ]
+        ),  # fmt: skip
+        max_size=12,
+    ).map(" ".join),
+    st.text(alphabet=st.characters(codec="utf-8"), min_size=5000, max_size=10_000),
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(q=QUERY_TEXT)
+def test_any_text_is_a_valid_search(fuzz_client, q):
+    r = fuzz_client.get("/api/search", params={"q": q})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["total"] >= 0
+    for hit in body["hits"]:
+        assert set(re.findall(r"</?[a-z]+", hit["snippet_html"])) <= {"<mark", "</mark"}
+    page = fuzz_client.get("/search", params={"q": q})
+    assert page.status_code == 200
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    params=st.dictionaries(
+        st.sampled_from(["lang", "tag", "category", "author", "after", "before", "year", "page"]),
+        st.text(max_size=30),
+        max_size=4,
+    )
+)
+def test_any_parameters_give_200_or_a_4xx(fuzz_client, params):
+    for path in ("/api/search", "/search"):
+        r = fuzz_client.get(path, params=params)
+        assert r.status_code in (200, 400, 422), (path, params, r.status_code)
+        if path == "/api/search" and r.status_code == 422:
+            assert r.json()["error"]["message"]
+
+
+# --- the query log --------------------------------------------------------------------------
+
+
+def test_every_search_is_logged_without_the_address(lang_site):
+    c = lang_site
+    api(c, "kubelet tag:kubernetes")
+    api(c, "nothingmatches")
+    db = Database(c.app.state.masthead.site.database_path)
+    rows = db.read().execute("SELECT * FROM search_log ORDER BY id").fetchall()
+    assert [r["query"] for r in rows] == ["kubelet tag:kubernetes", "nothingmatches"]
+    first = rows[0]
+    assert first["terms"] == "kubelet" and json.loads(first["filters"]) == {"tags": ["kubernetes"]}
+    assert first["results"] == 2 and first["latency_ms"] > 0 and first["at"] > time.time() - 60
+    assert rows[1]["results"] == 0
+    assert first["client"] and "testclient" not in first["client"]
+    assert first["client"] == rows[1]["client"], "one visitor within a day"
+    service = c.app.state.search
+    tomorrow = service.clock
+    service.clock = lambda: tomorrow() + 86400
+    try:
+        assert service.client_hash("testclient") != first["client"], "the salt changes daily"
+    finally:
+        service.clock = tomorrow
+
+
+def test_log_retention_and_the_search_log_command(make_site, serve):
+    site = make_site({"posts/a.md": post("Walrus facts", "2024-01-01")})
+    clock = {"now": time.time() - 100 * 86400}
+    c = serve(site, clock=lambda: clock["now"])
+    api(c, "ancient query")
+    clock["now"] = time.time()
+    c.app.state.search._last_prune = 0
+    for q in ("walrus", "walrus", "Walrus", "missing words", "missing words"):
+        api(c, q)
+    db = Database(site.database_path)
+    queries = [r[0] for r in db.read().execute("SELECT query FROM search_log")]
+    assert "ancient query" not in queries, "older than 90 days: pruned"
+    out = subprocess.run(
+        [sys.executable, "-m", "masthead", "search-log", str(site.root), "--days", "7"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "120"},
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    top, _, empty = out.stdout.partition("no results")
+    assert re.search(r"walrus\s*│\s*3", top) and "missing words" in top
+    assert "missing words" in empty and "walrus" not in empty

@@ -350,7 +350,7 @@ QUERY_TEXT = st.one_of(
                 "{",
                 "}",
             ]
-        ),  # fmt: skip
+        ),
         max_size=12,
     ).map(" ".join),
     st.text(alphabet=st.characters(codec="utf-8"), min_size=5000, max_size=10_000),

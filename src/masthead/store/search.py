@@ -20,6 +20,7 @@ from masthead.search.segment import segment
 COLUMNS = ("title", "tags", "categories", "excerpt", "body", "code", "extra")
 WEIGHTS = (10.0, 5.0, 4.0, 2.0, 1.0, 0.3, 0.8)
 _BM25 = "bm25(search_fts, " + ", ".join(str(w) for w in WEIGHTS) + ")"
+_MATCHING = "SELECT rowid FROM search_fts WHERE search_fts MATCH :match"
 MARK_OPEN, MARK_CLOSE = "\x02", "\x03"  # sentinels: escaped text cannot contain them
 
 
@@ -85,9 +86,16 @@ def index_post(conn: sqlite3.Connection, post_id: int, post: Post) -> None:
 class Where:
     """The SQL conditions of one search on `posts AS p` (FTS match, exclusion and filters)."""
 
-    sql: str
+    filters: str  # everything but the FTS match
     params: dict[str, Any]
     match: str | None
+
+    @property
+    def sql(self) -> str:
+        """All conditions, the FTS match included."""
+        if self.match is None:
+            return self.filters
+        return f"{self.filters} AND p.id IN ({_MATCHING})"
 
 
 def where(
@@ -106,7 +114,6 @@ def where(
     parts = ["p.kind = 'post'", "p.draft = 0", "p.shadowed = 0", "p.date_ts <= :now"]
     params: dict[str, Any] = {"now": now}
     if match:
-        parts.append("p.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH :match)")
         params["match"] = match
     if exclusion:
         parts.append("p.id NOT IN (SELECT rowid FROM search_fts WHERE search_fts MATCH :excl)")
@@ -142,7 +149,7 @@ def count(conn: sqlite3.Connection, w: Where) -> int:
     return int(conn.execute(f"SELECT COUNT(*) FROM posts p WHERE {w.sql}", w.params).fetchone()[0])
 
 
-def results(conn: sqlite3.Connection, w: Where, limit: int, offset: int) -> list[sqlite3.Row]:
+def results(conn: sqlite3.Connection, w: Where, limit: int, offset: int) -> list[Any]:
     """One page of hits: post columns plus `title_hl` and `snippet` with sentinel marks
     (`MARK_OPEN`/`MARK_CLOSE` around matches; text not yet escaped, U+200B not yet removed)."""
     params = w.params | {"limit": limit, "offset": offset}
@@ -156,18 +163,31 @@ def results(conn: sqlite3.Connection, w: Where, limit: int, offset: int) -> list
             f"WHERE {w.sql} ORDER BY p.date_ts DESC LIMIT :limit OFFSET :offset",
             params,
         ).fetchall()
-    hits = (
-        f"SELECT rowid AS id, {_BM25} AS rank, "
-        f"highlight(search_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}') AS title_hl, "
-        f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24) AS snippet "
-        "FROM search_fts WHERE search_fts MATCH :match"
-    )
-    return conn.execute(
-        f"SELECT {columns}, h.title_hl, h.snippet, h.rank FROM ({hits}) h "
-        f"JOIN posts p ON p.id = h.id WHERE {w.sql} "
+    # rank every hit, but cut snippets only for the page shown (snippet() is the costly part)
+    rows = conn.execute(
+        f"SELECT {columns}, h.rank FROM (SELECT rowid AS id, {_BM25} AS rank FROM search_fts "
+        "WHERE search_fts MATCH :match) h "
+        f"JOIN posts p ON p.id = h.id WHERE {w.filters} "
         "ORDER BY h.rank, p.date_ts DESC LIMIT :limit OFFSET :offset",
         params,
     ).fetchall()
+    if not rows:
+        return []
+    ids = ",".join(str(int(r["id"])) for r in rows)
+    marks = {
+        r[0]: (r[1], r[2])
+        for r in conn.execute(
+            f"SELECT rowid, highlight(search_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}'), "
+            f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24) "
+            f"FROM search_fts WHERE search_fts MATCH :match AND rowid IN ({ids})",
+            {"match": w.match},
+        )
+    }
+    return [
+        {**dict(r), "title_hl": marks.get(r["id"], (None, None))[0],
+         "snippet": marks.get(r["id"], (None, None))[1]}
+        for r in rows
+    ]  # fmt: skip
 
 
 def facets(conn: sqlite3.Connection, w: Where, limit: int = 15) -> dict[str, list[tuple]]:

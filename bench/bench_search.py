@@ -15,16 +15,17 @@ Corpora
 Each corpus is measured in a fresh Python process. Per corpus:
   index       index_site(full=True) into a fresh database; the size of the database once closed
               (WAL checkpointed), and the share of the search tables (`search_*`, from dbstat)
-  (a) rank    parse(q) + store.where + store.count + store.results(limit 10): ranking and the
-              first page of FTS5 snippets, the part of a search that grows with the corpus
-  (b) facets  store.facets over the same conditions (lang, tag and category counts)
+  (a) rank    SearchService.rank (parse, one FTS5 pass with bm25, exclusions and filters over
+              the in-memory catalog, ordering) + SearchService.page (the first 10 hits with
+              their FTS5 snippets): the part of a search that grows with the corpus
+  (b) facets  SearchService.facets over the same hits (lang, tag and category counts)
+  catalog     the in-memory catalog of searchable posts, built once per index generation
   (c) service SearchService.search(q, Options(), "127.0.0.1"), as the app runs it: the above,
               snippet HTML, suggestions when nothing matched, and the search-log write
   HTTP        GET /api/search?q=... against the real app (create_app + uvicorn on 127.0.0.1,
               in a thread of the worker process), driven by wrk (Debian's `wrk`) rotating over
               the query set; without wrk, by httpx clients in threads (the output says which)
-For (a) the query's filters (lang:, tag:, category:, author:, year:) become conditions exactly as
-SearchService does it. Each of (a), (b), (c) runs the whole query set once as a warm-up, then
+Each of (a), (b), (c) runs the whole query set once as a warm-up, then
 --repeat times; p50/p95 are nearest-rank percentiles over all queries x repeats. Times are wall
 clock (time.perf_counter). The three slowest queries of (a) get their EXPLAIN QUERY PLAN printed.
 Output: Markdown tables on stdout; progress on stderr.
@@ -46,7 +47,7 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import date, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote
 
@@ -107,6 +108,20 @@ QUERIES: tuple[tuple[str, str], ...] = (
 )
 
 
+def src_fingerprint() -> str:
+    """A short hash of src/masthead/**/*.py and the newest file's mtime: the code measured
+    (others may be editing src/ while this runs)."""
+    import hashlib
+
+    files = sorted((REPO / "src" / "masthead").rglob("*.py"))
+    h = hashlib.sha256()
+    for f in files:
+        h.update(str(f.relative_to(REPO)).encode() + b"\0" + f.read_bytes())
+    newest = max(f.stat().st_mtime for f in files)
+    stamp = datetime.fromtimestamp(newest).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+    return f"src sha256 {h.hexdigest()[:12]}, newest file {stamp}"
+
+
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
@@ -138,33 +153,6 @@ def make_site(n: int, workdir: Path, seed: int) -> Path:
 # --------------------------------------------------------------------------
 # in-process measurements (worker process)
 # --------------------------------------------------------------------------
-def build_where(site, query, now: float):  # type: ignore[no-untyped-def]
-    """store.where for a parsed query, its typed filters applied as SearchService does."""
-    from masthead.content.meta import term_key
-    from masthead.store import search as store
-
-    f = query.filters
-    lang = None
-    if f.lang:
-        found = site.resolve_language(f.lang)
-        lang = found.code if found else f"?{f.lang}"
-
-    def day_start(day: date) -> float:
-        return datetime(day.year, day.month, day.day, tzinfo=site.tz).timestamp()
-
-    return store.where(
-        match=query.match(),
-        exclusion=query.exclusion(),
-        now=now,
-        lang=lang,
-        tags=[term_key(t) for t in f.tags],
-        categories=[term_key(c) for c in f.categories],
-        author=f.author,
-        start=day_start(f.after) if f.after else None,
-        end=day_start(f.before + timedelta(days=1)) if f.before else None,
-    )
-
-
 def index_corpus(site_dir: Path, dbdir: Path) -> tuple[object, dict]:
     from masthead.config import load_site
     from masthead.indexer import index_site
@@ -200,6 +188,18 @@ def index_corpus(site_dir: Path, dbdir: Path) -> tuple[object, dict]:
     return site, out
 
 
+class _Recorder:
+    """A connection stand-in that records the statements run through it."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.calls: list[tuple[str, dict]] = []
+
+    def execute(self, sql: str, params: dict | None = None) -> sqlite3.Cursor:
+        self.calls.append((sql, params or {}))
+        return self.conn.execute(sql, params or {})
+
+
 def measure_latency(site, db, repeat: int) -> dict:  # type: ignore[no-untyped-def]
     from masthead.search.query import parse
     from masthead.search.service import Options, SearchService
@@ -210,29 +210,31 @@ def measure_latency(site, db, repeat: int) -> dict:  # type: ignore[no-untyped-d
         mode: {q: [] for q in texts} for mode in ("a", "count", "results", "b", "c")
     }
 
+    svc = SearchService(site, db)
+    t0 = time.perf_counter()
+    svc.catalog()  # built once per index generation; timed apart
+    catalog_ms = (time.perf_counter() - t0) * 1000
+    log(f"    catalog of {len(svc.catalog().entries)} posts built in {catalog_ms:.1f} ms")
+
     def run_a(text: str, record: bool) -> int:
         t0 = time.perf_counter()
-        q = parse(text)
-        w = build_where(site, q, time.time())
-        conn = db.read()
-        total = store.count(conn, w)
+        ranked = svc.rank(text, Options())
         t1 = time.perf_counter()
-        store.results(conn, w, 10, 0)
+        svc.page(ranked, 1, 10)
         t2 = time.perf_counter()
         if record:
             samples["a"][text].append(t2 - t0)
             samples["count"][text].append(t1 - t0)
             samples["results"][text].append(t2 - t1)
-        return total
+        return len(ranked.ids)
 
     def run_b(text: str, record: bool) -> None:
-        w = build_where(site, parse(text), time.time())  # not timed
+        ranked = svc.rank(text, Options())  # not timed
         t0 = time.perf_counter()
-        store.facets(db.read(), w)
+        svc.facets(ranked)
         if record:
             samples["b"][text].append(time.perf_counter() - t0)
 
-    svc = SearchService(site, db)
     results = {}
 
     def run_c(text: str, record: bool) -> None:
@@ -274,7 +276,7 @@ def measure_latency(site, db, repeat: int) -> dict:  # type: ignore[no-untyped-d
             }
         )
     summary = {
-        m: {p: _pct([s for v in samples[m].values() for s in v], p) for p in (50, 95)}
+        m: {f"p{p}": _pct([s for v in samples[m].values() for s in v], p) for p in (50, 95)}
         for m in ("a", "b", "c")
     }
     n_log = db.read().execute("SELECT COUNT(*) FROM search_log").fetchone()[0]
@@ -282,29 +284,28 @@ def measure_latency(site, db, repeat: int) -> dict:  # type: ignore[no-untyped-d
     if n_log != expected_log:
         problems.append(f"search_log has {n_log} rows after {expected_log} searches")
 
-    # EXPLAIN QUERY PLAN of the slowest (a) queries
+    # EXPLAIN QUERY PLAN of the statements of (a), for the slowest queries
     slowest = sorted(per_query, key=lambda r: r["a_50"], reverse=True)[:3]
     plans = []
     for row in slowest:
-        w = build_where(site, parse(row["query"]), time.time())
-        conn = db.read()
-        count_plan = conn.execute(
-            f"EXPLAIN QUERY PLAN SELECT COUNT(*) FROM posts p WHERE {w.sql}", w.params
-        ).fetchall()
-        plans.append(
-            {
-                "query": row["query"],
-                "a_50": row["a_50"],
-                "where": w.sql,
-                "count_plan": [tuple(r) for r in count_plan],
-            }
-        )
+        query = parse(row["query"])
+        match = query.match()
+        rec = _Recorder(db.read())
+        if match:
+            ids = [i for i, _rank in store.ranked(rec, match)][:10]  # type: ignore[arg-type]
+            store.page_rows(rec, ids, match)  # type: ignore[arg-type]
+        statements = []
+        for sql, params in rec.calls:
+            plan = db.read().execute("EXPLAIN QUERY PLAN " + sql, params).fetchall()
+            statements.append({"sql": sql, "plan": [[r[0], r[1], r[3]] for r in plan]})
+        plans.append({"query": row["query"], "a_50": row["a_50"], "statements": statements})
     return {
         "summary": summary,
         "per_query": per_query,
         "plans": plans,
         "problems": problems,
         "samples_per_mode": len(texts) * repeat,
+        "catalog_ms": catalog_ms,
     }
 
 
@@ -374,7 +375,7 @@ def run_wrk(base: str, duration: float, threads: int, connections: int, tmp: Pat
     }
 
 
-def run_httpx(base: str, duration: float, threads: int) -> dict:
+def run_httpx(base: str, duration: float, threads: int, why: str) -> dict:
     import httpx
 
     paths = api_paths()
@@ -404,7 +405,7 @@ def run_httpx(base: str, duration: float, threads: int) -> dict:
     secs = time.perf_counter() - start
     flat = [x for v in lat for x in v]
     return {
-        "tool": f"httpx, {threads} client threads, {round(duration)} s (wrk not found)",
+        "tool": f"httpx, {threads} client threads, {round(duration)} s ({why})",
         "requests": len(flat),
         "seconds": secs,
         "rps": len(flat) / secs,
@@ -444,7 +445,8 @@ def measure_http(site, args: argparse.Namespace, tmp: Path) -> dict:  # type: ig
         if args.load_tool == "wrk" and shutil.which("wrk"):
             out = run_wrk(base, args.duration, args.threads, args.connections, tmp)
         else:
-            out = run_httpx(base, args.duration, args.connections)
+            why = "wrk not found" if args.load_tool == "wrk" else "--load-tool httpx"
+            out = run_httpx(base, args.duration, args.connections, why)
     finally:
         srv.should_exit = True
         thread.join(10)
@@ -458,6 +460,7 @@ def measure_http(site, args: argparse.Namespace, tmp: Path) -> dict:  # type: ig
 def worker(site_dir: str, args: argparse.Namespace) -> None:
     from masthead.store.db import Database
 
+    before = src_fingerprint()
     with tempfile.TemporaryDirectory(prefix="masthead-bench-search-") as tmp:
         dbdir = Path(tmp) / "db"
         dbdir.mkdir()
@@ -471,6 +474,11 @@ def worker(site_dir: str, args: argparse.Namespace) -> None:
             log("    HTTP ...")
             result["http"] = measure_http(site, args, Path(tmp))
             log(f"    {result['http']['rps']:.0f} requests/s")
+    result["src"] = src_fingerprint()
+    if result["src"] != before:
+        result["latency"]["problems"].append(
+            f"src/ changed during the measurement: {before} -> {result['src']}"
+        )
     print("RESULT " + json.dumps(result, ensure_ascii=False))
 
 
@@ -494,11 +502,14 @@ def print_tables(results: list[tuple[int, dict]], goal_ms: float) -> None:
     print("#### Index\n")
     print("| posts | full index | DB file | search tables | of which FTS5 indexes | posts table |")
     print("|---:|---:|---:|---:|---:|---:|")
+
+    def mb(r: dict, key: str) -> str:
+        return f"{r[key] / 1e6:.1f} MB" if key in r else "n/a"
+
     for n, r in results:
-        mb = lambda key: f"{r[key] / 1e6:.1f} MB" if key in r else "n/a"  # noqa: E731
         print(
-            f"| {n:,} | {r['index_s']:.1f} s | {mb('db_bytes')} | {mb('search_bytes')} | "
-            f"{mb('fts_bytes')} | {mb('posts_bytes')} |"
+            f"| {n:,} | {r['index_s']:.1f} s | {mb(r, 'db_bytes')} | {mb(r, 'search_bytes')} | "
+            f"{mb(r, 'fts_bytes')} | {mb(r, 'posts_bytes')} |"
         )
 
     print("\n#### In-process latency (ms; all queries x repeats)\n")
@@ -509,11 +520,11 @@ def print_tables(results: list[tuple[int, dict]], goal_ms: float) -> None:
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for n, r in results:
         s = r["latency"]["summary"]
-        a95 = s["a"]["95"] if "95" in s["a"] else s["a"][95]
+        a95 = s["a"]["p95"]
         print(
-            f"| {n:,} | {r['latency']['samples_per_mode']} | {ms(_g(s, 'a', 50))} | "
-            f"{ms(a95)} | {ms(_g(s, 'b', 50))} | {ms(_g(s, 'b', 95))} | "
-            f"{ms(_g(s, 'c', 50))} | {ms(_g(s, 'c', 95))} | "
+            f"| {n:,} | {r['latency']['samples_per_mode']} | {ms(s['a']['p50'])} | "
+            f"{ms(a95)} | {ms(s['b']['p50'])} | {ms(s['b']['p95'])} | "
+            f"{ms(s['c']['p50'])} | {ms(s['c']['p95'])} | "
             f"{'yes' if a95 * 1000 < goal_ms else '**no**'} |"
         )
 
@@ -549,10 +560,13 @@ def print_tables(results: list[tuple[int, dict]], goal_ms: float) -> None:
     for n, r in results:
         print(f"\n#### EXPLAIN QUERY PLAN of the slowest (a) queries, {n:,} posts\n")
         for p in r["latency"]["plans"]:
-            print(f"`{p['query']}` ((a) p50 {ms(p['a_50'])} ms), `SELECT COUNT(*) ... WHERE`:\n")
+            print(f"`{p['query']}`, (a) p50 {ms(p['a_50'])} ms:\n")
             print("```")
-            for row in p["count_plan"]:
-                print(f"{row[0]:>3} {row[1]:>3} {row[3]}")
+            for st in p["statements"]:
+                print(st["sql"].replace("\x02", "\\x02").replace("\x03", "\\x03"))
+                for sid, parent, detail in st["plan"]:
+                    print(f"  {sid:>3} {parent:>3} {detail}")
+                print()
             print("```\n")
 
     problems = [(n, p) for n, r in results for p in r["latency"]["problems"]]
@@ -566,11 +580,6 @@ def print_tables(results: list[tuple[int, dict]], goal_ms: float) -> None:
         print("\nProblems:\n")
         for n, p in problems:
             print(f"- {n:,} posts: {p}")
-
-
-def _g(summary: dict, mode: str, p: int) -> float:
-    d = summary[mode]
-    return d[p] if p in d else d[str(p)]
 
 
 def _use_checkout() -> None:
@@ -667,7 +676,10 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             results.append((n, json.loads(line[len("RESULT ") :])))
             shutil.rmtree(site_dir)
-    print(f"<!-- {environment()}; seed {a.seed}; {a.repeat} repeats -->\n")
+    print(f"<!-- {environment()}; seed {a.seed}; {a.repeat} repeats -->")
+    for n, r in results:
+        print(f"<!-- {n:,} posts measured with {r['src']} -->")
+    print()
     print_tables(results, a.goal_ms)
     return 0 if len(results) == len(a.sizes) else 1
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
 from typing import Any
 
 from masthead.content.post import Post
@@ -82,137 +81,64 @@ def index_post(conn: sqlite3.Connection, post_id: int, post: Post) -> None:
     )
 
 
-@dataclass(frozen=True)
-class Where:
-    """The SQL conditions of one search on `posts AS p` (FTS match, exclusion and filters)."""
-
-    filters: str  # everything but the FTS match
-    params: dict[str, Any]
-    match: str | None
-
-    @property
-    def sql(self) -> str:
-        """All conditions, the FTS match included."""
-        if self.match is None:
-            return self.filters
-        return f"{self.filters} AND p.id IN ({_MATCHING})"
-
-
-def where(
-    *,
-    match: str | None,
-    exclusion: str | None,
-    now: float,
-    lang: str | None = None,
-    tags: list[str] | None = None,
-    categories: list[str] | None = None,
-    author: str | None = None,
-    start: float | None = None,
-    end: float | None = None,
-) -> Where:
-    """Conditions for published posts (not pages, drafts or future posts) matching everything."""
-    parts = ["p.kind = 'post'", "p.draft = 0", "p.shadowed = 0", "p.date_ts <= :now"]
-    params: dict[str, Any] = {"now": now}
-    if match:
-        params["match"] = match
-    if exclusion:
-        parts.append("p.id NOT IN (SELECT rowid FROM search_fts WHERE search_fts MATCH :excl)")
-        params["excl"] = exclusion
-    if lang:
-        parts.append("p.lang = :lang")
-        params["lang"] = lang
-    for i, key in enumerate(tags or []):
-        parts.append(
-            f"p.id IN (SELECT post_id FROM post_terms WHERE taxonomy = 'tags' AND key = :tag{i})"
-        )
-        params[f"tag{i}"] = key
-    for i, key in enumerate(categories or []):
-        parts.append(
-            "p.id IN (SELECT post_id FROM post_terms WHERE taxonomy = 'categories' "
-            f"AND key = :cat{i})"
-        )
-        params[f"cat{i}"] = key
-    if author:
-        parts.append("p.authors LIKE :author ESCAPE '\\'")
-        escaped = author.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        params["author"] = f"%{escaped}%"
-    if start is not None:
-        parts.append("p.date_ts >= :start")
-        params["start"] = start
-    if end is not None:
-        parts.append("p.date_ts < :end")
-        params["end"] = end
-    return Where(" AND ".join(parts), params, match)
-
-
-def count(conn: sqlite3.Connection, w: Where) -> int:
-    return int(conn.execute(f"SELECT COUNT(*) FROM posts p WHERE {w.sql}", w.params).fetchone()[0])
-
-
-def results(conn: sqlite3.Connection, w: Where, limit: int, offset: int) -> list[Any]:
-    """One page of hits: post columns plus `title_hl` and `snippet` with sentinel marks
-    (`MARK_OPEN`/`MARK_CLOSE` around matches; text not yet escaped, U+200B not yet removed)."""
-    params = w.params | {"limit": limit, "offset": offset}
-    columns = (
-        "p.id, p.title, p.url, p.lang, p.date, p.date_ts, p.excerpt, p.reading_minutes, "
-        "p.translation_key"
-    )
-    if w.match is None:
-        return conn.execute(
-            f"SELECT {columns}, NULL AS title_hl, NULL AS snippet, NULL AS rank FROM posts p "
-            f"WHERE {w.sql} ORDER BY p.date_ts DESC LIMIT :limit OFFSET :offset",
-            params,
-        ).fetchall()
-    # rank every hit, but cut snippets only for the page shown (snippet() is the costly part)
+def ranked(conn: sqlite3.Connection, match: str) -> list[tuple[int, float]]:
+    """`(post id, bm25 rank)` of every row matching the FTS5 expression `match` (lower rank is
+    better). One pass over the index; filtering and ordering are the caller's."""
     rows = conn.execute(
-        f"SELECT {columns}, h.rank FROM (SELECT rowid AS id, {_BM25} AS rank FROM search_fts "
-        "WHERE search_fts MATCH :match) h "
-        f"JOIN posts p ON p.id = h.id WHERE {w.filters} "
-        "ORDER BY h.rank, p.date_ts DESC LIMIT :limit OFFSET :offset",
-        params,
+        f"SELECT rowid, {_BM25} FROM search_fts WHERE search_fts MATCH :match", {"match": match}
+    )
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def matching(conn: sqlite3.Connection, match: str) -> set[int]:
+    """Ids of the rows matching `match` (for exclusions)."""
+    rows = conn.execute(f"{_MATCHING}", {"match": match})
+    return {int(r[0]) for r in rows}
+
+
+def catalog(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """Every searchable post (published kind, not a draft, URL not shadowed) with what filters
+    and facets need: id, lang, date_ts, authors (JSON); future posts included (the caller
+    compares `date_ts` with its clock)."""
+    return conn.execute(
+        "SELECT id, lang, date_ts, authors FROM posts "
+        "WHERE kind = 'post' AND draft = 0 AND shadowed = 0"
     ).fetchall()
-    if not rows:
-        return []
-    ids = ",".join(str(int(r["id"])) for r in rows)
-    marks = {
-        r[0]: (r[1], r[2])
+
+
+def catalog_terms(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """Every (post id, taxonomy, key, name) of the posts in `catalog`."""
+    return conn.execute(
+        "SELECT t.post_id, t.taxonomy, t.key, t.name FROM post_terms t "
+        "JOIN posts p ON p.id = t.post_id WHERE p.kind = 'post' AND p.draft = 0 "
+        "AND p.shadowed = 0 ORDER BY t.post_id, t.taxonomy, t.position"
+    ).fetchall()
+
+
+def page_rows(conn: sqlite3.Connection, ids: list[int], match: str | None) -> dict[int, Any]:
+    """Display columns of the posts `ids`, with `title_hl` and `snippet` marked by sentinels
+    (`MARK_OPEN`/`MARK_CLOSE`; not yet escaped, U+200B not yet removed) when `match` is given.
+    snippet() is the costly part of a search, so it runs only for the page shown."""
+    if not ids:
+        return {}
+    id_list = ",".join(str(int(i)) for i in ids)
+    rows = {
+        r["id"]: {**dict(r), "title_hl": None, "snippet": None}
+        for r in conn.execute(
+            "SELECT id, title, url, lang, date, excerpt, body_text FROM posts "
+            f"WHERE id IN ({id_list})"
+        )
+    }
+    if match:
         for r in conn.execute(
             f"SELECT rowid, highlight(search_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}'), "
             f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24) "
-            f"FROM search_fts WHERE search_fts MATCH :match AND rowid IN ({ids})",
-            {"match": w.match},
-        )
-    }
-    return [
-        {**dict(r), "title_hl": marks.get(r["id"], (None, None))[0],
-         "snippet": marks.get(r["id"], (None, None))[1]}
-        for r in rows
-    ]  # fmt: skip
-
-
-def facets(conn: sqlite3.Connection, w: Where, limit: int = 15) -> dict[str, list[tuple]]:
-    """Counts over all hits: `lang` → [(lang, n)], `tags`/`categories` → [(key, name, n)]."""
-    ids = f"SELECT p.id FROM posts p WHERE {w.sql}"
-    out: dict[str, list[tuple]] = {
-        "lang": [
-            tuple(r)
-            for r in conn.execute(
-                f"SELECT p.lang, COUNT(*) FROM posts p WHERE {w.sql} GROUP BY p.lang "
-                "ORDER BY COUNT(*) DESC",
-                w.params,
-            )
-        ]
-    }
-    for taxonomy in ("tags", "categories"):
-        out[taxonomy] = [
-            tuple(r)
-            for r in conn.execute(
-                f"SELECT key, MIN(name), COUNT(*) AS n FROM post_terms WHERE taxonomy = :tax "
-                f"AND post_id IN ({ids}) GROUP BY key ORDER BY n DESC, key LIMIT :facet_limit",
-                w.params | {"tax": taxonomy, "facet_limit": limit},
-            )
-        ]
-    return out
+            f"FROM search_fts WHERE search_fts MATCH :match AND rowid IN ({id_list})",
+            {"match": match},
+        ):
+            if r[0] in rows:
+                rows[r[0]].update(title_hl=r[1], snippet=r[2])
+    return rows
 
 
 def terms_like(conn: sqlite3.Connection, first: str, min_len: int, max_len: int) -> list[str]:

@@ -34,7 +34,6 @@ class HitOut(BaseModel):
     lang: str
     date: str
     snippet_html: str
-    rank: float | None
 
 
 class FacetOut(BaseModel):

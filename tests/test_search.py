@@ -436,3 +436,24 @@ def test_log_retention_and_the_search_log_command(make_site, serve):
     top, _, empty = out.stdout.partition("no results")
     assert re.search(r"walrus\s*│\s*3", top) and "missing words" in top
     assert "missing words" in empty and "walrus" not in empty
+
+
+def test_search_pagination(make_site, serve):
+    files = {
+        f"posts/p{i:02d}.md": post(f"Beacon {i}", f"2024-01-{i + 1:02d}", body="Beacon.\n")
+        for i in range(23)
+    }
+    c = serve(make_site(files))
+    first = api(c, "beacon", per_page=10)
+    assert (first["total"], first["pages"], len(first["hits"])) == (23, 3, 10)
+    third = api(c, "beacon", per_page=10, page=3)
+    assert len(third["hits"]) == 3
+    seen = {u for n in (1, 2, 3) for u in urls(api(c, "beacon", per_page=10, page=n))}
+    assert len(seen) == 23, "pages do not overlap"
+    page = BeautifulSoup(c.get("/search", params={"q": "beacon"}).text, "html.parser")
+    nxt = page.select_one('.pagination a[rel="next"]')["href"]
+    assert nxt == "/search?q=beacon&page=2"
+    second = BeautifulSoup(c.get(nxt).text, "html.parser")
+    assert len(second.select(".hit")) == 10
+    assert second.select_one('.pagination a[rel="prev"]')["href"] == "/search?q=beacon"
+    assert api(c, "beacon", page=99)["page"] == 3, "a page past the end shows the last one"

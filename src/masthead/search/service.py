@@ -114,6 +114,8 @@ class Catalog:
     generation: int
     entries: dict[int, Entry]
     names: dict[tuple[str, str], str]  # (taxonomy, key) → name as first written
+    newest: float = 0.0  # the latest date_ts: when it is past, every entry is published
+    neg_date: dict[int, float] = field(default_factory=dict)  # id → -date_ts, for ordering
 
 
 @dataclass
@@ -164,7 +166,13 @@ class SearchService:
                     tags=frozenset(tags),
                     categories=frozenset(cats),
                 )
-            self._catalog = Catalog(gen, entries, names)
+            self._catalog = Catalog(
+                gen,
+                entries,
+                names,
+                newest=max((e.date_ts for e in entries.values()), default=0.0),
+                neg_date={i: -e.date_ts for i, e in entries.items()},
+            )
             return self._catalog
 
     # --- filters ---------------------------------------------------------------------------
@@ -231,16 +239,19 @@ class SearchService:
         accept = self._accept(filters)
         conn = self.db.read()
         excluded = store.matching(conn, query.exclusion() or "") if query.excluded else set()
-        entries = catalog.entries
+        entries, neg_date = catalog.entries, catalog.neg_date
         match = query.match()
         if match is None:
             hits = [(0.0, -e.date_ts, i) for i, e in entries.items() if accept(e)]
-        else:
+        elif shown or catalog.newest > self.clock():
             hits = [
-                (rank, -entries[i].date_ts, i)
+                (rank, neg_date[i], i)
                 for i, rank in store.ranked(conn, match)
                 if i in entries and accept(entries[i])
             ]
+        else:  # the common case: no filter, nothing scheduled; dictionary lookups only
+            ranked = store.ranked(conn, match)
+            hits = [(rank, neg_date[i], i) for i, rank in ranked if i in neg_date]
         hits.sort()
         return Ranked(query, filters, shown, [i for _r, _d, i in hits if i not in excluded])
 

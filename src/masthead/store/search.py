@@ -84,16 +84,19 @@ def index_post(conn: sqlite3.Connection, post_id: int, post: Post) -> None:
 def ranked(conn: sqlite3.Connection, match: str) -> list[tuple[int, float]]:
     """`(post id, bm25 rank)` of every row matching the FTS5 expression `match` (lower rank is
     better). One pass over the index; filtering and ordering are the caller's."""
-    rows = conn.execute(
+    cursor = conn.cursor()
+    cursor.row_factory = None  # plain tuples: thousands of rows, no need for sqlite3.Row
+    cursor.execute(
         f"SELECT rowid, {_BM25} FROM search_fts WHERE search_fts MATCH :match", {"match": match}
     )
-    return [(int(r[0]), float(r[1])) for r in rows]
+    return cursor.fetchall()
 
 
 def matching(conn: sqlite3.Connection, match: str) -> set[int]:
     """Ids of the rows matching `match` (for exclusions)."""
-    rows = conn.execute(f"{_MATCHING}", {"match": match})
-    return {int(r[0]) for r in rows}
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    return {r[0] for r in cursor.execute(_MATCHING, {"match": match})}
 
 
 def catalog(conn: sqlite3.Connection) -> list[sqlite3.Row]:

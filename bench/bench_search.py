@@ -195,9 +195,18 @@ class _Recorder:
         self.conn = conn
         self.calls: list[tuple[str, dict]] = []
 
+    row_factory = None
+
+    def cursor(self) -> _Recorder:
+        return self
+
     def execute(self, sql: str, params: dict | None = None) -> sqlite3.Cursor:
         self.calls.append((sql, params or {}))
-        return self.conn.execute(sql, params or {})
+        self._last = self.conn.execute(sql, params or {})
+        return self._last
+
+    def fetchall(self) -> list:
+        return self._last.fetchall()
 
 
 def measure_latency(site, db, repeat: int) -> dict:  # type: ignore[no-untyped-def]

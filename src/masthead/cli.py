@@ -59,7 +59,13 @@ def serve(
     ] = None,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port; 0 picks a free one.")] = 8000,
-    dev: Annotated[bool, typer.Option(help="Development mode: drafts shown, no caching.")] = False,
+    dev: Annotated[
+        bool,
+        typer.Option(help="Development mode: drafts shown, no caching, pages reload on save."),
+    ] = False,
+    watch: Annotated[
+        bool, typer.Option("--watch/--no-watch", help="Re-index files as they change.")
+    ] = True,
 ) -> None:
     """Index the site (incrementally) and serve it over HTTP."""
     import uvicorn
@@ -69,7 +75,7 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         s = _site(site) if site else demo_site()
-        application = create_app(s, dev=dev)
+        application = create_app(s, dev=dev, watch=watch)
     except MastheadError as exc:
         raise _fail(exc) from None
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -81,7 +87,9 @@ def serve(
         sock.close()
         raise _fail(ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}")) from None
     bound = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(application, log_level="info"))
+    # live-reload streams stay open: do not wait for them for ever on shutdown
+    config = uvicorn.Config(application, log_level="info", timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     typer.echo(f"masthead: serving {s.root} at http://{shown}:{bound}/")
     server.run(sockets=[sock])

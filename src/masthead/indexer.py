@@ -38,7 +38,10 @@ class IndexReport:
 
 
 @dataclass
-class _Change:
+class Change:
+    """One content file read from disk: site-relative `path`, its size, mtime and SHA-256, and
+    either the parsed post or the error that keeps it out."""
+
     path: str
     size: int
     mtime_ns: int
@@ -55,6 +58,22 @@ def _read(site: Site, rel: str) -> tuple[bytes, int, int] | None:
     except OSError:
         return None  # vanished or unreadable between walk and read: the next pass sees it
     return data, st.st_size, st.st_mtime_ns
+
+
+def build_change(site: Site, rel: str, data: bytes, size: int, mtime_ns: int) -> Change:
+    """Parse one file's bytes into a `Change` (its post, or the error that keeps it out)."""
+    path = site.settings.content_dir + "/" + rel
+    change = Change(path, size, mtime_ns, hashlib.sha256(data).hexdigest())
+    try:
+        change.post = parse_post(site, rel, data)
+    except ContentError as exc:
+        change.error = exc.issue
+    except Exception as exc:  # a masthead bug met in one file must not stop the others
+        log.exception("%s: unexpected error while parsing", path)
+        change.error = ContentIssue(
+            path, 0, f"masthead failed on this file ({type(exc).__name__}: {exc}); a bug"
+        )
+    return change
 
 
 def index_site(
@@ -74,13 +93,12 @@ def index_site(
     prefix = site.settings.content_dir + "/"
     files = list(walk(site.content_dir)) if site.content_dir.is_dir() else []
     report.files = len(files)
-    changes: list[_Change] = []
-    touched: list[_Change] = []
+    changes: list[Change] = []
+    touched: list[Change] = []
     for done, rel in enumerate(files, start=1):
         if progress:
             progress(done, len(files))
-        path = prefix + rel
-        old = known.get(path)
+        old = known.get(prefix + rel)
         try:
             st = (site.content_dir / rel).stat()
         except OSError:
@@ -93,47 +111,49 @@ def index_site(
             continue
         data, size, mtime_ns = got
         digest = hashlib.sha256(data).hexdigest()
-        change = _Change(path, size, mtime_ns, digest)
         if not full and old and old["sha256"] == digest and old["status"] == "ok":
             report.unchanged += 1
-            touched.append(change)
+            touched.append(Change(prefix + rel, size, mtime_ns, digest))
             continue
-        try:
-            change.post = parse_post(site, rel, data)
-        except ContentError as exc:
-            change.error = exc.issue
-            report.errors.append(exc.issue)
-            log.warning("%s", exc.issue.format())
-        except Exception as exc:  # a masthead bug met in one file must not stop the others
-            log.exception("%s: unexpected error while parsing", path)
-            change.error = ContentIssue(
-                path, 0, f"masthead failed on this file ({type(exc).__name__}: {exc}); a bug"
-            )
+        change = build_change(site, rel, data, size, mtime_ns)
+        if change.error is not None:
             report.errors.append(change.error)
+            log.warning("%s", change.error.format())
         changes.append(change)
     on_disk = {prefix + rel for rel in files}
     gone = [p for p in known if p not in on_disk]
     report.parsed = len(changes)
     report.deleted = len(gone)
-    with db.write() as conn:
-        for change in touched:
-            store.record_source(
-                conn, change.path, change.size, change.mtime_ns, change.sha256, "ok"
-            )
-        for change in changes:
-            apply_change(conn, change)
-        for path in gone:
-            store.delete_source(conn, path)
-        if changes or gone:
-            store.resolve_duplicates(conn)
-            report.generation = store.bump_generation(conn)
-        else:
-            report.generation = store.generation(conn)
+    report.generation = commit(db, changes, gone, touched)
     report.seconds = time.perf_counter() - started
     return report
 
 
-def apply_change(conn: sqlite3.Connection, change: _Change) -> None:
+def commit(
+    db: Database, changes: list[Change], gone: list[str], touched: list[Change] | None = None
+) -> int:
+    """Apply re-parsed files and deletions in one transaction; return the index generation
+    (bumped when anything a reader sees may have changed). `touched` files only had their
+    mtime change: their source rows are refreshed."""
+    with db.write() as conn:
+        for change in touched or []:
+            store.record_source(
+                conn, change.path, change.size, change.mtime_ns, change.sha256, "ok"
+            )
+        if not changes and not gone:
+            return store.generation(conn)
+        sources = [c.path for c in changes] + gone
+        urls = store.urls_of(conn, sources)
+        for change in changes:
+            apply_change(conn, change)
+        for path in gone:
+            store.delete_source(conn, path)
+        urls |= {c.post.url for c in changes if c.post is not None}
+        store.resolve_duplicates(conn, urls)
+        return store.bump_generation(conn)
+
+
+def apply_change(conn: sqlite3.Connection, change: Change) -> None:
     """Write one re-parsed file: its post (or, on error, keep the last good post) and issues."""
     status = "ok" if change.post else "error"
     store.record_source(conn, change.path, change.size, change.mtime_ns, change.sha256, status)

@@ -138,16 +138,43 @@ def _code(issue: ContentIssue) -> str:
     return "link" if "link" in issue.reason else "shortcode"
 
 
-def resolve_duplicates(conn: sqlite3.Connection) -> None:
+def urls_of(conn: sqlite3.Connection, sources: list[str]) -> set[str]:
+    """The URLs the posts of these source files have now."""
+    if not sources:
+        return set()
+    names = {f"s{i}": src for i, src in enumerate(sources)}
+    rows = conn.execute(
+        f"SELECT url FROM posts WHERE source IN ({', '.join(':' + n for n in names)})", names
+    )
+    return {r[0] for r in rows}
+
+
+def resolve_duplicates(conn: sqlite3.Connection, urls: set[str] | None = None) -> None:
     """Mark every post whose URL an older post (by date, then path) already holds as shadowed,
-    and record a `duplicate-slug` error for it. Drafts take part only among drafts."""
-    conn.execute("DELETE FROM content_issues WHERE code = 'duplicate-slug'")
-    conn.execute("UPDATE posts SET shadowed = 0 WHERE shadowed = 1")
+    and record a `duplicate-slug` error for it. Drafts take part only among drafts.
+
+    With `urls`, only the posts at those URLs are looked at (an incremental change cannot create
+    or end a clash anywhere else); without, every post.
+    """
+    scope, params = "", {}
+    if urls is not None:
+        if not urls:
+            return
+        params = {f"u{i}": u for i, u in enumerate(urls)}
+        scope = f"WHERE url IN ({', '.join(':' + n for n in params)})"
+    sources = f"SELECT source FROM posts {scope}"
+    conn.execute(
+        f"DELETE FROM content_issues WHERE code = 'duplicate-slug' AND path IN ({sources})",
+        params,
+    )
+    conn.execute(f"UPDATE posts SET shadowed = 0 WHERE shadowed = 1 AND source IN ({sources})",
+                 params)  # fmt: skip
     rows = conn.execute(
         "SELECT id, source, url, holder FROM ("
         "  SELECT id, source, url, ROW_NUMBER() OVER w AS rn, FIRST_VALUE(source) OVER w AS holder"
-        "  FROM posts WINDOW w AS (PARTITION BY url, draft ORDER BY date_ts, source)"
-        ") WHERE rn > 1"
+        f"  FROM posts {scope} WINDOW w AS (PARTITION BY url, draft ORDER BY date_ts, source)"
+        ") WHERE rn > 1",
+        params,
     ).fetchall()
     for row in rows:
         conn.execute("UPDATE posts SET shadowed = 1 WHERE id = :id", {"id": row["id"]})

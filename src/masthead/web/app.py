@@ -9,10 +9,12 @@ JSON shape `{"error": {"status", "message"}}` under `/api/`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import asdict
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -35,7 +37,9 @@ from masthead.indexer import index_site
 from masthead.search.service import SearchService
 from masthead.store import posts as store
 from masthead.store.db import Database
+from masthead.watch import Watcher
 from masthead.web import search as search_routes
+from masthead.web.reload import Reloader
 from masthead.web.state import Page, SiteState
 from masthead.web.views import TAXONOMIES, Renderer
 
@@ -49,9 +53,13 @@ class CachedStatic(StaticFiles):
     """StaticFiles (ETag, Last-Modified, 304) plus a Cache-Control header; never serves Markdown
     sources, so `/media/` can expose the files beside posts but not the posts' text."""
 
+    def __init__(self, *args: Any, cache_control: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cache_control = cache_control or STATIC_CACHE
+
     def file_response(self, full_path: Any, stat_result: Any, scope: Scope, status_code: int = 200):  # type: ignore[no-untyped-def]
         response = super().file_response(full_path, stat_result, scope, status_code)
-        response.headers["Cache-Control"] = STATIC_CACHE
+        response.headers["Cache-Control"] = self.cache_control
         return response
 
     def lookup_path(self, path: str) -> tuple[str, Any]:
@@ -90,10 +98,13 @@ def create_app(
     dev: bool = False,
     index: bool = True,
     clock: Callable[[], float] = time.time,
+    watch: bool = False,
 ) -> FastAPI:
     """Build the app for `site`. With `index=True` the index is brought up to date first
     (incremental: unchanged files are not parsed again). `clock` gives seconds since the epoch
-    (posts dated after it are not yet published)."""
+    (posts dated after it are not yet published). With `watch=True` a watcher re-indexes changed
+    files while the app runs; with `dev=True` too, open pages reload themselves after a change
+    (Server-Sent Events at /_dev/reload; production pages carry no script for it)."""
     db = Database(site.database_path)
     if index:
         report = index_site(site, db)
@@ -107,9 +118,24 @@ def create_app(
     state = SiteState(site=site, db=db, dev=dev, clock=clock)
     renderer = Renderer(state, _templates(site))
 
+    reloader = Reloader()
+
     @asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        stop = asyncio.Event()
+        task = None
+        if watch:
+            watcher = Watcher(site, db, on_change=reloader.notify, dev=dev)
+            app.state.watcher = watcher
+            task = asyncio.create_task(watcher.run(stop))
         yield
+        stop.set()
+        reloader.close()
+        if task is not None:
+            try:
+                await asyncio.wait_for(task, 5)
+            except (TimeoutError, asyncio.CancelledError):
+                task.cancel()
         db.close()
 
     app = FastAPI(
@@ -136,10 +162,12 @@ def create_app(
     def healthz() -> dict[str, Any]:
         """Liveness: the database answers; reports the index generation."""
         conn = db.read()
+        watcher = getattr(app.state, "watcher", None)
         return {
             "status": "ok",
             "generation": store.generation(conn),
             "posts": conn.execute("SELECT COUNT(*) FROM posts").fetchone()[0],
+            "watch": asdict(watcher.stats) if watcher else None,
         }
 
     def static_highlight() -> Response:
@@ -148,6 +176,10 @@ def create_app(
         )
 
     add("/static/css/highlight.css", static_highlight)
+    if dev:
+        reloader.state = state
+        state.reloader = reloader
+        add("/_dev/reload", reloader.endpoint)
 
     def ref(request: Request, target: str) -> Response:
         url = urls.resolve_ref(quote(target), state.source_urls(), site.settings.content_dir, None)
@@ -165,13 +197,14 @@ def create_app(
     for lang in langs:
         _language_routes(add, respond, renderer, lang)
 
-    statics = CachedStatic(directory=PACKAGE_STATIC)
+    statics = CachedStatic(directory=PACKAGE_STATIC, cache_control="no-cache" if dev else None)
     site_static = site.root / site.settings.static_dir
     if site_static.is_dir():
         statics.all_directories = [site_static, PACKAGE_STATIC]
     app.mount("/static", statics, name="static")
     if site.content_dir.is_dir():
-        app.mount("/media", CachedStatic(directory=site.content_dir), name="media")
+        media = CachedStatic(directory=site.content_dir, cache_control="no-cache" if dev else None)
+        app.mount("/media", media, name="media")
 
     def language_of(path: str) -> Language:
         first = path.strip("/").split("/")[0]

@@ -13,6 +13,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from masthead.config import Site
 from masthead.store import posts as store
@@ -34,12 +35,19 @@ class SiteState:
     site: Site
     db: Database
     dev: bool = False
+    theme_epoch: int = 0  # bumped when a template or static file changes (--dev)
     clock: Callable[[], float] = time.time
     _cache: OrderedDict[tuple, Page] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _seen: tuple[int, float | None] = (-1, None)
     _epoch: int = 0
     _refs: tuple[int, dict[str, tuple[str, str]]] = (-1, {})
+
+    reloader: Any = None
+
+    def reload_version(self) -> int:
+        """The live-reload version a page is rendered at (`--dev`), 0 otherwise."""
+        return self.reloader.version if self.reloader is not None else 0
 
     def now(self) -> float:
         return self.clock()
@@ -69,7 +77,7 @@ class SiteState:
 
     def cached(self, key: tuple, render: Callable[[], tuple[str, int]]) -> Page:
         """The page for `key` at the current version, rendering it once per version."""
-        full_key = (*key, *self.version(), self.dev)
+        full_key = (*key, *self.version(), self.dev, self.theme_epoch, self.reload_version())
         with self._lock:
             page = self._cache.get(full_key)
             if page is not None:

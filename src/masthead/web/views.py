@@ -149,6 +149,7 @@ class Renderer:
                 "categories": self.lang_path(lang, "/categories/"),
             },
             "dev": self.state.dev,
+            "dev_version": self.state.reload_version(),
             **context,
         }
         return self.env.get_template(template).render(ctx), status

@@ -1,0 +1,232 @@
+"""The watcher: file-system changes → re-index only what changed → caches follow → live reload.
+
+`watchfiles` (inotify on Linux) watches the whole site folder recursively, so a content folder that
+is replaced or renamed is still seen; the database folder is ignored. Events are coalesced
+(debounce ≤ 100 ms) into batches, and each batch is applied in one transaction: no reader ever
+sees half an update, and every cache keyed by the index generation follows.
+
+Editors are not polite: a file may be missing for a moment during an atomic save (Vim renames the
+original away, JetBrains moves a temporary file onto it), empty or half-written during a
+non-atomic save, or rewritten twice in 30 ms by a formatter. A changed file is therefore
+published only once it has settled: not empty, not still growing, parsable; a missing file is
+removed only if it stays missing for `MISSING_GRACE`; after `SETTLE_LIMIT` whatever is there is
+taken (an error then keeps the last good version published and is reported).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from watchfiles import Change as FsChange
+from watchfiles import awatch
+
+from masthead.config import Site
+from masthead.content.discover import is_content_file, is_ignored
+from masthead.indexer import Change, build_change, commit, index_site
+from masthead.store import posts as store
+from masthead.store.db import Database
+
+log = logging.getLogger(__name__)
+
+DEBOUNCE_MS = 100  # longest a batch waits to collect more events
+STEP_MS = 30  # a batch is closed after this long without a new event
+SETTLE_LIMIT = 1.0  # seconds a file may take to settle before it is taken as it is
+MISSING_GRACE = 0.3  # seconds a vanished file may take to come back (atomic saves)
+RECENT = 1.0  # a file changed this recently and not ending in a newline may be half-written
+POLL = 0.03
+
+
+@dataclass
+class WatchStats:
+    """What the watcher has done; reported by /healthz."""
+
+    batches: int = 0
+    files: int = 0  # content files examined over all batches
+    last_batch_files: int = 0
+    last_batch_ms: float = 0.0
+    rescans: int = 0
+
+
+class Watcher:
+    """Watches one site; `on_change(kind)` is called after each applied batch, with kind
+    "content" (the index changed) or "theme" (a template or static file changed, `--dev`)."""
+
+    def __init__(
+        self,
+        site: Site,
+        db: Database,
+        on_change: Callable[[str], None] | None = None,
+        *,
+        dev: bool = False,
+    ) -> None:
+        self.site = site
+        self.db = db
+        self.on_change = on_change or (lambda kind: None)
+        self.dev = dev
+        self.stats = WatchStats()
+        self.content = site.content_dir.resolve()
+        self.database_dir = site.database_path.resolve().parent
+        self.theme = [
+            (site.root / site.settings.templates_dir).resolve(),
+            (site.root / site.settings.static_dir).resolve(),
+        ]
+
+    # --- which events matter ---------------------------------------------------------------
+
+    def _inside(self, path: Path, folder: Path) -> bool:
+        return path == folder or folder in path.parents
+
+    def wanted(self, change: FsChange, raw: str) -> bool:
+        path = Path(raw)
+        if self._inside(path, self.database_dir) or is_ignored(path.name):
+            return False
+        if self._inside(path, self.content):  # the folder itself too: it may be replaced
+            return True
+        return self.dev and any(self._inside(path, folder) for folder in self.theme)
+
+    # --- the loop --------------------------------------------------------------------------
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Watch until `stop` is set. Each batch is applied in a worker thread, so the server
+        keeps serving; changes that arrive meanwhile are queued by watchfiles and come next."""
+        log.info("watching %s for changes", self.site.root)
+        async for batch in awatch(
+            self.site.root,
+            watch_filter=self.wanted,
+            debounce=DEBOUNCE_MS,
+            step=STEP_MS,
+            stop_event=stop,
+            recursive=True,
+            ignore_permission_denied=True,
+        ):
+            try:
+                kinds = await asyncio.to_thread(self.apply, batch)
+            except Exception:  # the watcher must outlive any one bad batch
+                log.exception("could not apply a batch of file changes")
+                continue
+            for kind in kinds:
+                self.on_change(kind)
+
+    def apply(self, batch: set[tuple[FsChange, str]]) -> set[str]:
+        """Apply one batch of events; return the kinds of change ("content", "theme")."""
+        started = time.perf_counter()
+        kinds: set[str] = set()
+        rels: set[str] = set()
+        vanished: list[str] = []
+        rescan = False
+        for _change, raw in batch:
+            path = Path(raw)
+            if not self._inside(path, self.content):
+                kinds.add("theme")
+                continue
+            if path == self.content or path.is_dir():
+                rescan = True  # a folder appeared, vanished or was replaced: look at everything
+                continue
+            rel = path.relative_to(self.content).as_posix()
+            if is_content_file(rel):
+                rels.add(rel)
+            elif not path.exists():
+                vanished.append(rel)  # a deleted folder, or an editor's temporary file
+            else:
+                kinds.add("content")  # an image or file beside a post: served as it is now
+        if vanished and not rescan:
+            # a vanished folder that held indexed posts: look at everything
+            known = store.sources(self.db.read())
+            prefix = self.site.settings.content_dir + "/"
+            rescan = any(k.startswith(f"{prefix}{rel}/") for rel in vanished for k in known)
+        if rescan:
+            self.stats.rescans += 1
+            report = index_site(self.site, self.db)
+            for issue in report.errors:
+                log.warning("%s", issue.format())
+            changed = report.parsed + report.deleted
+            log.info("rescanned the content folder: %d changed", changed)
+            kinds.add("content")
+        elif rels:
+            changes, gone = self.settle(rels)
+            if changes or gone:
+                commit(self.db, changes, gone)
+                kinds.add("content")
+        self.stats.batches += 1
+        self.stats.files += len(rels)
+        self.stats.last_batch_files = len(rels)
+        self.stats.last_batch_ms = (time.perf_counter() - started) * 1000
+        log.info(
+            "batch %d: %d content files, %.0f ms",
+            self.stats.batches,
+            len(rels),
+            self.stats.last_batch_ms,
+        )
+        return kinds
+
+    # --- settling ----------------------------------------------------------------------------
+
+    def settle(self, rels: set[str]) -> tuple[list[Change], list[str]]:
+        """Read each changed file once it has settled; return its changes and the sources gone.
+
+        Unchanged content (same SHA-256 as indexed, and indexed fine) is left alone.
+        """
+        known = store.sources(self.db.read())
+        prefix = self.site.settings.content_dir + "/"
+        first_seen = time.monotonic()
+        pending = set(rels)
+        changes: list[Change] = []
+        gone: list[str] = []
+        while pending:
+            waited = time.monotonic() - first_seen
+            for rel in sorted(pending):
+                outcome = self._try(rel, waited, known.get(prefix + rel))
+                if outcome is None:
+                    continue  # not settled yet
+                pending.discard(rel)
+                if outcome == "gone":
+                    if prefix + rel in known:
+                        gone.append(prefix + rel)
+                elif outcome != "same":
+                    changes.append(outcome)  # type: ignore[arg-type]
+            if pending:
+                time.sleep(POLL)
+        for change in changes:
+            if change.error is not None:
+                log.warning("%s", change.error.format())
+        return changes, gone
+
+    def _try(self, rel: str, waited: float, old: object) -> Change | str | None:
+        """One attempt at a changed file: a `Change`, "gone", "same", or None (try again)."""
+        path = self.content / rel
+        late = waited >= SETTLE_LIMIT
+        try:
+            before = path.stat()
+            data = path.read_bytes()  # read-only and shared: never blocks the editor's save
+        except FileNotFoundError:
+            return "gone" if waited >= MISSING_GRACE else None
+        except OSError:
+            return None if not late else "gone"
+        if not late:
+            if not data:
+                return None  # truncated by a non-atomic save: the content is on its way
+            fresh = time.time() - before.st_mtime < RECENT
+            if fresh and not data.endswith(b"\n"):
+                return None  # probably half-written; complete files end with a newline
+        change = build_change(self.site, rel, data, before.st_size, before.st_mtime_ns)
+        if change.error is not None and not late:
+            return None  # retried until the file settles or the limit passes
+        try:
+            after = path.stat()
+        except OSError:
+            return None if not late else "gone"
+        if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns) and not late:
+            return None  # changed while being read
+        if (
+            old is not None
+            and old["sha256"] == change.sha256  # type: ignore[index]
+            and old["status"] == "ok"  # type: ignore[index]
+            and change.post is not None
+        ):
+            return "same"
+        return change

@@ -1,0 +1,337 @@
+"""The watcher, driven by real file-system events against a real server (uvicorn on
+127.0.0.1, port 0) and checked over HTTP; editors' save patterns C41, C43 and C44 replayed by
+their scripts; live reload seen by real headless Chromium in --dev."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+
+from masthead.config import Site, load_site
+from masthead.web.app import create_app
+
+from conftest import BILINGUAL_TOML, post
+
+SCRIPTS = Path(__file__).parent / "data" / "cases" / "watcher"
+DEADLINE = 10.0  # seconds; generous on purpose (CI machines are slow), the benchmark measures
+
+
+class Live:
+    """A served site: its folder, its base URL and an HTTP client."""
+
+    def __init__(self, site: Site, base: str, app) -> None:  # type: ignore[no-untyped-def]
+        self.site = site
+        self.base = base
+        self.app = app
+        self.http = httpx.Client(base_url=base, timeout=10)
+
+    @property
+    def content(self) -> Path:
+        return self.site.content_dir
+
+    def get(self, path: str, **kw) -> httpx.Response:  # type: ignore[no-untyped-def]
+        return self.http.get(path, **kw)
+
+    def until(self, check: Callable[[], bool], what: str, timeout: float = DEADLINE) -> float:
+        """Poll `check` until it holds; return how long it took."""
+        start = time.monotonic()
+        while True:
+            if check():
+                return time.monotonic() - start
+            if time.monotonic() - start > timeout:
+                raise AssertionError(f"not seen within {timeout}s: {what}")
+            time.sleep(0.02)
+
+    def shows(self, path: str, text: str) -> bool:
+        r = self.get(path)
+        return r.status_code == 200 and text in r.text
+
+    def status(self, path: str) -> int:
+        return self.get(path).status_code
+
+    def found(self, q: str) -> list[str]:
+        return [h["url"] for h in self.get("/api/search", params={"q": q}).json()["hits"]]
+
+    def watch_stats(self) -> dict:
+        return self.get("/healthz").json()["watch"]
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[Callable[..., Live]]:
+    servers: list[tuple[uvicorn.Server, threading.Thread, Live]] = []
+
+    def start(files: dict[str, str], toml: str = BILINGUAL_TOML, dev: bool = False) -> Live:
+        root = tmp_path / f"site{len(servers)}"
+        (root / "content").mkdir(parents=True)
+        (root / "masthead.toml").write_text(toml)
+        for rel, text in files.items():
+            path = root / "content" / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        site = load_site(root)
+        app = create_app(site, watch=True, dev=dev)
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        server = uvicorn.Server(
+            uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
+        )
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 15
+        while not server.started:
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.02)
+        result = Live(site, f"http://127.0.0.1:{sock.getsockname()[1]}", app)
+        servers.append((server, thread, result))
+        time.sleep(0.3)  # the watcher is armed once the server has started its lifespan
+        return result
+
+    yield start
+    for server, thread, result in servers:
+        result.http.close()
+        server.should_exit = True
+        thread.join(10)
+
+
+def test_created_modified_renamed_moved_and_deleted_posts(live):
+    toml = BILINGUAL_TOML.replace('hreflang = "zh-Hans"', 'hreflang = "zh-Hans"\nfolder = "zh"')
+    s = live({"posts/a.md": post("Alpha", "2024-01-01", body="Original walrus.\n")}, toml)
+    assert s.shows("/posts/a/", "Original walrus")
+    # modified: page, search, lists and taxonomies follow together
+    (s.content / "posts/a.md").write_text(
+        post("Alpha", "2024-01-01", body="Edited narwhal.\n", tags="[sea]")
+    )
+    s.until(lambda: s.shows("/posts/a/", "Edited narwhal"), "edit")
+    assert s.found("narwhal") == ["/posts/a/"] and s.found("walrus") == []
+    assert s.shows("/tags/sea/", "Alpha")
+    # created
+    (s.content / "posts/b.md").write_text(post("Beta", "2024-01-02", body="New post.\n"))
+    s.until(lambda: s.shows("/", "Beta"), "create")
+    # renamed: the old URL goes, the new one comes, in one step
+    (s.content / "posts/b.md").rename(s.content / "posts/beta-renamed.md")
+    s.until(lambda: s.status("/posts/beta-renamed/") == 200, "rename")
+    assert s.status("/posts/b/") == 404
+    # moved to another language folder
+    (s.content / "zh").mkdir()
+    (s.content / "posts/beta-renamed.md").rename(s.content / "zh/beta-renamed.md")
+    s.until(lambda: s.status("/zh/posts/beta-renamed/") == 200, "move to the zh folder")
+    assert s.status("/posts/beta-renamed/") == 404
+    # deleted
+    (s.content / "posts/a.md").unlink()
+    s.until(lambda: s.status("/posts/a/") == 404, "delete")
+    assert s.found("narwhal") == []
+
+
+def test_images_beside_a_post(live):
+    s = live({"posts/bundle/index.md": post("Bundle", "2024-01-01", body="![pic](pic.svg)\n")})
+    assert s.status("/media/posts/bundle/pic.svg") == 404
+    (s.content / "posts/bundle/pic.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    s.until(lambda: s.status("/media/posts/bundle/pic.svg") == 200, "new image")
+    (s.content / "posts/bundle/pic.svg").write_text(
+        "<svg xmlns='http://www.w3.org/2000/svg'><g/></svg>"
+    )
+    s.until(lambda: "<g/>" in s.get("/media/posts/bundle/pic.svg").text, "changed image")
+
+
+def test_swap_and_backup_files_are_never_content(live):
+    s = live({"posts/a.md": post("Alpha", "2024-01-01")})
+    for name in (".a.md.swp", "a.md~", ".#a.md", "4913", "a.md___jb_tmp___", "#a.md#"):
+        (s.content / "posts" / name).write_text(post("Junk " + name, "2024-01-02"))
+    (s.content / "posts/real.md").write_text(post("Real", "2024-01-03"))
+    s.until(lambda: s.shows("/", "Real"), "the real post")
+    assert "Junk" not in s.get("/").text and s.found("junk") == []
+
+
+def test_a_burst_of_100_files_is_one_batch_or_a_few(live):
+    s = live({"posts/seed.md": post("Seed", "2024-01-01")})
+    before = s.watch_stats()["batches"]
+    for i in range(100):
+        (s.content / "posts" / f"burst{i}.md").write_text(post(f"Burst {i}", "2024-02-01"))
+    s.until(lambda: s.get("/healthz").json()["posts"] == 101, "all 100 posts")
+    batches = s.watch_stats()["batches"] - before
+    assert 1 <= batches <= 5, f"{batches} batches for 100 files"
+
+
+def test_file_turning_invalid_keeps_the_last_good_version(live, caplog):
+    s = live({"posts/a.md": post("Good title", "2024-01-01", body="Good body.\n")})
+    with caplog.at_level(logging.WARNING, logger="masthead"):
+        (s.content / "posts/a.md").write_text("---\ntitle: Broken: yes\ndate: 2024-01-01\n---\n")
+        s.until(lambda: s.watch_stats()["batches"] >= 1, "a batch")
+        time.sleep(1.5)  # past the settle limit: the error is final
+        s.until(lambda: "posts/a.md:2" in caplog.text, "the error in the log")
+    assert s.shows("/posts/a/", "Good body"), "the last good version stays"
+    assert s.found("good") == ["/posts/a/"]
+    check = subprocess.run(
+        [sys.executable, "-m", "masthead", "check", str(s.site.root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert check.returncode == 1 and "content/posts/a.md:2:" in check.stdout
+    # across a restart too
+    app = create_app(s.site, watch=False)
+    from starlette.testclient import TestClient
+
+    with TestClient(app) as again:
+        assert "Good body" in again.get("/posts/a/").text
+
+
+def test_deleted_folder_and_replaced_content_folder(live):
+    files = {
+        "posts/keep.md": post("Keep", "2024-01-01"),
+        "posts/old/one.md": post("Old one", "2024-01-02"),
+        "posts/old/two.md": post("Old two", "2024-01-03"),
+    }
+    s = live(files)
+    assert s.status("/posts/one/") == 200
+    shutil.rmtree(s.content / "posts/old")
+    s.until(lambda: s.status("/posts/one/") == 404 and s.status("/posts/two/") == 404, "rm -r")
+    assert s.status("/posts/keep/") == 200
+    fresh = s.site.root / "content.new"
+    (fresh / "posts").mkdir(parents=True)
+    (fresh / "posts/new.md").write_text(post("Brand new", "2024-02-01"))
+    (s.content).rename(s.site.root / "content.old")
+    fresh.rename(s.content)
+    s.until(lambda: s.status("/posts/new/") == 200 and s.status("/posts/keep/") == 404, "swap")
+    (s.content / "posts/after.md").write_text(post("After the swap", "2024-03-01"))
+    s.until(lambda: s.status("/posts/after/") == 200, "the new folder is watched")
+
+
+def _script(name: str, *args: str, wait: str = "0.6") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(SCRIPTS / name), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "WAIT": wait},
+        timeout=120,
+        check=True,
+    )
+
+
+@pytest.mark.parametrize("script, mark", [
+    ("C41-atomic-save-vim.sh", "vim-style save"),
+    ("C41-atomic-save-jetbrains.sh", "safe-write save"),
+])  # fmt: skip
+def test_c41_atomic_saves(live, script, mark):
+    s = live({"posts/a.md": post("Atomic", "2024-01-01", body="Body.\n")})
+    stop = threading.Event()
+    statuses: list[int] = []
+
+    def watch_page() -> None:
+        while not stop.is_set():
+            statuses.append(s.status("/posts/a/"))
+            time.sleep(0.01)
+
+    poller = threading.Thread(target=watch_page)
+    poller.start()
+    try:
+        _script(script, str(s.content / "posts/a.md"), "3")
+        s.until(lambda: s.shows("/posts/a/", f"{mark} 3"), "the third save")
+    finally:
+        stop.set()
+        poller.join()
+    assert set(statuses) == {200}, "the post never flapped to 404"
+    page = s.get("/posts/a/").text
+    assert all(f"{mark} {i}" in page for i in (1, 2, 3))
+    assert (
+        not list((s.content / "posts").glob("*___jb_*")) and s.get("/healthz").json()["posts"] == 1
+    )
+
+
+def test_c43_burst_of_saves(live):
+    s = live({"posts/seed.md": post("Seed", "2024-01-01")})
+    before = s.watch_stats()["batches"]
+    _script("C43-burst.sh", str(s.content), "50", wait="1.5")
+    s.until(
+        lambda: all(
+            s.shows(f"/posts/burst-{i}/", f"version 2 of burst post {i}") for i in range(1, 51)
+        ),
+        "version 2 everywhere",
+    )
+    s.until(lambda: s.shows("/posts/burst-1/", "unformatted line"), "the formatted file")
+    page = s.get("/posts/burst-1/").text
+    assert "unformatted line   " not in page
+    found = s.get("/api/search", params={"q": '"version 2"', "per_page": 50}).json()
+    assert found["total"] == 50
+    assert s.get("/api/search", params={"q": '"version 1"'}).json()["total"] == 0
+    batches = s.watch_stats()["batches"] - before
+    assert batches <= 12, f"{batches} batches for 50 creates, 50 edits and 2 rewrites"
+
+
+def test_c44_truncate_then_write_never_publishes_a_partial_file(live):
+    body = "First paragraph about harbours.\n\n" + "Filler sentence. " * 60 + "\n\nTHE END.\n"
+    s = live({"posts/a.md": post("Non-atomic", "2024-01-01", body=body)})
+    stop = threading.Event()
+    seen: list[tuple[int, bool, bool]] = []
+
+    def watch_page() -> None:
+        while not stop.is_set():
+            r = s.get("/posts/a/")
+            seen.append((r.status_code, "THE END." in r.text, "harbours" in r.text))
+            hits = s.found("harbours")
+            seen.append((200 if hits == ["/posts/a/"] else 500, True, True))
+            time.sleep(0.01)
+
+    poller = threading.Thread(target=watch_page)
+    poller.start()
+    try:
+        _script("C44-truncate-then-write.sh", str(s.content / "posts/a.md"), "0.5")
+        s.until(lambda: s.shows("/posts/a/", "appended by a non-atomic save"), "the full save")
+    finally:
+        stop.set()
+        poller.join()
+    assert len(seen) > 20
+    assert all(status == 200 and end and start for status, end, start in seen), (
+        "never a 404, an empty page or half a post (page and search)"
+    )
+
+
+def test_c44_a_file_left_empty_is_reported(live, caplog):
+    s = live({"posts/a.md": post("Emptied", "2024-01-01", body="Still here.\n")})
+    with caplog.at_level(logging.WARNING, logger="masthead"):
+        (s.content / "posts/a.md").write_text("")
+        s.until(lambda: "posts/a.md:1: missing front matter" in caplog.text, "the report", 5)
+    assert s.shows("/posts/a/", "Still here")
+
+
+def test_dev_pages_reload_after_a_save(live):
+    from playwright.sync_api import sync_playwright
+    from test_browser import FLAGS, INSTALL, chromium_path
+
+    s = live({"posts/a.md": post("Live", "2024-01-01", body="Before the save.\n")}, dev=True)
+    assert "dev-reload.js" in s.get("/posts/a/").text
+    with sync_playwright() as p:
+        try:
+            browser = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
+        except Exception as exc:
+            pytest.fail(f"{INSTALL} ({exc})")
+        page = browser.new_page()
+        page.goto(s.base + "/posts/a/")
+        page.wait_for_function("() => document.body.innerText.includes('Before the save')")
+        page.evaluate("window.__notReloaded = true")
+        page.wait_for_timeout(300)  # the event stream is open
+        (s.content / "posts/a.md").write_text(post("Live", "2024-01-01", body="After the save.\n"))
+        page.wait_for_function(
+            "() => !window.__notReloaded && document.body.innerText.includes('After the save')",
+            timeout=DEADLINE * 1000,
+        )
+        browser.close()
+
+
+def test_production_pages_have_no_reload_script(live):
+    s = live({"posts/a.md": post("Quiet", "2024-01-01")})
+    page = s.get("/posts/a/").text
+    assert "dev-reload" not in page and "mh-dev-version" not in page
+    assert s.get("/_dev/reload", follow_redirects=True).status_code == 404

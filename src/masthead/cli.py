@@ -12,7 +12,7 @@ import os
 import shutil
 import socket
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -52,6 +52,21 @@ def _fail(exc: MastheadError) -> typer.Exit:
     return typer.Exit(2)
 
 
+def _server(config: Any) -> Any:
+    """uvicorn's server, which also ends open live-reload streams when asked to stop (they
+    would otherwise hold a Ctrl-C until the graceful-shutdown timeout)."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            reloader = getattr(config.app.state, "reloader", None)
+            if reloader is not None:
+                reloader.close()
+            super().handle_exit(sig, frame)
+
+    return Server(config)
+
+
 @app.command()
 def serve(
     site: Annotated[
@@ -89,7 +104,7 @@ def serve(
     bound = sock.getsockname()[1]
     # live-reload streams stay open: do not wait for them for ever on shutdown
     config = uvicorn.Config(application, log_level="info", timeout_graceful_shutdown=2)
-    server = uvicorn.Server(config)
+    server = _server(config)
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     typer.echo(f"masthead: serving {s.root} at http://{shown}:{bound}/")
     server.run(sockets=[sock])

@@ -171,8 +171,8 @@ class Watcher:
 
         Unchanged content (same SHA-256 as indexed, and indexed fine) is left alone.
         """
-        known = store.sources(self.db.read())
         prefix = self.site.settings.content_dir + "/"
+        known = store.sources_of(self.db.read(), [prefix + rel for rel in rels])
         first_seen = time.monotonic()
         pending = set(rels)
         changes: list[Change] = []

@@ -211,6 +211,18 @@ def sources(conn: sqlite3.Connection) -> dict[str, sqlite3.Row]:
     return {r["path"]: r for r in conn.execute("SELECT * FROM sources")}
 
 
+def sources_of(conn: sqlite3.Connection, paths: list[str]) -> dict[str, sqlite3.Row]:
+    """Like `sources`, for these paths only (the watcher's batches: cost independent of the
+    size of the site)."""
+    if not paths:
+        return {}
+    names = {f"p{i}": p for i, p in enumerate(paths)}
+    rows = conn.execute(
+        f"SELECT * FROM sources WHERE path IN ({', '.join(':' + n for n in names)})", names
+    )
+    return {r["path"]: r for r in rows}
+
+
 def issues(conn: sqlite3.Connection) -> list[ContentIssue]:
     rows = conn.execute("SELECT * FROM content_issues ORDER BY path, line, severity").fetchall()
     return [ContentIssue(r["path"], r["line"], r["reason"], r["severity"]) for r in rows]

@@ -146,6 +146,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.masthead = state
+    app.state.reloader = reloader  # the CLI ends live-reload streams on Ctrl-C
     app.router.redirect_slashes = False
 
     def respond(request: Request, key: tuple, render: Callable[[], tuple[str, int]]) -> Response:

@@ -73,6 +73,23 @@ class Settings(BaseModel):
     search_log_days: int = Field(
         90, ge=0, description="Days the search log keeps each query (0: forever)."
     )
+    feed_items: int = Field(20, ge=1, le=500, description="Newest posts in each RSS and Atom feed.")
+    feed_full_text: bool = Field(
+        True, description="Feeds carry each post's full text; false: only its excerpt."
+    )
+    sitemap_max_urls: int = Field(
+        50_000,
+        ge=1,
+        le=50_000,
+        description="URLs per sitemap file; past it /sitemap.xml becomes a sitemap index.",
+    )
+    robots_disallow: list[str] = Field(
+        default_factory=lambda: ["/guanli/", "/api/"],
+        description="Paths robots.txt disallows for every crawler (each starts with /).",
+    )
+    robots_extra: str = Field(
+        "", description="Lines appended to robots.txt as written, e.g. a group for one crawler."
+    )
     languages: dict[str, LanguageSettings] = Field(
         default_factory=lambda: {"en": LanguageSettings(name="English")},
         description="One table per language; see 'Languages'.",
@@ -92,6 +109,14 @@ class Settings(BaseModel):
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError) as exc:
             raise ValueError(f"unknown IANA time zone {value!r}") from exc
+        return value
+
+    @field_validator("robots_disallow")
+    @classmethod
+    def _paths(cls, value: list[str]) -> list[str]:
+        for path in value:
+            if not path.startswith("/") or any(c.isspace() for c in path):
+                raise ValueError(f"{path!r}: each path starts with / and has no spaces")
         return value
 
     @field_validator("toc_levels")

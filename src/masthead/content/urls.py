@@ -32,6 +32,19 @@ def term_url(prefix: str, taxonomy: str, key: str) -> str:
     return f"{base}/{taxonomy}/{quote(key)}/"
 
 
+FEED_FILES = {"rss": "feed.xml", "atom": "atom.xml"}
+ALL_LANGUAGES = "all"  # `/all/feed.xml`: every language in one feed
+
+
+def feed_url(prefix: str, fmt: str, taxonomy: str | None = None, key: str | None = None) -> str:
+    """`/feed.xml`, `/zh/atom.xml`, `/tags/{key}/feed.xml`: the RSS (`fmt="rss"`) or Atom
+    (`fmt="atom"`) feed of a language's home page or of one of its term pages."""
+    base = (
+        term_url(prefix, taxonomy, key) if taxonomy and key else (f"/{prefix}/" if prefix else "/")
+    )
+    return base + FEED_FILES[fmt]
+
+
 def resolve_relative(url: str, post_dir: str) -> str:
     """Rewrite one relative `url` found in a post whose source folder is `post_dir`
     (content-relative, POSIX). Absolute URLs, site paths, fragments and mailto: stay as they are."""

@@ -39,6 +39,7 @@ from masthead.store import posts as store
 from masthead.store.db import Database
 from masthead.watch import Watcher
 from masthead.web import search as search_routes
+from masthead.web import seo_routes
 from masthead.web.reload import Reloader
 from masthead.web.state import Page, SiteState
 from masthead.web.views import TAXONOMIES, Renderer
@@ -192,6 +193,7 @@ def create_app(
 
     app.state.search = SearchService(site, db, clock)
     search_routes.install(app, app.state.search, renderer)
+    seo_routes.install(app, state, renderer)
 
     # Non-default languages first: their prefix must win over the default language's /{slug}/.
     langs = sorted(site.languages.values(), key=lambda lang: lang.prefix == "")

@@ -1,10 +1,14 @@
 """Pages: database rows to template contexts to HTML. One function per page type.
 
-Each function returns `(html, status)` and is only called on a page-cache miss.
+Each function returns `(html, status)` and is only called on a page-cache miss. `Renderer.page`
+also builds the head tags of every page (canonical, hreflang, feeds, social cards, JSON-LD) from
+`masthead.seo`; the hreflang sets come from the same functions the sitemap uses, so a page's head
+and its sitemap entry always agree (case C28).
 """
 
 from __future__ import annotations
 
+import html as htmllib
 import json
 import math
 import re
@@ -20,12 +24,38 @@ from markupsafe import Markup
 from masthead.config import Language, Site
 from masthead.content import sanitize, urls
 from masthead.content.markdown import render_inline
+from masthead.content.text import html_to_text
 from masthead.errors import NotFound
 from masthead.i18n import gettext, long_date
+from masthead.seo import jsonld
+from masthead.seo import sitemap as seo_sitemap
+from masthead.seo.meta import social_tags
 from masthead.store import posts as store
+from masthead.store import seo as seo_store
 from masthead.web.state import SiteState
 
 TAXONOMIES = ("tags", "categories")
+_HREF = re.compile(r'href="([^"]*)"')
+
+
+def author_people(raw: str) -> list[tuple[str, str | None]]:
+    """`(plain-text name, profile URL or None)` of each author in a post's `authors` JSON list.
+
+    Authors may be written as inline Markdown (`[Ann](https://…) (Acme)`): the name is the visible
+    text; the URL is the link when the entry has exactly one http(s) link.
+    """
+    out: list[tuple[str, str | None]] = []
+    for entry in json.loads(raw) if raw else []:
+        rendered = render_inline(entry)
+        name = " ".join(html_to_text(rendered).split())
+        links = [
+            htmllib.unescape(u)
+            for u in _HREF.findall(rendered)
+            if u.startswith(("http://", "https://"))
+        ]
+        if name:
+            out.append((name, links[0] if len(links) == 1 else None))
+    return out
 
 
 @dataclass(frozen=True)
@@ -88,15 +118,86 @@ class Renderer:
             {"name": name, "url": urls.term_url(lang.prefix, taxonomy, key)} for key, name in terms
         ]
 
+    def hreflang_links(self, versions: dict[str, str]) -> list[tuple[str, str]]:
+        """The `(hreflang, absolute href)` set, x-default last, of a page whose advertised versions
+        are `{lang code: path}` (see `seo.sitemap.alternates`); [] for a single version."""
+        hreflangs = {code: lang.hreflang for code, lang in self.site.languages.items()}
+        absolute = {code: self.absolute(p) for code, p in versions.items() if code in hreflangs}
+        return seo_sitemap.alternates(absolute, hreflangs, self.site.settings.default_language)
+
     def alternates(self, versions: dict[str, str], current: Language) -> list[Alternate]:
         """hreflang alternates from `{lang code: path}`; empty when there is only one version."""
-        if len(versions) < 2:
-            return []
+        links = dict(self.hreflang_links(versions))
         return [
-            Alternate(lang.hreflang, self.absolute(versions[code]), lang, code == current.code)
+            Alternate(lang.hreflang, links[lang.hreflang], lang, code == current.code)
             for code, lang in self.site.languages.items()
-            if code in versions
+            if code in versions and lang.hreflang in links
         ]
+
+    def section_versions(self, suffix: str) -> dict[str, str]:
+        """A section page (`/`, `/archive/`, `/tags/`…) exists in every language."""
+        return {code: self.lang_path(other, suffix) for code, other in self.site.languages.items()}
+
+    def term_versions(self, conn: sqlite3.Connection, taxonomy: str, key: str) -> dict[str, str]:
+        """The term's page in each language where it has a published post."""
+        return {
+            code: urls.term_url(self.site.languages[code].prefix, taxonomy, key)
+            for code in seo_store.term_languages(conn, taxonomy, key, self.state.now())
+            if code in self.site.languages
+        }
+
+    def post_hreflang(self, conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, str]:
+        """The versions of a post its head and sitemap entry advertise: the indexable members of
+        its translation set; only itself when it is a draft, noindex, canonical elsewhere, or
+        not the version its language holds in the set."""
+        own = {row["lang"]: row["url"]}
+        if row["draft"] or row["noindex"] or row["canonical"]:
+            return own
+        versions = seo_store.hreflang_versions(
+            conn, row["translation_key"], row["kind"], self.state.now()
+        )
+        if versions.get(row["lang"]) != row["url"]:
+            return own
+        return {code: url for code, url in versions.items() if code in self.site.languages}
+
+    def feed_title(self, lang: Language | None, heading: str = "") -> str:
+        """A feed's title: the site's, with the language when the site has several (None: all
+        languages), and the term page's heading for a term feed."""
+        title = self.site.settings.title
+        if heading:
+            return f"{title}: {heading}"
+        if lang is None:
+            return f"{title} ({gettext(self.site.default_language.locale, 'all_languages')})"
+        return f"{title} ({lang.name})" if len(self.site.languages) > 1 else title
+
+    def feed_links(
+        self,
+        lang: Language,
+        taxonomy: str | None = None,
+        key: str | None = None,
+        heading: str = "",
+        *,
+        every_language: bool = False,
+    ) -> list[dict[str, str]]:
+        """`<link rel="alternate">` feeds for a page: its language's RSS and Atom; on a term page
+        the term's too; on a home page of a site with several languages, the all-languages feeds."""
+        targets: list[tuple[str, str | None, str | None, str]] = [
+            (lang.prefix, None, None, self.feed_title(lang))
+        ]
+        if taxonomy and key:
+            targets.append((lang.prefix, taxonomy, key, self.feed_title(lang, heading)))
+        if every_language and len(self.site.languages) > 1:
+            targets.append((urls.ALL_LANGUAGES, None, None, self.feed_title(None)))
+        links = []
+        for prefix, tax, term, title in targets:
+            for fmt, mime in (("rss", "application/rss+xml"), ("atom", "application/atom+xml")):
+                href = self.absolute(urls.feed_url(prefix, fmt, tax, term))
+                links.append({"type": mime, "title": title, "href": href})
+        return links
+
+    def cover_url(self, cover: str) -> str:
+        """A cover as an absolute URL (site paths get the base URL), or ""."""
+        return self.absolute(cover) if cover.startswith("/") else cover
 
     def switcher(self, versions: dict[str, str], current: Language) -> list[dict[str, Any]]:
         """Every language: a link to this page's version in it, or to that language's home."""
@@ -119,17 +220,49 @@ class Renderer:
         path: str,
         title: str,
         versions: dict[str, str] | None = None,
+        hreflang: dict[str, str] | None = None,
         status: int = 200,
+        description: str = "",
+        canonical: str | None = None,
+        noindex: bool = False,
+        og: dict[str, Any] | None = None,
+        structured: list[dict[str, Any]] | None = None,
+        feeds: list[dict[str, str]] | None = None,
         **context: Any,
     ) -> tuple[str, int]:
+        """Render `template` for a page at `path` in `lang`.
+
+        `versions` ({lang code: path}) drive the language switcher; `hreflang` (default: the
+        same) the hreflang links. A page has one absolute canonical URL (`canonical`, default its
+        own URL), except noindex pages that are not posts (search, errors), which have none.
+        `og` adds Open Graph fields (`kind`, `image`, `published`, …), `structured` JSON-LD nodes.
+        """
         versions = versions if versions is not None else {lang.code: path}
-        default = self.site.default_language.code
-        alternates = self.alternates(versions, lang)
-        x_default = versions.get(default) or versions.get(lang.code)
+        hreflang = hreflang if hreflang is not None else versions
+        if hreflang.get(lang.code) != path:  # a set that does not list the page is not its set
+            hreflang = {lang.code: path}
+        links = self.hreflang_links(hreflang)
+        alternates = self.alternates(hreflang, lang) if links else []
+        x_default = links[-1][1] if links else None
+        if canonical is None and not noindex:
+            canonical = self.absolute(path)
+        description = description or self.site.settings.description
 
         def t(key: str, **values: Any) -> str:
             return gettext(lang.locale, key, **values)
 
+        social = []
+        if status == 200:
+            others = [a.lang.locale for a in alternates if not a.current]
+            social = social_tags(
+                **{"kind": "website", **(og or {})},
+                title=title,
+                description=description,
+                url=canonical or self.absolute(path),
+                site_name=self.site.settings.title,
+                locale=lang.locale,
+                alternate_locales=others,
+            )
         ctx = {
             "site": self.site.settings,
             "lang": lang,
@@ -137,9 +270,15 @@ class Renderer:
             "t": t,
             "title": title,
             "path": path,
-            "canonical": context.pop("canonical", None) or self.absolute(path),
+            "description": description,
+            "noindex": noindex,
+            "canonical": canonical,
             "alternates": alternates,
-            "x_default": self.absolute(x_default) if alternates and x_default else None,
+            "x_default": x_default,
+            "hreflang_links": links,
+            "feeds": feeds if feeds is not None else self.feed_links(lang),
+            "social": social,
+            "jsonld": Markup(jsonld.script(structured)) if structured else None,
             "switcher": self.switcher(versions, lang),
             "home": lang.root,
             "search_url": self.lang_path(lang, "/search"),
@@ -153,6 +292,11 @@ class Renderer:
             **context,
         }
         return self.env.get_template(template).render(ctx), status
+
+    def crumbs(self, lang: Language, *trail: tuple[str, str]) -> dict[str, Any]:
+        """A JSON-LD `BreadcrumbList` from the language's home page down `trail` (name, path)."""
+        home = (gettext(lang.locale, "home"), self.absolute(lang.root))
+        return jsonld.breadcrumbs([home, *((n, self.absolute(p)) for n, p in trail)])
 
     # --- pages ---------------------------------------------------------------------------------
 
@@ -174,22 +318,19 @@ class Renderer:
         pages = max(1, math.ceil(total / per))
         if page > pages or page < 1:
             raise NotFound("no such page")
+        name = ""
         if taxonomy:
-            name = store.term_name(conn, taxonomy, key or "", lang.code)
-            if name is None or total == 0:
+            name = store.term_name(conn, taxonomy, key or "", lang.code) or ""
+            if not name or total == 0:
                 raise NotFound("no such term")
             base = urls.term_url(lang.prefix, taxonomy, key or "")
             heading = gettext(
                 lang.locale, "posts_tagged" if taxonomy == "tags" else "posts_in", name=name
             )
-            versions = {
-                code: urls.term_url(other.prefix, taxonomy, key or "")
-                for code, other in self.site.languages.items()
-                if code == lang.code or store.term_name(conn, taxonomy, key or "", code)
-            }
+            versions = {lang.code: base, **self.term_versions(conn, taxonomy, key or "")}
         else:
             base, heading = lang.root, ""
-            versions = {code: other.root for code, other in self.site.languages.items()}
+            versions = self.section_versions("/")
         path = base if page == 1 else f"{base}page/{page}/"
         if page > 1:
             versions = {lang.code: path}
@@ -204,12 +345,37 @@ class Renderer:
         title = heading or self.site.settings.title
         if page > 1:
             title = f"{title} · {gettext(lang.locale, 'page_n', n=page)}"
+        settings = self.site.settings
+        structured = [
+            jsonld.collection_page(
+                url=self.absolute(path),
+                name=title,
+                description="" if taxonomy else settings.description,
+                language=lang.hreflang,
+                items=[self.absolute(c["url"]) for c in cards],
+            )
+        ]
+        if taxonomy:
+            index = (gettext(lang.locale, taxonomy), self.lang_path(lang, f"/{taxonomy}/"))
+            structured.append(self.crumbs(lang, index, (name, base)))
+        elif page == 1:  # the home page: the site and its search
+            search = self.absolute(self.lang_path(lang, "/search")) + "?q={search_term_string}"
+            site_node = jsonld.website(
+                name=settings.title,
+                url=self.absolute(lang.root),
+                language=lang.hreflang,
+                description=settings.description,
+                search_template=search,
+            )
+            structured.insert(0, site_node)
         return self.page(
             "list.html",
             lang,
             path=path,
             title=title,
             versions=versions,
+            structured=structured,
+            feeds=self.feed_links(lang, taxonomy, key, heading, every_language=not taxonomy),
             heading=heading,
             posts=cards,
             total=total,
@@ -231,8 +397,6 @@ class Renderer:
         terms = store.terms_of(conn, [row["id"]])[row["id"]]
         others = store.translations(conn, row, now, drafts=self.state.dev)
         versions = {row["lang"]: row["url"], **{o["lang"]: o["url"] for o in others}}
-        if row["canonical"] or row["noindex"]:
-            versions = {row["lang"]: row["url"]}
         post = {
             **self.card(row, terms, lang),
             "kind": row["kind"],
@@ -252,16 +416,57 @@ class Renderer:
                 if o["lang"] in self.site.languages
             ],
         }
+        page_url = self.absolute(row["url"])
+        canonical = row["canonical"] or page_url
+        image = self.cover_url(row["cover"])
+        published = datetime.fromisoformat(row["date"])
+        modified = datetime.fromisoformat(row["updated"]) if row["updated"] else published
+        tags = [n for _k, n in terms["tags"]]
+        sections = [n for _k, n in terms["categories"]]
+        if row["kind"] == "post":
+            settings = self.site.settings
+            node = jsonld.blog_posting(
+                url=page_url,
+                canonical=canonical,
+                headline=row["title"],
+                description=row["excerpt"],
+                published=published,
+                modified=modified,
+                authors=[jsonld.person(n, u) for n, u in author_people(row["authors"])],
+                image=image,
+                language=lang.hreflang,
+                publisher=jsonld.organization(settings.title, self.absolute("/")),
+                keywords=tags,
+                sections=sections,
+                word_count=row["word_count"],
+            )
+            trail = [(sections[0], post["categories"][0]["url"])] if sections else []
+            og: dict[str, Any] = {
+                "kind": "article",
+                "image": image,
+                "published": published,
+                "modified": modified,
+                "tags": tags,
+                "section": sections[0] if sections else "",
+            }
+        else:
+            node = jsonld.web_page(
+                url=page_url, name=row["title"], description=row["excerpt"], language=lang.hreflang
+            )
+            trail, og = [], {"image": image}
         return self.page(
             "post.html",
             lang,
             path=row["url"],
             title=row["title"],
             versions=versions,
+            hreflang=self.post_hreflang(conn, row),
             post=post,
             description=row["excerpt"],
-            canonical=row["canonical"] or None,
+            canonical=canonical,
             noindex=bool(row["noindex"] or row["draft"]),
+            og=og,
+            structured=[node, self.crumbs(lang, *trail, (row["title"], row["url"]))],
         )
 
     def terms(self, lang: Language, taxonomy: str) -> tuple[str, int]:
@@ -271,9 +476,26 @@ class Renderer:
             for r in rows
         ]
         path = self.lang_path(lang, f"/{taxonomy}/")
-        versions = {c: self.lang_path(o, f"/{taxonomy}/") for c, o in self.site.languages.items()}
         title = gettext(lang.locale, "all_tags" if taxonomy == "tags" else "all_categories")
-        return self.page("terms.html", lang, path=path, title=title, versions=versions, terms=items)
+        structured = [
+            jsonld.collection_page(
+                url=self.absolute(path),
+                name=title,
+                description="",
+                language=lang.hreflang,
+                items=[self.absolute(i["url"]) for i in items],
+            ),
+            self.crumbs(lang, (gettext(lang.locale, taxonomy), path)),
+        ]
+        return self.page(
+            "terms.html",
+            lang,
+            path=path,
+            title=title,
+            versions=self.section_versions(f"/{taxonomy}/"),
+            structured=structured,
+            terms=items,
+        )
 
     def archive(self, lang: Language) -> tuple[str, int]:
         rows = store.archive(self.state.db.read(), lang.code, self.state.now())
@@ -284,13 +506,24 @@ class Renderer:
                 {"title": r["title"], "url": r["url"], "date": self.date(r["date"], lang)}
             )
         path = self.lang_path(lang, "/archive/")
-        versions = {c: self.lang_path(o, "/archive/") for c, o in self.site.languages.items()}
+        title = gettext(lang.locale, "archive")
+        structured = [
+            jsonld.collection_page(
+                url=self.absolute(path),
+                name=title,
+                description="",
+                language=lang.hreflang,
+                items=[self.absolute(r["url"]) for r in rows],
+            ),
+            self.crumbs(lang, (title, path)),
+        ]
         return self.page(
             "archive.html",
             lang,
             path=path,
-            title=gettext(lang.locale, "archive"),
-            versions=versions,
+            title=title,
+            versions=self.section_versions("/archive/"),
+            structured=structured,
             years=sorted(years.items(), reverse=True),
         )
 

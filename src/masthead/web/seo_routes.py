@@ -1,0 +1,357 @@
+"""Feeds, sitemaps and robots.txt over HTTP.
+
+URLs (DESIGN.md): `/feed.xml` and `/atom.xml` (RSS 2.0 and Atom 1.0 of the default language's
+home page), `/{prefix}/feed.xml` for the other languages, `/tags/{key}/feed.xml` and
+`/categories/{key}/atom.xml` (per language likewise), `/all/feed.xml` and `/all/atom.xml` (every
+language, on a site with several), `/sitemap.xml` (a sitemap, or past `sitemap_max_urls` a sitemap
+index of `/sitemap-N.xml`), `/robots.txt`.
+
+Responses are cached per index generation like pages (`SiteState.cached`) and carry an `ETag`
+and, for feeds and sitemaps, a `Last-Modified` (the newest `updated`-else-`date` they contain).
+`If-None-Match` is answered with 304; `If-Modified-Since` too when no `If-None-Match` is sent
+(RFC 9110 §13.2.2: the entity tag wins).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from datetime import UTC, datetime
+from email.utils import format_datetime, parsedate_to_datetime
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+
+from masthead.config import Language
+from masthead.content import urls
+from masthead.errors import NotFound
+from masthead.i18n import gettext
+from masthead.seo import feeds, robots, sitemap
+from masthead.store import posts as store
+from masthead.store import seo as seo_store
+from masthead.web.state import SiteState
+from masthead.web.views import TAXONOMIES, Renderer, author_people
+
+CACHE = "public, max-age=0, must-revalidate"
+MEDIA = {
+    "rss": "application/rss+xml; charset=utf-8",
+    "atom": "application/atom+xml; charset=utf-8",
+    "xml": "application/xml; charset=utf-8",
+    "text": "text/plain; charset=utf-8",
+}
+
+Built = tuple[str, datetime | None]  # the document and its Last-Modified
+
+
+class _LastModified:
+    """ETag → Last-Modified of the outputs in the page cache (the cache keeps bodies only).
+
+    An entry is written when its body is rendered and read on every hit; holding more entries
+    than the page cache, touched on every hit of an XML output, it never loses one that the page
+    cache still holds."""
+
+    def __init__(self, size: int = 2048) -> None:
+        self._items: OrderedDict[str, datetime | None] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def put(self, etag: str, value: datetime | None) -> None:
+        with self._lock:
+            self._items[etag] = value
+            self._items.move_to_end(etag)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+    def get(self, etag: str) -> datetime | None:
+        with self._lock:
+            if etag in self._items:
+                self._items.move_to_end(etag)
+            return self._items.get(etag)
+
+
+def http_date(value: datetime) -> str:
+    """An IMF-fixdate (RFC 9110 §5.6.7), e.g. `Fri, 01 Mar 2024 01:00:00 GMT`."""
+    return format_datetime(value.astimezone(UTC), usegmt=True)
+
+
+def _modified_since(header: str | None, modified: datetime | None) -> bool:
+    """True when `If-Modified-Since` shows the client's copy is as new as `modified`."""
+    if not header or modified is None:
+        return False
+    try:
+        since = parsedate_to_datetime(header)
+    except (TypeError, ValueError):
+        return False
+    if since.tzinfo is None:
+        return False
+    return int(modified.timestamp()) <= since.timestamp()
+
+
+class SeoOutputs:
+    """Builds each output from the database: one method per document, each returning `Built`.
+
+    Raises NotFound for a feed of a term that has no published post in that language, and for a
+    sitemap file that does not exist."""
+
+    def __init__(self, state: SiteState, renderer: Renderer) -> None:
+        self.state = state
+        self.renderer = renderer
+        self.site = state.site
+
+    def absolute(self, path: str) -> str:
+        return self.site.settings.base_url + path
+
+    # --- feeds -------------------------------------------------------------------------------
+
+    def items(self, rows: list[sqlite3.Row]) -> list[feeds.FeedItem]:
+        conn = self.state.db.read()
+        terms = store.terms_of(conn, [r["id"] for r in rows])
+        out = []
+        for r in rows:
+            lang = self.site.languages.get(r["lang"], self.site.default_language)
+            cats = tuple(
+                feeds.Category(name, self.absolute(self.renderer.lang_path(lang, f"/{tax}/")))
+                for tax in ("categories", "tags")
+                for _key, name in terms[r["id"]][tax]
+            )
+            out.append(
+                feeds.FeedItem(
+                    title=r["title"],
+                    url=self.absolute(r["url"]),
+                    published=datetime.fromisoformat(r["date"]),
+                    updated=datetime.fromisoformat(r["updated"]) if r["updated"] else None,
+                    authors=tuple(name for name, _url in author_people(r["authors"])),
+                    categories=cats,
+                    summary=r["excerpt"],
+                    html=self.renderer.resolve_refs(r["html"], r["lang"]),
+                    image=self.renderer.cover_url(r["cover"]),
+                    lang=lang.hreflang,
+                )
+            )
+        return out
+
+    def feed(
+        self, fmt: str, lang: Language | None, taxonomy: str | None = None, key: str | None = None
+    ) -> Built:
+        """The `fmt` ("rss" or "atom") feed of `lang` (None: every language), or of one term."""
+        conn = self.state.db.read()
+        settings = self.site.settings
+        rows = seo_store.feed_posts(
+            conn,
+            now=self.state.now(),
+            limit=settings.feed_items,
+            lang=lang.code if lang else None,
+            taxonomy=taxonomy,
+            key=key,
+        )
+        prefix = lang.prefix if lang else urls.ALL_LANGUAGES
+        if taxonomy and key and lang:
+            name = store.term_name(conn, taxonomy, key, lang.code)
+            if not rows or name is None:
+                raise NotFound("no such term")
+            which = "posts_tagged" if taxonomy == "tags" else "posts_in"
+            title = self.renderer.feed_title(lang, gettext(lang.locale, which, name=name))
+            page = urls.term_url(lang.prefix, taxonomy, key)
+        else:
+            title = self.renderer.feed_title(lang)
+            page = lang.root if lang else "/"
+        info = feeds.FeedInfo(
+            title=title,
+            description=settings.description,
+            page_url=self.absolute(page),
+            rss_url=self.absolute(urls.feed_url(prefix, "rss", taxonomy, key)),
+            atom_url=self.absolute(urls.feed_url(prefix, "atom", taxonomy, key)),
+            language=lang.hreflang if lang else "",
+            author=settings.title,
+        )
+        items = self.items(rows)
+        write = feeds.rss if fmt == "rss" else feeds.atom
+        return write(info, items, full_text=settings.feed_full_text), feeds.last_modified(items)
+
+    # --- sitemap -----------------------------------------------------------------------------
+
+    def entries(self) -> list[sitemap.Entry]:
+        """Every indexable URL of the site: section pages of each language, posts and pages
+        (oldest first), then term pages; each with its lastmod and hreflang set. The sets come
+        from the same `Renderer` methods as the pages' heads, under the same rules."""
+        conn = self.state.db.read()
+        now = self.state.now()
+        return [
+            *self._section_entries(conn, now),
+            *self._post_entries(conn, now),
+            *self._term_entries(conn, now),
+        ]
+
+    def _section_entries(self, conn: sqlite3.Connection, now: float) -> list[sitemap.Entry]:
+        """Home, archive, tags and categories pages: lastmod is the newest post they show."""
+        newest: dict[str, datetime] = {}
+        for row in seo_store.post_dates_by_language(conn, now):
+            _latest(newest, row["lang"], row["date"], row["updated"])
+        out: list[sitemap.Entry] = []
+        for suffix in ("/", "/archive/", "/tags/", "/categories/"):
+            versions = self.renderer.section_versions(suffix)
+            links = tuple(self.renderer.hreflang_links(versions))
+            out += [
+                sitemap.Entry(self.absolute(path), newest.get(code), links)
+                for code, path in versions.items()
+            ]
+        return out
+
+    def _post_entries(self, conn: sqlite3.Connection, now: float) -> list[sitemap.Entry]:
+        """Indexable posts and pages; alternates as `Renderer.post_hreflang` gives them."""
+        languages = self.site.languages
+        rows = [row for row in seo_store.indexable_posts(conn, now) if row["lang"] in languages]
+        sets: dict[tuple[str, str], dict[str, str]] = {}
+        for row in rows:  # oldest first: the oldest version of a language holds its place
+            versions = sets.setdefault((row["translation_key"], row["kind"]), {})
+            versions.setdefault(row["lang"], row["url"])
+        out: list[sitemap.Entry] = []
+        for row in rows:
+            versions = sets[(row["translation_key"], row["kind"])]
+            member = versions[row["lang"]] == row["url"]
+            links = tuple(self.renderer.hreflang_links(versions)) if member else ()
+            modified = datetime.fromisoformat(row["updated"] or row["date"])
+            out.append(sitemap.Entry(self.absolute(row["url"]), modified, links))
+        return out
+
+    def _term_entries(self, conn: sqlite3.Connection, now: float) -> list[sitemap.Entry]:
+        """Tag and category pages in each language where the term has a published post."""
+        terms: dict[tuple[str, str], dict[str, datetime]] = {}
+        for row in seo_store.term_post_dates(conn, now):
+            if row["lang"] in self.site.languages:
+                dates = terms.setdefault((row["taxonomy"], row["key"]), {})
+                _latest(dates, row["lang"], row["date"], row["updated"])
+        out: list[sitemap.Entry] = []
+        for (taxonomy, key), dates in terms.items():
+            versions = {
+                code: urls.term_url(self.site.languages[code].prefix, taxonomy, key)
+                for code in dates
+            }
+            links = tuple(self.renderer.hreflang_links(versions))
+            out += [
+                sitemap.Entry(self.absolute(path), dates[code], links)
+                for code, path in versions.items()
+            ]
+        return out
+
+    def sitemap(self, number: int | None = None) -> Built:
+        """`/sitemap.xml` (number None) or `/sitemap-N.xml`: a urlset, or the index of the files
+        when the site has more URLs than `sitemap_max_urls`."""
+        entries = self.entries()
+        chunks = sitemap.split(entries, self.site.settings.sitemap_max_urls)
+        if number is None:
+            if len(chunks) <= 1:
+                return sitemap.urlset(entries), sitemap.newest(entries)
+            children = [
+                (self.absolute(f"/sitemap-{n}.xml"), sitemap.newest(chunk))
+                for n, chunk in enumerate(chunks, start=1)
+            ]
+            return sitemap.index(children), sitemap.newest(entries)
+        if len(chunks) <= 1 or not 1 <= number <= len(chunks):
+            raise NotFound("no such sitemap")
+        chunk = chunks[number - 1]
+        return sitemap.urlset(chunk), sitemap.newest(chunk)
+
+    def robots(self) -> Built:
+        settings = self.site.settings
+        text = robots.robots_txt(
+            sitemap_url=self.absolute("/sitemap.xml"),
+            disallow=settings.robots_disallow,
+            extra=settings.robots_extra,
+        )
+        return text, None
+
+
+def _latest(into: dict[str, datetime], lang: str, date: str, updated: str | None) -> None:
+    value = datetime.fromisoformat(updated or date)
+    if lang not in into or value.timestamp() > into[lang].timestamp():
+        into[lang] = value
+
+
+def install(app: FastAPI, state: SiteState, renderer: Renderer) -> None:
+    """Add the feed, sitemap and robots.txt routes of every language to `app`."""
+    from masthead.web.app import etag_matches  # app.py imports this module first
+
+    outputs = SeoOutputs(state, renderer)
+    stamps = _LastModified()
+
+    def reply(request: Request, key: tuple, media: str, build: Callable[[], Built]) -> Response:
+        fresh: list[datetime | None] = []
+
+        def render() -> tuple[str, int]:
+            text, modified = build()
+            fresh.append(modified)
+            return text, 200
+
+        page = state.cached(("seo", *key), render)
+        if fresh:
+            stamps.put(page.etag, fresh[0])
+        modified = stamps.get(page.etag)
+        headers = {"ETag": page.etag, "Cache-Control": "no-cache" if state.dev else CACHE}
+        if modified is not None:
+            headers["Last-Modified"] = http_date(modified)
+        inm = request.headers.get("if-none-match")
+        if etag_matches(inm, page.etag) or (
+            inm is None and _modified_since(request.headers.get("if-modified-since"), modified)
+        ):
+            return Response(status_code=304, headers=headers)
+        return Response(page.body, 200, headers=headers, media_type=MEDIA[media])
+
+    def add(path: str, endpoint: Callable[..., Any]) -> None:
+        app.add_api_route(path, endpoint, methods=["GET", "HEAD"], include_in_schema=False)
+
+    def robots_txt(request: Request) -> Response:
+        return reply(request, ("robots",), "text", outputs.robots)
+
+    def sitemap_xml(request: Request) -> Response:
+        return reply(request, ("sitemap", None), "xml", outputs.sitemap)
+
+    def sitemap_part(request: Request, n: int) -> Response:
+        return reply(request, ("sitemap", n), "xml", lambda: outputs.sitemap(n))
+
+    add("/robots.txt", robots_txt)
+    add("/sitemap.xml", sitemap_xml)
+    add("/sitemap-{n:int}.xml", sitemap_part)
+    languages = list(state.site.languages.values())
+    for lang in languages:
+        _feed_routes(add, reply, outputs, lang)
+    if len(languages) > 1 and all(lang.prefix != urls.ALL_LANGUAGES for lang in languages):
+        _feed_routes(add, reply, outputs, None)
+
+
+def _feed_routes(
+    add: Callable[[str, Callable[..., Any]], None],
+    reply: Callable[..., Response],
+    outputs: SeoOutputs,
+    lang: Language | None,
+) -> None:
+    """The RSS and Atom routes of one language (None: all languages, with no term feeds)."""
+    prefix = lang.prefix if lang else urls.ALL_LANGUAGES
+    base = f"/{prefix}" if prefix else ""
+    code = lang.code if lang else None
+
+    def home_feed(fmt: str) -> Callable[..., Response]:
+        def home(request: Request) -> Response:
+            return reply(request, ("feed", fmt, code), fmt, lambda: outputs.feed(fmt, lang))
+
+        return home
+
+    def term_feed(fmt: str, taxonomy: str) -> Callable[..., Response]:
+        def term(request: Request, key: str) -> Response:
+            return reply(
+                request,
+                ("feed", fmt, code, taxonomy, key),
+                fmt,
+                lambda: outputs.feed(fmt, lang, taxonomy, key),
+            )
+
+        return term
+
+    for fmt, file in urls.FEED_FILES.items():
+        add(f"{base}/{file}", home_feed(fmt))
+        if lang is not None:
+            for taxonomy in TAXONOMIES:
+                add(f"{base}/{taxonomy}/{{key}}/{file}", term_feed(fmt, taxonomy))

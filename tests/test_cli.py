@@ -137,3 +137,23 @@ def test_serve_prints_the_url_it_listens_on(make_site):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_check_warns_about_missing_files_and_unknown_language_suffixes(make_site):
+    site = make_site(
+        {
+            "posts/a.md": post("Pictures", "2024-03-01", cover="gone.png", body="![x](lost.svg)\n"),
+            "posts/b.fr.md": post("Bonjour", "2024-03-01"),
+        }
+    )
+    result = masthead("check", str(site.root))
+    lines = result.stdout.splitlines()
+    assert result.returncode == 0, "warnings only"
+    assert any(
+        line.startswith("content/posts/a.md:7: warning: file not found: lost.svg") for line in lines
+    ), lines
+    assert any("file not found: gone.png" in line for line in lines), lines
+    assert any(
+        line.startswith("content/posts/b.fr.md:0: warning: file suffix '.fr' looks like a language")
+        for line in lines
+    ), lines

@@ -434,7 +434,7 @@ def test_log_retention_and_the_search_log_command(make_site, serve):
     )
     assert out.returncode == 0, out.stderr
     top, _, empty = out.stdout.partition("no results")
-    assert re.search(r"walrus\s*│\s*3", top) and "missing words" in top
+    assert re.search(r"(?i)walrus\s*│\s*│\s*3", top) and "missing words" in top
     assert "missing words" in empty and "walrus" not in empty
 
 
@@ -457,3 +457,83 @@ def test_search_pagination(make_site, serve):
     assert len(second.select(".hit")) == 10
     assert second.select_one('.pagination a[rel="prev"]')["href"] == "/search?q=beacon"
     assert api(c, "beacon", page=99)["page"] == 3, "a page past the end shows the last one"
+
+
+def test_search_log_output_is_inert_and_keeps_searches_apart(make_site, serve):
+    site = make_site({"posts/a.md": post("Walrus facts", "2024-01-01", body="cri containerd\n")})
+    c = serve(site)
+    for q in (
+        "[bold]x",
+        ":smile: walrus",
+        "esc \x1b[31mRED",
+        "cri OR containerd",
+        "cri or containerd",
+    ):
+        api(c, q)
+    api(c, "walrus", tag="nothing")
+    out = subprocess.run(
+        [sys.executable, "-m", "masthead", "search-log", str(site.root)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "160"},
+        timeout=60,
+    ).stdout
+    assert "[bold]x" in out and ":smile: walrus" in out, "no markup, no emoji codes"
+    assert "\x1b" not in out and "\\x1b[31mRED" in out, "escape codes shown, not run"
+    assert "cri OR containerd" in out and "cri or containerd" in out
+    assert "tags=['nothing']" in out
+
+
+def test_suggestions_keep_operators_phrases_and_filters(lang_site):
+    c = lang_site
+    assert api(c, "kubelte -docker")["suggestions"] == ["kubelet -docker"]
+    assert api(c, "contaner OR kubelte")["suggestions"] == ["container OR kubelet"]
+    assert api(c, '"kubelte watches"')["suggestions"] == ['"kubelet watches"']
+    page = BeautifulSoup(
+        c.get("/search", params={"q": "kubelte", "lang": "en"}).text, "html.parser"
+    )
+    link = page.select_one(".empty a")["href"]
+    assert "q=kubelet" in link and "lang=en" in link
+
+
+def test_han_runs_match_side_by_side(make_site, serve):
+    files = {
+        "posts/yes.md": post("调度", "2024-01-01", lang="zh", body="调度器负责放置 Pod。\n"),
+        "posts/no.md": post("分开", "2024-01-02", lang="zh", body="调度很重要。这个容器很大。\n"),
+    }
+    c = serve(make_site(files))
+    assert urls(api(c, "调度器")) == ["/zh/posts/yes/"]
+    assert set(urls(api(c, "调度"))) == {"/zh/posts/yes/", "/zh/posts/no/"}
+
+
+def test_api_parameters_are_typed_and_checked(lang_site):
+    c = lang_site
+    bad = c.get("/api/search", params={"q": "kubelet", "lang": "fr"})
+    assert bad.status_code == 422 and "unknown language 'fr'" in bad.json()["error"]["message"]
+    assert urls(api(c, "", after="2024")) == ["/zh/posts/d/", "/posts/c/", "/posts/b/"]
+    assert urls(api(c, "", before="2023-06")) == ["/posts/a/"]
+    assert c.get("/api/search", params={"after": "2024-13"}).status_code == 422
+    assert urls(api(c, "", tag=["kubernetes", "docker"])) == ["/posts/c/"], "all tags apply"
+    assert urls(api(c, "ｋｕｂｅｌｅｔ")) == urls(api(c, "kubelet")), "full-width Latin"
+    page = c.get("/search", params={"q": "kubelet", "page": 0})
+    assert page.status_code == 200, "an out-of-range page is the nearest one, not an error"
+    assert "cdn" not in c.get("/api/openapi.json").text.lower()
+    docs = c.get("/api/docs", follow_redirects=True)
+    assert docs.status_code == 404, "no Swagger UI from a CDN"
+
+
+def test_redirects_keep_the_query_string(lang_site):
+    r = lang_site.get("/zh/search/", params={"q": "节点"})
+    assert r.status_code == 301 and r.headers["location"].endswith(
+        "/zh/search?q=%E8%8A%82%E7%82%B9"
+    )
+
+
+def test_the_search_form_keeps_active_filters(lang_site):
+    page = BeautifulSoup(
+        lang_site.get("/search", params={"q": "kubelet", "lang": "zh"}).text, "html.parser"
+    )
+    hidden = {
+        i["name"]: i["value"] for i in page.select("form.search-form--page input[type=hidden]")
+    }
+    assert hidden == {"lang": "zh"}

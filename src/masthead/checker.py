@@ -6,6 +6,8 @@ unknown shortcodes and links to content files that do not exist (warnings).
 
 from __future__ import annotations
 
+import re
+
 from masthead.config import Site
 from masthead.content import urls
 from masthead.content.discover import walk
@@ -54,7 +56,33 @@ def check_site(site: Site) -> list[ContentIssue]:
                         "warning",
                     )
                 )
+    issues.extend(_missing_files(site, posts))
     return sorted(issues, key=lambda i: (i.path, i.line, i.reason))
+
+
+_MEDIA = re.compile(r'(?:src|href)="/media/([^"#?]+)')
+
+
+def _missing_files(site: Site, posts: list[Post]) -> list[ContentIssue]:
+    """Warnings for covers, images and files beside a post that do not exist."""
+    out: list[ContentIssue] = []
+    for post in posts:
+        targets = [m.group(1) for m in _MEDIA.finditer(post.html)]
+        if post.cover.startswith(urls.MEDIA_PREFIX):
+            targets.append(post.cover[len(urls.MEDIA_PREFIX) :])
+        for target in dict.fromkeys(targets):
+            rel = urls.unquote(target)
+            if not (site.content_dir / rel).is_file():
+                name = rel.rsplit("/", 1)[-1]
+                out.append(
+                    ContentIssue(
+                        post.source,
+                        _line_mentioning(site, post.source, name),
+                        f"file not found: {name} (looked for {site.settings.content_dir}/{rel})",
+                        "warning",
+                    )
+                )
+    return out
 
 
 def _line_mentioning(site: Site, source: str, needle: str) -> int:

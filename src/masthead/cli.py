@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import socket
 from pathlib import Path
@@ -196,6 +197,7 @@ def search_log(
     import time
 
     from rich.table import Table
+    from rich.text import Text
 
     from masthead.store import search as store
     from masthead.store.db import Database
@@ -216,14 +218,29 @@ def search_log(
     ):
         table = Table(title=title, title_justify="left")
         table.add_column("query")
+        table.add_column("filters")
         table.add_column("searches", justify="right")
-        table.add_column("fewest results", justify="right")
+        table.add_column("results (last)", justify="right")
         for row in rows:
-            table.add_row(row["query"], str(row["searches"]), str(row["results"]))
+            filters = ", ".join(f"{k}={v}" for k, v in json.loads(row["filters"]).items())
+            # readers' text: never markup, emoji codes or terminal escapes
+            table.add_row(
+                Text(_visible(row["query"])),
+                Text(_visible(filters)),
+                str(row["searches"]),
+                str(row["results"]),
+            )
         if not rows:
-            table.add_row("(none)", "", "")
+            table.add_row("(none)", "", "", "")
         out.print(table)
     db.close()
+
+
+def _visible(text: str) -> str:
+    """`text` with control characters shown as escapes (`\\x1b`), safe for a terminal."""
+    return re.sub(
+        r"[\x00-\x1f\x7f-\x9f]", lambda m: m.group(0).encode("unicode_escape").decode(), text
+    )
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ not stop publication (unknown shortcodes) are returned in `Post.warnings`.
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -70,6 +71,25 @@ def _line_of(body: str, offset: int, body_line: int) -> int:
     return body_line + body.count("\n", 0, offset)
 
 
+_LANG_LIKE = re.compile(r"^[a-z]{2,3}(?:[-_][a-z]{2,4})?$", re.IGNORECASE)
+
+
+def _suffix_warning(site: Site, path: str, rel: str) -> tuple[ContentIssue, ...]:
+    """A file suffix that looks like a language the site does not have (`post.fr.md`)."""
+    stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    if "." not in stem:
+        return ()
+    tail = stem.rsplit(".", 1)[1]
+    if _LANG_LIKE.match(tail) and site.resolve_language(tail) is None:
+        known = ", ".join(site.languages)
+        reason = (
+            f"file suffix '.{tail}' looks like a language this site does not have ({known}); "
+            "the post is published in the default language with the suffix in its slug"
+        )
+        return (ContentIssue(path, 0, reason, "warning"),)
+    return ()
+
+
 def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     """Parse the content file at content-relative path `rel` whose bytes are `raw`.
 
@@ -120,7 +140,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     warnings = tuple(
         ContentIssue(path, _line_of(fm.body, off, fm.body_line), why, "warning")
         for off, why in sc_warnings
-    )
+    ) + _suffix_warning(site, path, rel)
     return Post(
         source=path,
         kind=info.kind,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import calendar
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -34,19 +35,33 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202f\ufeff]")
 _DAY = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
 
 
+def _string(text: str) -> str:
+    """An FTS5 string: the text in double quotes, inner quotes doubled."""
+    return '"' + text.replace('"', '""') + '"'
+
+
 @dataclass(frozen=True)
 class Term:
-    """One word or phrase as typed; `phrases` are the FTS5 strings it needs (all of them)."""
+    """One word or phrase as typed. `phrases` are what it needs, all of them: each an FTS5
+    string, or a tuple of strings any one of which will do."""
 
     text: str
-    phrases: tuple[str, ...]
+    phrases: tuple[str | tuple[str, ...], ...]
     prefix: bool = False
 
     def fts(self) -> str:
-        parts = [f'"{p.replace(chr(34), chr(34) * 2)}"' for p in self.phrases]
-        if self.prefix:
+        parts = [
+            _string(p) if isinstance(p, str) else "(" + " OR ".join(map(_string, p)) + ")"
+            for p in self.phrases
+        ]
+        if self.prefix and isinstance(self.phrases[-1], str):
             parts[-1] += " *"
         return parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
+
+    @property
+    def words(self) -> list[str]:
+        """The plain words of the term (for suggestions)."""
+        return re.findall(r"\w+", self.text)
 
 
 @dataclass
@@ -95,8 +110,8 @@ class Query:
 
     @property
     def words(self) -> list[str]:
-        """Every searched word (for suggestions), without operators."""
-        return [t.text for g in self.groups for t in g]
+        """Every searched word (for suggestions and highlights), without operators."""
+        return [w for g in self.groups for t in g for w in t.words]
 
     @property
     def empty(self) -> bool:
@@ -107,26 +122,44 @@ class Query:
         return " ".join(self.plain)
 
 
-def _phrases(text: str) -> tuple[str, ...]:
-    """The FTS5 strings for one typed word or phrase: Han runs are cut into words."""
-    out: list[str] = []
+def _han(run: str) -> str | tuple[str, ...]:
+    """A Han run of a query: its words in a row (a phrase), or the run as one indexed word.
+
+    `调度器` is cut into 调度 + 器; requiring them side by side keeps posts that merely contain
+    both somewhere from matching, and the whole run covers texts where jieba kept it whole.
+    """
+    words = query_words(run)
+    if len(words) <= 1:
+        return run
+    return (" ".join(words), run)
+
+
+def _phrases(text: str) -> tuple[str | tuple[str, ...], ...]:
+    """What one typed word needs: Han runs (see `_han`) and the Latin parts, all of them."""
+    out: list[str | tuple[str, ...]] = []
     pos = 0
     for m in HAN.finditer(text):
         before = text[pos : m.start()]
         if _WORDY.search(before):
             out.append(before)
-        out.extend(query_words(m.group(0)))
+        out.append(_han(m.group(0)))
         pos = m.end()
     rest = text[pos:]
     if _WORDY.search(rest):
         out.append(rest)
-    return tuple(p for p in out if p.strip())
+    return tuple(p for p in out if not isinstance(p, str) or p.strip())
 
 
 def _phrase(text: str) -> tuple[str, ...]:
     """An exact phrase: one FTS5 string, Han runs cut with the index's separator."""
     joined = HAN.sub(lambda m: ZWSP.join(query_words(m.group(0))), text)
     return (joined,) if _WORDY.search(joined) else ()
+
+
+def day(value: str, end: bool) -> date | None:
+    """`YYYY`, `YYYY-MM` or `YYYY-MM-DD` as the first (or with `end`, the last) day it covers;
+    None when it is not such a date."""
+    return _day(value, end)
 
 
 def _day(value: str, end: bool) -> date | None:
@@ -174,7 +207,8 @@ def _filter(filters: Filters, key: str, value: str) -> bool:
 
 def parse(raw: str) -> Query:
     """Parse what a reader typed. Never raises; see the module docstring for the language."""
-    text = _CONTROL.sub(" ", raw[:MAX_QUERY])
+    # NFKC: full-width Latin from Chinese input methods (ｋｕｂｅｌｅｔ) is plain Latin
+    text = unicodedata.normalize("NFKC", _CONTROL.sub(" ", raw[:MAX_QUERY]))
     query = Query(raw=raw)
     pending_or = False
     for m in _TOKEN.finditer(text):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import threading
 import time
@@ -34,8 +35,8 @@ class Options:
     """Filters given as URL parameters (they add to those typed in the query)."""
 
     lang: str | None = None
-    tag: str | None = None
-    category: str | None = None
+    tags: list[str] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
     author: str | None = None
     after: date | None = None
     before: date | None = None
@@ -182,8 +183,8 @@ class SearchService:
 
     def _merge(self, query: Query, opts: Options) -> dict[str, Any]:
         f = query.filters
-        tags = [*f.tags, *([opts.tag] if opts.tag else [])]
-        categories = [*f.categories, *([opts.category] if opts.category else [])]
+        tags = [*f.tags, *opts.tags]
+        categories = [*f.categories, *opts.categories]
         starts = [d for d in (f.after, opts.after, _year(opts.year, 1)) if d]
         ends = [d for d in (f.before, opts.before, _year(opts.year, 12)) if d]
         after = max(starts) if starts else None  # every date filter applies: the latest start
@@ -335,14 +336,14 @@ class SearchService:
         )
 
     def _suggest(self, query: Query) -> list[str]:
-        """The query with unknown words replaced by the closest indexed terms (distance ≤ 2)."""
+        """The query as typed, with each unknown word replaced by the closest indexed term (edit
+        distance ≤ 2, the most frequent on ties); operators, phrases and filters are kept."""
         conn = self.db.read()
-        words = query.words
-        replaced = list(words)
+        suggestion = query.raw
         changed = False
-        for i, word in enumerate(words):
+        for word in dict.fromkeys(query.words):
             w = word.lower()
-            if len(w) < 3 or not w.isalpha() or store.has_term(conn, w):
+            if len(w) < 3 or not w.isalpha() or not w.isascii() or store.has_term(conn, w):
                 continue
             best: tuple[int, str] | None = None
             for candidate in store.terms_like(conn, w[0], len(w) - 2, len(w) + 2):
@@ -350,9 +351,10 @@ class SearchService:
                 if d <= SUGGEST_DISTANCE and (best is None or d < best[0]):
                     best = (d, candidate)
             if best:
-                replaced[i] = best[1]
+                pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
+                suggestion = pattern.sub(best[1], suggestion)
                 changed = True
-        return [" ".join(replaced)] if changed else []
+        return [suggestion] if changed else []
 
     # --- the log ---------------------------------------------------------------------------
 

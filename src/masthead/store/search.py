@@ -177,16 +177,29 @@ def prune_log(conn: sqlite3.Connection, before: float) -> int:
     return conn.execute("DELETE FROM search_log WHERE at < :before", {"before": before}).rowcount
 
 
+def _query_key(query: str) -> str:
+    # case does not change a search, except for the OR operator
+    return " ".join(w if w == "OR" else w.lower() for w in query.split())
+
+
 def top_queries(
     conn: sqlite3.Connection, since: float, limit: int, no_results: bool = False
-) -> list[sqlite3.Row]:
-    """Most frequent queries since `since` (only those that found nothing, if `no_results`):
-    query, searches, last (time), results (of the last search)."""
-    cond = "AND results = 0" if no_results else ""
-    return conn.execute(
-        "SELECT lower(trim(query)) AS query, COUNT(*) AS searches, MAX(at) AS last, "
-        "MIN(results) AS results FROM search_log "
-        f"WHERE at >= :since AND trim(query) != '' {cond} "
-        "GROUP BY lower(trim(query)) ORDER BY searches DESC, last DESC LIMIT :limit",
-        {"since": since, "limit": limit},
-    ).fetchall()
+) -> list[dict[str, Any]]:
+    """Most frequent searches since `since` (only those that found nothing, if `no_results`):
+    `query` (as last typed), `filters` (JSON), `searches`, `last` (time), `results` (of the last
+    one). Searches group when they differ only in case and spacing (`OR` stays an operator);
+    a query with other filters is another search (`kubelet`, and `kubelet` with `lang=fr`)."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    rows = conn.execute(
+        "SELECT query, filters, at, results FROM search_log "
+        "WHERE at >= :since AND trim(query) != '' ORDER BY at",
+        {"since": since},
+    )
+    for query, filters, at, results in rows:
+        key = (_query_key(query), filters)
+        entry = groups.setdefault(key, {"searches": 0})
+        entry.update(query=query.strip(), filters=filters, last=at, results=results)
+        entry["searches"] += 1
+    chosen = [g for g in groups.values() if not no_results or g["results"] == 0]
+    chosen.sort(key=lambda g: (-g["searches"], -g["last"]))
+    return chosen[:limit]

@@ -109,13 +109,16 @@ def create_app(
     db = Database(site.database_path)
     if index:
         report = index_site(site, db)
+        open_errors = [i for i in store.issues(db.read()) if i.severity == "error"]
         log.info(
-            "indexed %d files (%d parsed, %d errors) in %.2fs",
+            "indexed %d files (%d parsed) in %.2fs; %d files with errors",
             report.files,
             report.parsed,
-            len(report.errors),
             report.seconds,
+            len(open_errors),
         )
+        for issue in open_errors:
+            log.warning("%s", issue.format())
     state = SiteState(site=site, db=db, dev=dev, clock=clock)
     renderer = Renderer(state, _templates(site))
 
@@ -142,7 +145,8 @@ def create_app(
     app = FastAPI(
         title=site.settings.title,
         version=masthead.__version__,
-        docs_url="/api/docs",
+        docs_url=None,  # Swagger UI loads from a CDN; pages make no requests to other hosts
+        redoc_url=None,
         openapi_url="/api/openapi.json",
         lifespan=lifespan,
     )
@@ -228,7 +232,8 @@ def create_app(
         if status == 404:
             moved = _moved(request.url.path, state)
             if moved:
-                return RedirectResponse(moved, status_code=301)
+                query = request.url.query
+                return RedirectResponse(moved + (f"?{query}" if query else ""), status_code=301)
         return error_response(request, status, message)
 
     @app.exception_handler(StarletteHTTPException)

@@ -6,22 +6,30 @@ on bad ones) and appear in the OpenAPI schema. Search pages carry `noindex` and 
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel
 
 from masthead.config import Language
 from masthead.i18n import gettext, long_date
+from masthead.search.query import day
 from masthead.search.service import Options, Result, SearchService
 from masthead.web.views import Renderer
 
 Q = Annotated[str, Query(description="The query; see the search page for the language.")]
 Text = Annotated[str | None, Query(max_length=200)]
-Day = Annotated[date | None, Query(description="YYYY-MM-DD, inclusive, in the site's zone.")]
+Texts = Annotated[list[str], Query(max_length=20, description="Repeat for several (all apply).")]
+Day = Annotated[
+    str | None,
+    Query(
+        pattern=r"^\d{4}(-\d{1,2}(-\d{1,2})?)?$",
+        description="YYYY, YYYY-MM or YYYY-MM-DD, inclusive, in the site's time zone.",
+    ),
+]
 Year = Annotated[int | None, Query(ge=1000, le=9999)]
 PageNo = Annotated[int, Query(ge=1, le=10_000)]
 PerPage = Annotated[int, Query(ge=1, le=50)]
@@ -59,6 +67,40 @@ class SearchOut(BaseModel):
     ran: bool
 
 
+def _invalid(name: str, message: str) -> RequestValidationError:
+    return RequestValidationError(
+        [{"loc": ("query", name), "msg": message, "type": "value_error", "input": None}]
+    )
+
+
+def _options(
+    service: SearchService,
+    lang: str | None,
+    tags: list[str],
+    categories: list[str],
+    author: str | None,
+    after: str | None,
+    before: str | None,
+    year: int | None,
+    page: int,
+    per_page: int = 10,
+) -> Options:
+    """Typed search options from URL parameters; bad values raise a validation error (422 in
+    the API, 400 on pages) that names the parameter."""
+    if lang and service.site.resolve_language(lang) is None:
+        known = ", ".join(service.site.languages)
+        raise _invalid("lang", f"unknown language {lang!r}; this site has {known}")
+    start = day(after, end=False) if after else None
+    end = day(before, end=True) if before else None
+    if after and start is None:
+        raise _invalid("after", f"{after!r} is not a date (YYYY, YYYY-MM or YYYY-MM-DD)")
+    if before and end is None:
+        raise _invalid("before", f"{before!r} is not a date (YYYY, YYYY-MM or YYYY-MM-DD)")
+    return Options(
+        lang, list(tags), list(categories), author, start, end, year, max(1, page), per_page
+    )
+
+
 def _client(request: Request) -> str:
     return request.client.host if request.client else ""
 
@@ -72,8 +114,8 @@ def install(app: FastAPI, service: SearchService, renderer: Renderer) -> None:
         request: Request,
         q: Q = "",
         lang: Text = None,
-        tag: Text = None,
-        category: Text = None,
+        tag: Texts = [],  # noqa: B006 - FastAPI copies defaults
+        category: Texts = [],  # noqa: B006
         author: Text = None,
         after: Day = None,
         before: Day = None,
@@ -82,7 +124,7 @@ def install(app: FastAPI, service: SearchService, renderer: Renderer) -> None:
         per_page: PerPage = 10,
     ) -> dict[str, Any]:
         """Full-text search over published posts, ranked by bm25 (newest first on ties)."""
-        opts = Options(lang, tag, category, author, after, before, year, page, per_page)
+        opts = _options(service, lang, tag, category, author, after, before, year, page, per_page)
         return service.search(q, opts, _client(request)).as_dict()
 
     app.include_router(router)
@@ -96,24 +138,24 @@ def _page_route(app: FastAPI, service: SearchService, renderer: Renderer, lang: 
     def search_page(
         request: Request,
         q: Q = "",
-        tag: Text = None,
-        category: Text = None,
+        tag: Texts = [],  # noqa: B006 - FastAPI copies defaults
+        category: Texts = [],  # noqa: B006
         author: Text = None,
         after: Day = None,
         before: Day = None,
         year: Year = None,
-        page: PageNo = 1,
+        page: int = 1,  # out of range: the nearest page, readers need no error for it
         lang_filter: Annotated[str | None, Query(alias="lang", max_length=200)] = None,
     ) -> Response:
-        opts = Options(lang_filter, tag, category, author, after, before, year, page)
+        opts = _options(service, lang_filter, tag, category, author, after, before, year, page)
         result = service.search(q, opts, _client(request))
         params = {
             k: v
             for k, v in {
                 "q": q,
                 "lang": lang_filter,
-                "tag": tag,
-                "category": category,
+                "tag": tag[-1] if tag else None,
+                "category": category[-1] if category else None,
                 "author": author,
                 "after": after,
                 "before": before,
@@ -138,6 +180,8 @@ def _page_route(app: FastAPI, service: SearchService, renderer: Renderer, lang: 
             active=_active_filters(path, params),
             pager=_pager(path, params, result),
             search_path=path,
+            kept={k: v for k, v in params.items() if k != "q"},
+            suggestion_links=[(s, _url(path, {**params, "q": s})) for s in result.suggestions],
         )
         return Response(
             html,

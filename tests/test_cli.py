@@ -157,3 +157,22 @@ def test_check_warns_about_missing_files_and_unknown_language_suffixes(make_site
         line.startswith("content/posts/b.fr.md:0: warning: file suffix '.fr' looks like a language")
         for line in lines
     ), lines
+
+
+def test_backup_copies_the_database_while_it_is_in_use(make_site, serve):
+    import sqlite3
+
+    site = make_site({f"posts/p{i}.md": post(f"P{i}", "2024-03-01") for i in range(5)})
+    client = serve(site)  # the site is open and serving while the copy is made
+    client.get("/api/search", params={"q": "p1"})
+    dest = site.root / "backups" / "copy.db"
+    result = masthead("backup", str(site.root), str(dest))
+    assert result.returncode == 0, result.stderr
+    assert "Backed up" in result.stdout
+    copy = sqlite3.connect(dest)
+    assert copy.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert copy.execute("SELECT COUNT(*) FROM posts").fetchone()[0] == 5
+    assert copy.execute("SELECT COUNT(*) FROM search_log").fetchone()[0] == 1
+    copy.close()
+    missing = masthead("backup", str(site.root / "nowhere"), str(dest))
+    assert missing.returncode == 2 and "no such site folder" in missing.stderr

@@ -236,6 +236,30 @@ def search_log(
     db.close()
 
 
+@app.command()
+def backup(
+    site: Annotated[Path, typer.Argument(help="Site folder whose database to copy.")],
+    destination: Annotated[Path, typer.Argument(help="File to write the copy to.")],
+) -> None:
+    """Copy the site's database (posts index, search log; later comments and users) with
+    SQLite's online backup: safe while the site is serving."""
+    import sqlite3
+
+    from masthead.store.db import backup as sqlite_backup
+
+    try:
+        s = _site(site)
+        if not s.database_path.exists():
+            raise ConfigError(f"{s.database_path}: no database yet (run masthead index first)")
+        pages = sqlite_backup(s.database_path, destination)
+    except MastheadError as exc:
+        raise _fail(exc) from None
+    except (sqlite3.Error, OSError) as exc:
+        raise _fail(MastheadError(f"backup failed: {exc}")) from None
+    size = destination.stat().st_size
+    out.print(f"Backed up {s.database_path} to {destination} ({pages} pages, {size:,} bytes)")
+
+
 def _visible(text: str) -> str:
     """`text` with control characters shown as escapes (`\\x1b`), safe for a terminal."""
     return re.sub(

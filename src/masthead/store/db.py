@@ -45,6 +45,29 @@ def migrate(conn: sqlite3.Connection) -> int:
     return version
 
 
+def backup(source: Path, destination: Path) -> int:
+    """Copy the database at `source` to `destination` with SQLite's online backup API
+    (https://www.sqlite.org/backup.html): consistent even while the site is serving and
+    writing. Returns the number of pages copied. Raises sqlite3.Error (or OSError) on failure;
+    an existing `destination` is replaced only once the copy is complete."""
+    destination = Path(destination)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    partial = destination.with_name(destination.name + ".partial")
+    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    dst = sqlite3.connect(partial)
+    try:
+        src.backup(dst, pages=1024)  # in steps, so writers are never held up for long
+        pages = dst.execute("PRAGMA page_count").fetchone()[0]
+        ok = dst.execute("PRAGMA integrity_check").fetchone()[0]
+        if ok != "ok":
+            raise sqlite3.DatabaseError(f"backup failed its integrity check: {ok}")
+    finally:
+        dst.close()
+        src.close()
+    partial.replace(destination)
+    return int(pages)
+
+
 class Database:
     """One SQLite file. `read()` gives this thread's connection; `write()` a transaction."""
 

@@ -1,0 +1,90 @@
+"""The built wheel, installed into a fresh virtual environment, started the way the Docker image
+starts it (`masthead serve /site` with MASTHEAD_DATABASE on another volume) from an empty folder."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+import venv
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).parent.parent
+
+
+def _run(*cmd: str | Path, **kw) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
+    return subprocess.run(
+        [str(c) for c in cmd], capture_output=True, text=True, check=True, timeout=600, **kw
+    )
+
+
+def _serve(
+    masthead: Path, *args: str, env: dict[str, str], cwd: Path
+) -> tuple[subprocess.Popen, str]:  # type: ignore[type-arg]
+    proc = subprocess.Popen(
+        [str(masthead), "serve", *args, "--host", "127.0.0.1", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        cwd=cwd,
+    )
+    line = proc.stdout.readline() if proc.stdout else ""
+    m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+    assert m, line
+    return proc, m.group(1)
+
+
+def _get(url: str) -> httpx.Response:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            return httpx.get(url, timeout=10)
+        except httpx.TransportError:
+            assert time.monotonic() < deadline, f"{url} never answered"
+            time.sleep(0.1)
+
+
+def test_wheel_installs_and_serves_from_an_empty_folder(tmp_path):
+    dist = tmp_path / "dist"
+    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", dist, ROOT)
+    wheels = list(dist.glob("masthead-*.whl"))
+    assert len(wheels) == 1
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    pip = env_dir / "bin" / "pip"
+    _run(pip, "install", "-q", "-r", ROOT / "requirements.lock", wheels[0])
+    masthead = env_dir / "bin" / "masthead"
+    empty = tmp_path / "site"
+    empty.mkdir()
+    data = tmp_path / "data"
+    env = {
+        **os.environ,
+        "MASTHEAD_DATABASE": str(data / "site.db"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    env.pop("PYTHONPATH", None)
+    workdir = tmp_path / "cwd"
+    workdir.mkdir()
+    proc, base = _serve(masthead, str(empty), env=env, cwd=workdir)
+    try:
+        health = _get(base + "healthz")
+        assert health.status_code == 200 and health.json()["status"] == "ok"
+        assert _get(base).status_code == 200
+        assert (data / "site.db").exists() and not list(empty.iterdir()), "nothing written to /site"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    # the bundled demo (templates, static files and posts are in the wheel)
+    proc, base = _serve(masthead, env=env, cwd=workdir)
+    try:
+        page = _get(base + "posts/kubelet-syncloop-pleg/")
+        assert page.status_code == 200 and "SyncLoop" in page.text
+        assert _get(base + "static/css/site.css").status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(10)

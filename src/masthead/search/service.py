@@ -64,6 +64,9 @@ class Facet:
 
 @dataclass
 class Result:
+    """One search: the JSON of `GET /api/search`. HTML fields are escaped, with matches in
+    `<mark>`; `ran` is False for a query with nothing to search (a prompt, not logged)."""
+
     query: str
     total: int
     page: int

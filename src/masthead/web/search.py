@@ -12,7 +12,6 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from pydantic import BaseModel
 
 from masthead.config import Language
 from masthead.i18n import gettext, long_date
@@ -33,38 +32,6 @@ Day = Annotated[
 Year = Annotated[int | None, Query(ge=1000, le=9999)]
 PageNo = Annotated[int, Query(ge=1, le=10_000)]
 PerPage = Annotated[int, Query(ge=1, le=50)]
-
-
-class HitOut(BaseModel):
-    title: str
-    title_html: str
-    url: str
-    lang: str
-    date: str
-    snippet_html: str
-
-
-class FacetOut(BaseModel):
-    key: str
-    name: str
-    count: int
-
-
-class SearchOut(BaseModel):
-    """The JSON of `GET /api/search`: HTML fields are escaped, with matches in `<mark>`."""
-
-    query: str
-    total: int
-    page: int
-    pages: int
-    per_page: int
-    hits: list[HitOut]
-    facets: dict[str, list[FacetOut]]
-    filters: dict[str, Any]
-    suggestions: list[str]
-    without_filters: str | None
-    latency_ms: float
-    ran: bool
 
 
 def _invalid(name: str, message: str) -> RequestValidationError:
@@ -109,7 +76,7 @@ def install(app: FastAPI, service: SearchService, renderer: Renderer) -> None:
     """Add the search page of every language and the JSON API to `app`."""
     router = APIRouter()
 
-    @router.get("/api/search", response_model=SearchOut, tags=["search"])
+    @router.get("/api/search", response_model=Result, tags=["search"])
     def api_search(
         request: Request,
         q: Q = "",

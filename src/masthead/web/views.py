@@ -482,13 +482,7 @@ class Renderer:
         path = self.lang_path(lang, f"/{taxonomy}/")
         title = gettext(lang.locale, "all_tags" if taxonomy == "tags" else "all_categories")
         structured = [
-            jsonld.collection_page(
-                url=self.absolute(path),
-                name=title,
-                description="",
-                language=lang.hreflang,
-                items=[self.absolute(i["url"]) for i in items],
-            ),
+            self.collection(lang, path, title, [i["url"] for i in items]),
             self.crumbs(lang, (gettext(lang.locale, taxonomy), path)),
         ]
         return self.page(
@@ -499,6 +493,18 @@ class Renderer:
             versions=self.section_versions(f"/{taxonomy}/"),
             structured=structured,
             terms=items,
+        )
+
+    def collection(
+        self, lang: Language, path: str, title: str, item_paths: list[str]
+    ) -> dict[str, Any]:
+        """The JSON-LD CollectionPage of a list page at `path` listing `item_paths`."""
+        return jsonld.collection_page(
+            url=self.absolute(path),
+            name=title,
+            description="",
+            language=lang.hreflang,
+            items=[self.absolute(p) for p in item_paths],
         )
 
     def archive(self, lang: Language) -> tuple[str, int]:
@@ -512,13 +518,7 @@ class Renderer:
         path = self.lang_path(lang, "/archive/")
         title = gettext(lang.locale, "archive")
         structured = [
-            jsonld.collection_page(
-                url=self.absolute(path),
-                name=title,
-                description="",
-                language=lang.hreflang,
-                items=[self.absolute(r["url"]) for r in rows],
-            ),
+            self.collection(lang, path, title, [r["url"] for r in rows]),
             self.crumbs(lang, (title, path)),
         ]
         return self.page(

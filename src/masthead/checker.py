@@ -1,7 +1,10 @@
 """`masthead check`: validate every content file without touching the database.
 
 Reports parse errors (the file would be left out), duplicate slugs (the older post keeps the URL),
-unknown shortcodes and links to content files that do not exist (warnings).
+unknown shortcodes, links to content files that do not exist and two posts of one language with
+one `translationKey` (warnings), and every file and folder the site skips (`discover.skipped`):
+info for what a normal site has (`_index.md`, `.git/`, editor backups), a warning for a content
+format masthead does not render (`.org`, `.adoc`, `.rst`…), whose text would silently be missing.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import re
 
 from masthead.config import Site
 from masthead.content import urls
-from masthead.content.discover import walk
+from masthead.content.discover import skipped, walk
 from masthead.content.post import Post, parse_post
 from masthead.errors import ContentError, ContentIssue
 
@@ -57,6 +60,8 @@ def check_site(site: Site) -> list[ContentIssue]:
                     )
                 )
     issues.extend(_missing_files(site, posts))
+    issues.extend(_translation_clashes(site, posts))
+    issues.extend(_skipped(site))
     return sorted(issues, key=lambda i: (i.path, i.line, i.reason))
 
 
@@ -95,3 +100,41 @@ def _line_mentioning(site: Site, source: str, needle: str) -> int:
         if needle in line:
             return number
     return 0
+
+
+def _skipped(site: Site) -> list[ContentIssue]:
+    """`path:0: skipped: reason` for every file and folder under the content folder left out."""
+    if not site.content_dir.is_dir():
+        return []
+    return [
+        ContentIssue(
+            f"{site.settings.content_dir}/{s.rel}",
+            0,
+            f"skipped: {s.reason}",
+            "warning" if s.surprising else "info",
+        )
+        for s in skipped(site.content_dir)
+    ]
+
+
+def _translation_clashes(site: Site, posts: list[Post]) -> list[ContentIssue]:
+    """A warning for each post whose language already has a post with its `translationKey`
+    (a translation set holds one post per language; which one a page links to is arbitrary)."""
+    out: list[ContentIssue] = []
+    first: dict[tuple[str, str], Post] = {}
+    for post in sorted(posts, key=lambda p: p.source):
+        if not post.translation_key.startswith("k:"):
+            continue  # keys from the file path cannot clash within one language
+        holder = first.setdefault((post.lang, post.translation_key), post)
+        if holder is not post:
+            key = post.translation_key[2:]
+            out.append(
+                ContentIssue(
+                    post.source,
+                    _line_mentioning(site, post.source, "translationKey"),
+                    f"translationKey {key!r} is also claimed by {holder.source} in language "
+                    f"{post.lang!r}: one post per language can have it",
+                    "warning",
+                )
+            )
+    return out

@@ -181,8 +181,9 @@ def check(
     for issue in issues:
         typer.echo(issue.format())  # one line per problem, never wrapped: editors parse it
     errors = sum(1 for i in issues if i.severity == "error")
-    warnings = len(issues) - errors
-    typer.echo(f"errors: {errors}, warnings: {warnings}", err=True)
+    warnings = sum(1 for i in issues if i.severity == "warning")
+    infos = len(issues) - errors - warnings  # "info": expected on a normal site, never fails
+    typer.echo(f"errors: {errors}, warnings: {warnings}, info: {infos}", err=True)
     if errors or (strict and warnings):
         raise typer.Exit(1)
 

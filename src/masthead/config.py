@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from masthead.content import permalinks
 from masthead.errors import ConfigError
 
 CONFIG_FILE = "masthead.toml"
@@ -44,6 +45,22 @@ class LanguageSettings(BaseModel):
     aliases: list[str] = Field(
         default_factory=list, description="Other codes front matter may use, e.g. zh-cn."
     )
+
+
+class PermalinkSettings(BaseModel):
+    """The `[permalinks]` table: URL patterns with Hugo's tokens (`masthead.content.permalinks`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    posts: str = Field(
+        permalinks.DEFAULT_POSTS, description="URL pattern of posts, e.g. /blog/:year/:slug/."
+    )
+    pages: str = Field(permalinks.DEFAULT_PAGES, description="URL pattern of pages.")
+
+    @field_validator("posts", "pages")
+    @classmethod
+    def _pattern(cls, value: str) -> str:
+        return permalinks.validate(value)
 
 
 class Settings(BaseModel):
@@ -89,6 +106,10 @@ class Settings(BaseModel):
     )
     robots_extra: str = Field(
         "", description="Lines appended to robots.txt as written, e.g. a group for one crawler."
+    )
+    permalinks: PermalinkSettings = Field(
+        default_factory=PermalinkSettings,
+        description="URL patterns of posts and pages (Hugo's permalinks); see 'URLs'.",
     )
     languages: dict[str, LanguageSettings] = Field(
         default_factory=lambda: {"en": LanguageSettings(name="English")},

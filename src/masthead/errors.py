@@ -22,7 +22,8 @@ class ContentIssue:
     """One problem in a content file.
 
     `path` is relative to the site folder (POSIX separators), `line` is 1-based (0 when the whole
-    file is concerned), `severity` is ``"error"`` (the file is left out) or ``"warning"``.
+    file is concerned), `severity` is ``"error"`` (the file is left out), ``"warning"`` or
+    ``"info"`` (worth knowing, expected on a normal site: never fails `check --strict`).
     """
 
     path: str
@@ -32,7 +33,7 @@ class ContentIssue:
 
     def format(self) -> str:
         """Return ``path:line: reason`` (the format compilers and editors understand)."""
-        kind = "" if self.severity == "error" else "warning: "
+        kind = "" if self.severity == "error" else f"{self.severity}: "
         return f"{self.path}:{self.line}: {kind}{self.reason}"
 
 

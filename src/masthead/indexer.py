@@ -2,12 +2,14 @@
 
 An unchanged file (same size and mtime, or same SHA-256 content hash) is not parsed again. A file
 that turns invalid keeps its last good post published, with the error recorded for `check`
-and the dashboard (DESIGN.md). `full=True` re-parses every file.
+and the dashboard (DESIGN.md). `full=True` re-parses every file, and so does a change to a
+setting that shapes parsed posts (`PARSE_SETTINGS`: a new permalink pattern moves every post).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import sqlite3
 import time
@@ -22,6 +24,17 @@ from masthead.store import posts as store
 from masthead.store.db import Database
 
 log = logging.getLogger(__name__)
+
+# the settings `parse_post` reads: when one changes, every file is parsed again
+PARSE_SETTINGS = {
+    "content_dir", "default_language", "languages", "permalinks", "raw_html", "timezone",
+    "toc_levels",
+}  # fmt: skip
+
+
+def parse_settings(site: Site) -> str:
+    """The settings that shape parsed posts, as canonical JSON (stored with the index)."""
+    return json.dumps(site.settings.model_dump(include=PARSE_SETTINGS), sort_keys=True)
 
 
 @dataclass
@@ -90,6 +103,9 @@ def index_site(
     started = time.perf_counter()
     report = IndexReport()
     known = store.sources(db.read())
+    settings = parse_settings(site)
+    settings_changed = store.state(db.read(), "parse_settings") != settings
+    full = full or settings_changed
     prefix = site.settings.content_dir + "/"
     files = list(walk(site.content_dir)) if site.content_dir.is_dir() else []
     report.files = len(files)
@@ -125,6 +141,9 @@ def index_site(
     report.parsed = len(changes)
     report.deleted = len(gone)
     report.generation = commit(db, changes, gone, touched)
+    if settings_changed:
+        with db.write() as conn:
+            store.set_state(conn, "parse_settings", settings)
     report.seconds = time.perf_counter() - started
     return report
 

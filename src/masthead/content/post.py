@@ -21,6 +21,7 @@ from masthead.content import frontmatter, markdown, sanitize, shortcodes, source
 from masthead.content.discover import classify
 from masthead.content.headings import build_toc, render_toc
 from masthead.content.meta import normalise, term_key
+from masthead.content.permalinks import Fields, expand
 from masthead.errors import ContentError, ContentIssue
 from masthead.i18n import gettext
 
@@ -134,7 +135,13 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     lo, hi = site.settings.toc_levels
     slug = (meta.slug or info.slug).strip("/").lower().replace(" ", "-")
     prefix = lang.prefix
-    url = urls.post_url(prefix, slug) if info.kind == "post" else urls.page_url(prefix, slug)
+    patterns = site.settings.permalinks
+    pattern = patterns.posts if info.kind == "post" else patterns.pages
+    url = expand(
+        pattern,
+        prefix,
+        Fields(meta.date, meta.title, slug if meta.slug else "", info.slug, info.section),
+    )
     excerpt = text.truncate(meta.excerpt, 300) if meta.excerpt else text.excerpt_from_html(html)
     cover = urls.resolve_relative(meta.cover, info.folder) if meta.cover else ""
     warnings = tuple(

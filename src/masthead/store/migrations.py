@@ -115,4 +115,19 @@ MIGRATIONS: list[list[str]] = [
         # every file is parsed again by the next index, which fills the search tables
         "DELETE FROM sources",
     ],
+    # 3: every URL a post has had, so old URLs answer 301 after a permalink pattern changes
+    [
+        """CREATE TABLE url_history (
+            url TEXT PRIMARY KEY,           -- a URL path a post had (percent-encoded, as posts.url)
+            source TEXT NOT NULL,           -- the content file that had it
+            translation_key TEXT NOT NULL,  -- and its translation: a renamed file is found again
+            lang TEXT NOT NULL,
+            kind TEXT NOT NULL
+        )""",
+        "CREATE INDEX url_history_source ON url_history (source)",
+        # the URLs posts have now; a shadowed post never held its URL
+        """INSERT OR IGNORE INTO url_history (url, source, translation_key, lang, kind)
+            SELECT url, source, translation_key, lang, kind FROM posts
+            WHERE shadowed = 0 ORDER BY date_ts""",
+    ],
 ]

@@ -151,7 +151,9 @@ def urls_of(conn: sqlite3.Connection, sources: list[str]) -> set[str]:
 
 def resolve_duplicates(conn: sqlite3.Connection, urls: set[str] | None = None) -> None:
     """Mark every post whose URL an older post (by date, then path) already holds as shadowed,
-    and record a `duplicate-slug` error for it. Drafts take part only among drafts.
+    and record a `duplicate-slug` error for it. Drafts take part only among drafts. Then remember
+    which file holds each of these URLs (`url_history`), so that the URL still leads to that post
+    once it has moved (a new permalink pattern, a new slug): see `alias_target`.
 
     With `urls`, only the posts at those URLs are looked at (an incremental change cannot create
     or end a clash anywhere else); without, every post.
@@ -187,6 +189,14 @@ def resolve_duplicates(conn: sqlite3.Connection, urls: set[str] | None = None) -
                 "(the older post keeps the URL; set another slug)",
             },
         )
+    holders = f"{scope} AND" if scope else "WHERE"
+    conn.execute(
+        "INSERT INTO url_history (url, source, translation_key, lang, kind) "
+        f"SELECT url, source, translation_key, lang, kind FROM posts {holders} shadowed = 0 "
+        "ON CONFLICT (url) DO UPDATE SET source = excluded.source, "
+        "translation_key = excluded.translation_key, lang = excluded.lang, kind = excluded.kind",
+        params,
+    )
 
 
 def bump_generation(conn: sqlite3.Connection) -> int:
@@ -198,7 +208,22 @@ def bump_generation(conn: sqlite3.Connection) -> int:
     return int(row[0])
 
 
+def set_state(conn: sqlite3.Connection, key: str, value: str) -> None:
+    """Store one `site_state` value (see `state`)."""
+    conn.execute(
+        "INSERT INTO site_state (key, value) VALUES (:k, :v) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        {"k": key, "v": value},
+    )
+
+
 # --- reads --------------------------------------------------------------------------------
+
+
+def state(conn: sqlite3.Connection, key: str) -> str | None:
+    """One `site_state` value, or None when it was never set."""
+    row = conn.execute("SELECT value FROM site_state WHERE key = :k", {"k": key}).fetchone()
+    return row[0] if row else None
 
 
 def generation(conn: sqlite3.Connection) -> int:
@@ -324,12 +349,24 @@ def archive(conn: sqlite3.Connection, lang: str, now: float) -> list[sqlite3.Row
 
 
 def alias_target(conn: sqlite3.Connection, path: str, now: float) -> str | None:
+    """Where the URL path `path` (percent-encoded, as `posts.url`) has moved, or None: the post
+    that lists it in `aliases`, else the post that had it (`url_history`) by its file, else by
+    its translation (same `translationKey`, language and kind: a renamed file)."""
+    visible = _visible(False).replace("shadowed", "p.shadowed").replace("date_ts", "p.date_ts")
+    params = {"path": path, "now": now}
     row = conn.execute(
         "SELECT p.url FROM aliases a JOIN posts p ON p.id = a.post_id "
-        f"WHERE a.path = :path AND {_visible(False).replace('shadowed', 'p.shadowed')} "
-        "ORDER BY p.date_ts LIMIT 1",
-        {"path": path, "now": now},
+        f"WHERE a.path = :path AND {visible} ORDER BY p.date_ts LIMIT 1",
+        params,
     ).fetchone()
+    if row is None:
+        row = conn.execute(
+            "SELECT p.url FROM url_history h JOIN posts p ON p.source = h.source "
+            "OR (p.translation_key = h.translation_key AND p.lang = h.lang AND p.kind = h.kind) "
+            f"WHERE h.url = :path AND p.url != :path AND {visible} "
+            "ORDER BY p.source = h.source DESC, p.date_ts LIMIT 1",
+            params,
+        ).fetchone()
     return row[0] if row else None
 
 

@@ -212,6 +212,8 @@ def create_app(
     if site.content_dir.is_dir():
         media = CachedStatic(directory=site.content_dir, cache_control="no-cache" if dev else None)
         app.mount("/media", media, name="media")
+    for lang in langs:  # last: the fixed routes and mounts above win
+        _permalink_route(add, respond, renderer, lang)
 
     def language_of(path: str) -> Language:
         first = path.strip("/").split("/")[0]
@@ -315,6 +317,25 @@ def _language_routes(
     for taxonomy in TAXONOMIES:
         _taxonomy_routes(add, respond, renderer, lang, taxonomy)
     add(f"{p}/{{slug}}/", page)
+
+
+def _permalink_route(
+    add: Callable[[str, Callable[..., Any]], None],
+    respond: Callable[..., Response],
+    renderer: Renderer,
+    lang: Language,
+) -> None:
+    """Any other path of `lang` may be a post or page at a `[permalinks]` pattern's URL
+    (`/blog/2024/05/02/name/`): looked up by its exact URL, cached like the post route."""
+    p = f"/{lang.prefix}" if lang.prefix else ""
+
+    def by_url(request: Request, path: str) -> Response:
+        if not path.endswith("/"):  # every permalink ends with a slash; 404 offers the redirect
+            raise NotFound("no such page")
+        url = quote(f"{p}/{path}")
+        return respond(request, ("post", url), lambda: renderer.post(lang, url))
+
+    add(f"{p}/{{path:path}}", by_url)
 
 
 def _taxonomy_routes(

@@ -1,0 +1,135 @@
+"""Permalink patterns: Hugo's `permalinks` setting (https://gohugo.io/configuration/permalinks).
+
+A pattern such as `/blog/:year/:month/:day/:slug/` names a post's URL path; the language prefix
+(`/zh`) goes in front of it. Tokens, with Hugo's meanings (Hugo's `_common/permalink-tokens.md`):
+
+    :year :month :day        the front-matter `date`: 4-digit year, 2-digit month and day
+    :monthname :weekday :weekdayname :yearday
+                             English month name, weekday (Sunday = 0), its name, day of the year
+    :section                 the first folder under the language's content folder (`posts`)
+    :title                   the title, slugified as Hugo's `urlize` does
+    :slug                    front-matter `slug`, else the slugified title
+    :slugorcontentbasename   front-matter `slug`, else the file name (`2024-05-02-name.md` and
+                             `name/index.md` give `name`): masthead's slug (DESIGN.md), the default
+    :contentbasename         the file name alone; `:filename` and `:slugorfilename` are Hugo's
+                             older names for these two
+
+Pure functions: `validate` is run on `masthead.toml` at start-up, `expand` by the content engine.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import quote
+
+DEFAULT_POSTS = "/posts/:slugorcontentbasename/"
+DEFAULT_PAGES = "/:slugorcontentbasename/"
+
+_TOKEN = re.compile(r":([A-Za-z]+)")
+_DATE_TOKENS = {"year", "month", "day", "monthname", "weekday", "weekdayname", "yearday"}
+_NAME_TOKENS = {"slug", "title", "slugorcontentbasename", "slugorfilename"}
+_BASE_TOKENS = {"contentbasename", "filename"}
+TOKENS = frozenset(_DATE_TOKENS | _NAME_TOKENS | _BASE_TOKENS | {"section"})
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
+_DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+_UNSAFE = re.compile(r"[?#\\\s%]|/{2}|(?:^|/)\.{1,2}(?:/|$)")
+
+
+def validate(pattern: str) -> str:
+    """Return `pattern` if it is a usable permalink pattern, else raise ValueError saying why.
+
+    A pattern starts and ends with `/`, uses only known tokens, has a token that tells posts apart
+    (`:slug`, `:title`, `:slugorcontentbasename`, or `:contentbasename` and friends), and has no
+    `?`, `#`, `%`, `\\`, spaces, `//`, `.` or `..` segments (which would not round-trip as a path).
+    """
+    if not pattern.startswith("/") or not pattern.endswith("/"):
+        raise ValueError(f"{pattern!r}: a permalink starts and ends with '/'")
+    unknown = sorted({t for t in _TOKEN.findall(pattern) if t not in TOKENS})
+    if unknown:
+        known = " ".join(f":{t}" for t in sorted(TOKENS))
+        raise ValueError(f"{pattern!r}: unknown token :{unknown[0]} (known: {known})")
+    used = set(_TOKEN.findall(pattern))
+    if not used & (_NAME_TOKENS | _BASE_TOKENS):
+        raise ValueError(
+            f"{pattern!r}: needs :slug or :title (or :slugorcontentbasename), "
+            "or every post would get one URL"
+        )
+    if _UNSAFE.search(_TOKEN.sub("x", pattern)):
+        raise ValueError(
+            f"{pattern!r}: no '?', '#', '%', '\\', spaces, '//' or '.'/'..' segments in a permalink"
+        )
+    return pattern
+
+
+def urlize(text: str) -> str:
+    """Slugify `text` as Hugo's `urlize` does (helpers.PathSpec.UnicodeSanitize, lower-cased):
+    letters, digits, marks and `. _ + ~ - @` are kept, runs of spaces become one `-`, anything else
+    is dropped. `/`, `\\` and `#`, which Hugo keeps, are dropped too: a title is one path segment.
+    """
+    out: list[str] = []
+    pending_hyphen = False
+    for ch in text:
+        category = unicodedata.category(ch)
+        if ch in "._+~-@" or category[0] in "LM" or category == "Nd":
+            if pending_hyphen and ch != "-":
+                out.append("-")
+            pending_hyphen = False
+            out.append(ch)
+        elif ch.isspace() and out and out[-1] != "-":
+            pending_hyphen = True
+    return "".join(out).lower()
+
+
+@dataclass(frozen=True)
+class Fields:
+    """What a post's permalink can be made of.
+
+    `slug` is front matter's `slug` as written ("" if none), `base` the file-name slug
+    (`discover.classify`), `section` the first folder under the language's content folder.
+    """
+
+    date: datetime
+    title: str
+    slug: str
+    base: str
+    section: str
+
+
+def _value(token: str, f: Fields) -> str:
+    d = f.date
+    values = {
+        "year": f"{d.year:04d}",
+        "month": f"{d.month:02d}",
+        "day": f"{d.day:02d}",
+        "monthname": _MONTHS[d.month - 1],
+        "weekday": str(d.isoweekday() % 7),
+        "weekdayname": _DAYS[d.isoweekday() % 7],
+        "yearday": str(d.timetuple().tm_yday),
+        "section": f.section,
+        "title": urlize(f.title),
+        "slug": f.slug or urlize(f.title),
+        "slugorcontentbasename": f.slug or f.base,
+        "slugorfilename": f.slug or f.base,
+        "contentbasename": f.base,
+        "filename": f.base,
+    }
+    return values[token]
+
+
+def expand(pattern: str, prefix: str, fields: Fields) -> str:
+    """The URL path (percent-encoded, with a trailing slash) of a post: `pattern` (validated)
+    with its tokens filled in from `fields`, under the language `prefix` ("" or "zh").
+
+    An empty value (a post at the content root has no `:section`) leaves no empty segment.
+    """
+    path = _TOKEN.sub(lambda m: _value(m.group(1), fields).strip("/"), pattern)
+    path = re.sub(r"/{2,}", "/", path)
+    if prefix:
+        path = f"/{prefix}{path}"
+    return quote(path)

@@ -149,3 +149,149 @@ def test_explicit_heading_ids(make_site):
     assert [h["id"] for h in html.select("h2")] == ["intro", "next"]
     assert html.h2.get_text() == "简介"
     assert 'href="#intro"' in p.toc_html
+
+
+# --- what is content: Hugo's rules (issue 9, item 8) ------------------------------------------
+
+HUGO_LAYOUT = """
+base_url = "https://example.com"
+default_language = "en"
+[languages.en]
+name = "English"
+folder = "en"
+[languages.zh]
+name = "中文"
+prefix = "zh"
+folder = "zh"
+"""
+
+
+def masthead_check(site, *options):  # type: ignore[no-untyped-def]
+    """`masthead check` run as a real process: (exit code, stdout lines)."""
+    import os
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "masthead", "check", *options, str(site.root)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=120,
+    )
+    return result.returncode, result.stdout.splitlines()
+
+
+def test_posts_in_underscore_folders_are_listed_and_served_as_in_hugo(make_site, serve):
+    site = make_site(
+        {
+            "en/blog/_posts/2024-05-02-lighthouse.md": post("Lighthouse", "2024-05-02"),
+            "zh/blog/_posts/2024-05-02-lighthouse.md": post("灯塔", "2024-05-02"),
+            "en/blog/_posts/_underscored.md": post("Underscored name", "2024-05-03"),
+            "en/blog/_index.md": post("The blog section", "2024-01-01"),
+            "en/_index.md": post("Home section", "2024-01-01"),
+            "zh/_index.zh.md": post("首页", "2024-01-01"),
+        },
+        HUGO_LAYOUT,
+    )
+    client = serve(site)
+    home = client.get("/").text
+    assert "/posts/lighthouse/" in home and "/posts/_underscored/" in home
+    assert "The blog section" not in home and "Home section" not in home
+    assert client.get("/posts/lighthouse/").status_code == 200
+    assert client.get("/posts/_underscored/").status_code == 200
+    zh = client.get("/zh/posts/lighthouse/")
+    assert zh.status_code == 200 and "灯塔" in zh.text
+    assert client.get("/posts/_index/").status_code == 404, "a section list page is not a post"
+    assert client.get("/zh/").text.count("首页") == 0
+
+
+def test_check_names_every_skipped_file_and_folder(make_site):
+    site = make_site(
+        {
+            "posts/good.md": post("Good", "2024-05-02", body="![map](map.png)\n"),
+            "posts/map.png": b"\x89PNG\r\n\x1a\n",
+            "posts/_index.md": post("Posts", "2024-01-01"),
+            "posts/.hidden.md": post("Hidden", "2024-01-01"),
+            "posts/good.md~": post("Backup", "2024-01-01"),
+            "posts/.good.md.swp": b"\x00vim",
+            "posts/4913": b"",
+            "posts/#good.md#": "autosave",
+            ".git/HEAD": "ref: refs/heads/main\n",
+            ".git/objects/ab/cdef": b"\x00",
+            "drafts~/x.md": post("In a backup folder", "2024-01-01"),
+            "posts/notes.org": "* An Org-mode post\n",
+            "posts/guide.adoc": "= An AsciiDoc post\n",
+        }
+    )
+    code, lines = masthead_check(site)
+    assert code == 0, lines
+    info = "info: skipped: "
+    expected = {
+        f"content/.git/:0: {info}hidden (the name starts with a dot)",
+        f"content/drafts~/:0: {info}an editor's temporary or backup file",
+        f"content/posts/.good.md.swp:0: {info}hidden (the name starts with a dot)",
+        f"content/posts/.hidden.md:0: {info}hidden (the name starts with a dot)",
+        f"content/posts/#good.md#:0: {info}an editor's temporary or backup file",
+        f"content/posts/4913:0: {info}an editor's temporary or backup file",
+        f"content/posts/good.md~:0: {info}an editor's temporary or backup file",
+        f"content/posts/_index.md:0: {info}a Hugo section list page (_index.md); "
+        "masthead builds its list pages itself",
+        "content/posts/guide.adoc:0: warning: skipped: a .adoc file: "
+        "masthead renders Markdown (.md, .markdown) only",
+        "content/posts/notes.org:0: warning: skipped: a .org file: "
+        "masthead renders Markdown (.md, .markdown) only",
+    }
+    assert set(lines) == expected, "one line per skipped file or folder, none for media"
+    assert masthead_check(site, "--strict")[0] == 1, "an unrendered format is a warning"
+    (site.content_dir / "posts/notes.org").unlink()
+    (site.content_dir / "posts/guide.adoc").unlink()
+    code, lines = masthead_check(site, "--strict")
+    assert code == 0, "a normal Hugo site (_index.md, .git, editor files) passes --strict"
+    assert len(lines) == 8
+
+
+def test_the_watcher_and_the_indexer_agree_with_discover(make_site):
+    from watchfiles import Change
+
+    from masthead.indexer import index_site
+    from masthead.store import posts as store
+    from masthead.store.db import Database
+    from masthead.watch import Watcher
+
+    site = make_site({"en/blog/_posts/a.md": post("A", "2024-05-02")}, HUGO_LAYOUT)
+    db = Database(site.database_path)
+    assert index_site(site, db).files == 1
+    watcher = Watcher(site, db)
+    saved = {
+        "en/blog/_posts/b.md": post("B", "2024-05-03"),
+        "en/blog/_index.md": post("Section", "2024-01-01"),
+        "en/blog/_posts/.b.md.swp": "swap",
+    }
+    for rel, text in saved.items():
+        (site.content_dir / rel).write_text(text)
+    wanted = {rel for rel in saved if watcher.wanted(Change.added, str(site.content_dir / rel))}
+    assert wanted == {"en/blog/_posts/b.md"}
+    watcher.apply({(Change.added, str(site.content_dir / rel)) for rel in saved})
+    assert store.post_by_url(db.read(), "/posts/b/", 2e9) is not None
+    assert store.post_by_url(db.read(), "/posts/_index/", 2e9) is None
+    assert index_site(site, db).files == 2, "a full walk finds what the watcher published"
+    db.close()
+
+
+def test_two_posts_of_one_language_with_one_translation_key_are_a_warning(make_site):
+    site = make_site(
+        {
+            "posts/a.md": post("A", "2024-05-02", translationKey="shared"),
+            "posts/b.md": post("B", "2024-05-03", translationKey="shared"),
+            "posts/a.zh.md": post("甲", "2024-05-02", translationKey="shared"),
+            "posts/c.md": post("C", "2024-05-02", translationKey="other"),
+        }
+    )
+    code, lines = masthead_check(site)
+    assert code == 0
+    assert lines == [
+        "content/posts/b.md:4: warning: translationKey 'shared' is also claimed by "
+        "content/posts/a.md in language 'en': one post per language can have it"
+    ]
+    assert masthead_check(site, "--strict")[0] == 1

@@ -10,7 +10,7 @@ from masthead.store import posts as store
 from masthead.store.db import Database, migrate
 from masthead.store.migrations import MIGRATIONS
 
-from conftest import post
+from conftest import BILINGUAL_TOML, post
 
 
 def test_migrations_from_an_empty_file(tmp_path):
@@ -101,3 +101,58 @@ folder = "zh-cn"
     assert [t["url"] for t in store.translations(conn, b, 2e9)] == ["/zh/posts/other-name/"]
     assert store.post_by_url(conn, "/zh/posts/c/", 2e9) is not None, "front matter lang wins"
     db.close()
+
+
+# --- migration 3: URL history (issue 9, item 8) -------------------------------------------
+
+
+def _database_at(path, version: int) -> sqlite3.Connection:  # type: ignore[no-untyped-def]
+    """A database file at schema `version`, as that release left it."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    for statements in MIGRATIONS[:version]:
+        for sql in statements:
+            conn.execute(sql)
+    conn.execute(f"PRAGMA user_version = {version}")
+    return conn
+
+
+def _old_post(conn: sqlite3.Connection, source: str, url: str, shadowed: int = 0) -> None:
+    """A posts row as releases 1 and 2 wrote it."""
+    conn.execute(
+        "INSERT INTO posts (source, kind, lang, slug, url, title, date, date_ts, authors, "
+        "excerpt, cover, draft, noindex, comments, show_toc, canonical, translation_key, html, "
+        "toc_html, body_text, word_count, reading_minutes, extra, shadowed) VALUES "
+        "(:s, 'post', 'en', 'x', :u, 'T', '2024-05-02T00:00:00+00:00', 1714608000, '[]', '', "
+        "'', 0, 0, 1, 1, '', :k, '', '', '', 1, 1, '{}', :sh)",
+        {"s": source, "u": url, "k": "p:" + source, "sh": shadowed},
+    )
+
+
+def test_migration_3_from_every_earlier_version_keeps_the_urls_posts_had(tmp_path):
+    for version in range(len(MIGRATIONS)):
+        path = tmp_path / f"v{version}.db"
+        conn = _database_at(path, version)
+        if version >= 1:
+            _old_post(conn, "content/posts/a.md", "/posts/a/")
+            _old_post(conn, "content/posts/b.md", "/posts/a/", shadowed=1)
+        assert migrate(conn) == len(MIGRATIONS)
+        rows = conn.execute("SELECT url, source FROM url_history").fetchall()
+        assert rows == ([("/posts/a/", "content/posts/a.md")] if version >= 1 else []), version
+        conn.close()
+
+
+def test_a_site_indexed_by_release_2_redirects_its_old_urls_after_a_new_pattern(make_site, serve):
+    site = make_site({"posts/2024-05-02-a.md": post("A", "2024-05-02")})
+    site.database_path.parent.mkdir(parents=True)
+    conn = _database_at(site.database_path, 2)
+    _old_post(conn, "content/posts/2024-05-02-a.md", "/posts/a/")
+    conn.close()
+    (site.root / "masthead.toml").write_text(
+        BILINGUAL_TOML + '\n[permalinks]\nposts = "/:year/:month/:slugorcontentbasename/"\n'
+    )
+    from masthead.config import load_site
+
+    client = serve(load_site(site.root))
+    r = client.get("/posts/a/")
+    assert (r.status_code, r.headers["location"]) == (301, "/2024/05/a/")
+    assert client.get("/2024/05/a/").status_code == 200

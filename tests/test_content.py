@@ -188,6 +188,7 @@ def test_posts_in_underscore_folders_are_listed_and_served_as_in_hugo(make_site,
             "en/blog/_posts/2024-05-02-lighthouse.md": post("Lighthouse", "2024-05-02"),
             "zh/blog/_posts/2024-05-02-lighthouse.md": post("灯塔", "2024-05-02"),
             "en/blog/_posts/_underscored.md": post("Underscored name", "2024-05-03"),
+            "en/blog/_posts/old-suffix.mdown": post("A .mdown file", "2024-05-04"),
             "en/blog/_index.md": post("The blog section", "2024-01-01"),
             "en/_index.md": post("Home section", "2024-01-01"),
             "zh/_index.zh.md": post("首页", "2024-01-01"),
@@ -200,6 +201,7 @@ def test_posts_in_underscore_folders_are_listed_and_served_as_in_hugo(make_site,
     assert "The blog section" not in home and "Home section" not in home
     assert client.get("/posts/lighthouse/").status_code == 200
     assert client.get("/posts/_underscored/").status_code == 200
+    assert client.get("/posts/old-suffix/").status_code == 200, "Hugo reads .mdown as Markdown"
     zh = client.get("/zh/posts/lighthouse/")
     assert zh.status_code == 200 and "灯塔" in zh.text
     assert client.get("/posts/_index/").status_code == 404, "a section list page is not a post"
@@ -222,6 +224,7 @@ def test_check_names_every_skipped_file_and_folder(make_site):
             "drafts~/x.md": post("In a backup folder", "2024-01-01"),
             "posts/notes.org": "* An Org-mode post\n",
             "posts/guide.adoc": "= An AsciiDoc post\n",
+            "posts/page.html": "---\ntitle: An HTML content page\n---\n<p>Hi</p>\n",
         }
     )
     code, lines = masthead_check(site)
@@ -238,14 +241,17 @@ def test_check_names_every_skipped_file_and_folder(make_site):
         f"content/posts/_index.md:0: {info}a Hugo section list page (_index.md); "
         "masthead builds its list pages itself",
         "content/posts/guide.adoc:0: warning: skipped: a .adoc file: "
-        "masthead renders Markdown (.md, .markdown) only",
+        "masthead renders Markdown (.md, .markdown, .mdown) only",
         "content/posts/notes.org:0: warning: skipped: a .org file: "
-        "masthead renders Markdown (.md, .markdown) only",
+        "masthead renders Markdown (.md, .markdown, .mdown) only",
+        "content/posts/page.html:0: warning: skipped: a .html file: "
+        "masthead renders Markdown (.md, .markdown, .mdown) only",
     }
     assert set(lines) == expected, "one line per skipped file or folder, none for media"
     assert masthead_check(site, "--strict")[0] == 1, "an unrendered format is a warning"
     (site.content_dir / "posts/notes.org").unlink()
     (site.content_dir / "posts/guide.adoc").unlink()
+    (site.content_dir / "posts/page.html").unlink()
     code, lines = masthead_check(site, "--strict")
     assert code == 0, "a normal Hugo site (_index.md, .git, editor files) passes --strict"
     assert len(lines) == 8

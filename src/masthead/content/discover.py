@@ -23,12 +23,15 @@ from pathlib import Path
 from masthead.config import Site
 
 _DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}-")
-MARKDOWN_SUFFIXES = (".md", ".markdown")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown")  # Hugo's Markdown suffixes
 
 
-# content formats Hugo renders and masthead does not: left out, and a `check` warning
-OTHER_FORMATS = (".mdown", ".mkd", ".org", ".adoc", ".asciidoc", ".ad", ".rst", ".pandoc", ".pdc")
-_SECTION_PAGE = re.compile(r"^_index(?:\.[^.]+)?\.(?:md|markdown)$", re.IGNORECASE)
+# content formats Hugo renders (https://gohugo.io/content-management/formats/) and masthead does
+# not: left out, and a `check` warning (their text would be missing from the site)
+OTHER_FORMATS = (
+    ".html", ".htm", ".org", ".adoc", ".asciidoc", ".ad", ".rst", ".pandoc", ".pdc",
+)  # fmt: skip
+_SECTION_PAGE = re.compile(r"^_index(?:\.[^.]+)?\.(?:md|markdown|mdown)$", re.IGNORECASE)
 
 
 def ignore_reason(name: str) -> str | None:
@@ -110,7 +113,7 @@ def skipped(content_dir: Path) -> Iterator[Skipped]:
                 found.append(Skipped(at + name, reason))
             elif name.lower().endswith(OTHER_FORMATS):
                 suffix = name.rsplit(".", 1)[-1]
-                why = f"a .{suffix} file: masthead renders Markdown (.md, .markdown) only"
+                why = f"a .{suffix} file: masthead renders Markdown (.md, .markdown, .mdown) only"
                 found.append(Skipped(at + name, why, surprising=True))
     yield from sorted(found, key=lambda s: s.rel)
 

@@ -125,9 +125,9 @@ MIGRATIONS: list[list[str]] = [
             kind TEXT NOT NULL
         )""",
         "CREATE INDEX url_history_source ON url_history (source)",
-        # the URLs posts have now; a shadowed post never held its URL
+        # the URLs posts have now; a shadowed post or a draft never held its URL
         """INSERT OR IGNORE INTO url_history (url, source, translation_key, lang, kind)
             SELECT url, source, translation_key, lang, kind FROM posts
-            WHERE shadowed = 0 ORDER BY date_ts""",
+            WHERE shadowed = 0 AND draft = 0 ORDER BY date_ts""",
     ],
 ]

@@ -152,8 +152,9 @@ def urls_of(conn: sqlite3.Connection, sources: list[str]) -> set[str]:
 def resolve_duplicates(conn: sqlite3.Connection, urls: set[str] | None = None) -> None:
     """Mark every post whose URL an older post (by date, then path) already holds as shadowed,
     and record a `duplicate-slug` error for it. Drafts take part only among drafts. Then remember
-    which file holds each of these URLs (`url_history`), so that the URL still leads to that post
-    once it has moved (a new permalink pattern, a new slug): see `alias_target`.
+    which file holds each of these URLs (`url_history`; drafts never held a public URL), so that
+    the URL still leads to that post once it has moved (a new pattern, a new slug): see
+    `alias_target`.
 
     With `urls`, only the posts at those URLs are looked at (an incremental change cannot create
     or end a clash anywhere else); without, every post.
@@ -193,6 +194,7 @@ def resolve_duplicates(conn: sqlite3.Connection, urls: set[str] | None = None) -
     conn.execute(
         "INSERT INTO url_history (url, source, translation_key, lang, kind) "
         f"SELECT url, source, translation_key, lang, kind FROM posts {holders} shadowed = 0 "
+        "AND draft = 0 "
         "ON CONFLICT (url) DO UPDATE SET source = excluded.source, "
         "translation_key = excluded.translation_key, lang = excluded.lang, kind = excluded.kind",
         params,

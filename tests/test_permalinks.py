@@ -165,6 +165,8 @@ def test_a_new_pattern_moves_every_url_and_old_urls_answer_301(make_site, serve)
         text = client.get(path).text
         assert new in text, path
         assert "/posts/lighthouse/" not in text, path
+    found = client.get("/api/search", params={"q": "keeper"}).text
+    assert new in found and "/posts/lighthouse/" not in found, "search results"
     sitemap = client.get("/sitemap.xml").text
     assert base + "/zh" + new in sitemap, "hreflang alternates in the sitemap"
 
@@ -193,3 +195,13 @@ def test_a_new_slug_redirects_from_the_old_url_while_serving(make_site, serve):
     index_site(site, client.app.state.masthead.db)  # as the watcher does after a save
     r = client.get("/posts/first/")
     assert (r.status_code, r.headers["location"]) == (301, "/posts/second/")
+
+
+def test_a_title_with_nothing_to_slugify_falls_back_to_the_file_name(make_site, serve):
+    site = make_site(
+        {"posts/q.md": post("???", "2024-05-02"), "posts/dot.md": post(".", "2024-05-02")},
+        with_permalinks(BILINGUAL_TOML, posts="/t/:title/"),
+    )
+    client = serve(site)
+    assert client.get("/t/q/").status_code == 200
+    assert client.get("/t/dot/").status_code == 200

@@ -105,6 +105,8 @@ def index_site(
     known = store.sources(db.read())
     settings = parse_settings(site)
     settings_changed = store.state(db.read(), "parse_settings") != settings
+    if settings_changed and known:
+        log.info("settings that shape posts changed (permalinks, languages…): re-parsing all")
     full = full or settings_changed
     prefix = site.settings.content_dir + "/"
     files = list(walk(site.content_dir)) if site.content_dir.is_dir() else []

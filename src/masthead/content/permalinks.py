@@ -7,7 +7,8 @@ A pattern such as `/blog/:year/:month/:day/:slug/` names a post's URL path; the 
     :monthname :weekday :weekdayname :yearday
                              English month name, weekday (Sunday = 0), its name, day of the year
     :section                 the first folder under the language's content folder (`posts`)
-    :title                   the title, slugified as Hugo's `urlize` does
+    :title                   the title, slugified as Hugo's `urlize` does (the file name when
+                             nothing is left of it, e.g. a title of only punctuation)
     :slug                    front-matter `slug`, else the slugified title
     :slugorcontentbasename   front-matter `slug`, else the file name (`2024-05-02-name.md` and
                              `name/index.md` give `name`): masthead's slug (DESIGN.md), the default
@@ -101,6 +102,13 @@ class Fields:
     section: str
 
 
+def _title(f: Fields) -> str:
+    """The slugified title; the file name when nothing is left of it (`???`, `.`), so that no
+    post gets an empty or dot segment."""
+    slug = urlize(f.title)
+    return slug if slug.strip(".") else f.base
+
+
 def _value(token: str, f: Fields) -> str:
     d = f.date
     values = {
@@ -112,8 +120,8 @@ def _value(token: str, f: Fields) -> str:
         "weekdayname": _DAYS[d.isoweekday() % 7],
         "yearday": str(d.timetuple().tm_yday),
         "section": f.section,
-        "title": urlize(f.title),
-        "slug": f.slug or urlize(f.title),
+        "title": _title(f),
+        "slug": f.slug or _title(f),
         "slugorcontentbasename": f.slug or f.base,
         "slugorfilename": f.slug or f.base,
         "contentbasename": f.base,

@@ -45,7 +45,7 @@ FETCH_DIRECTIVES = frozenset(
 # Powerful features nothing on a magazine page needs; fullscreen, autoplay and
 # picture-in-picture stay allowed so embedded players work once `frame-src` allows them.
 DENIED_FEATURES = (
-    "accelerometer", "bluetooth", "browsing-topics", "camera", "display-capture", "geolocation",
+    "accelerometer", "browsing-topics", "camera", "display-capture", "geolocation",
     "gyroscope", "hid", "idle-detection", "magnetometer", "microphone", "midi", "payment",
     "publickey-credentials-get", "screen-wake-lock", "serial", "usb", "xr-spatial-tracking",
 )  # fmt: skip

@@ -200,7 +200,7 @@ def test_pages_run_under_the_policy_with_no_violation(browser, server):
     JSON-LD data blocks) with no violation, and the policy is in force: a script injected
     inline is refused and reported."""
     for url in (POST, "/", "/posts/field-notes-harbour/", "/zh/posts/kubelet-syncloop-pleg/",
-                "/tags/", "/search?q=kubelet", "/no/such/page/"):  # fmt: skip
+                "/tags/", "/archive/", "/search?q=kubelet", "/no/such/page/"):  # fmt: skip
         page = _open(browser, server + url, 1280, 900)
         page.wait_for_load_state("load")
         assert page.evaluate("getComputedStyle(document.body).fontFamily"), "site.css applied"

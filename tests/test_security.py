@@ -22,7 +22,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 import pytest
 import uvicorn
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
@@ -197,6 +197,8 @@ def test_static_refuses_hidden_backup_and_source_files(make_site, serve):
         ".git/HEAD": "ref",
         "notes.bak": "old",
         "README.md": "source",
+        "4913": "vim",
+        "css/site.css___jb_tmp___": "jetbrains",
     }.items():
         (static / rel).parent.mkdir(parents=True, exist_ok=True)
         (static / rel).write_text(text, encoding="utf-8")
@@ -209,6 +211,8 @@ def test_static_refuses_hidden_backup_and_source_files(make_site, serve):
         ".git/HEAD",
         "notes.bak",
         "README.md",
+        "4913",
+        "css/site.css___jb_tmp___",
     ):
         r = client.get(f"/static/{rel}")
         assert r.status_code == 404, rel
@@ -476,6 +480,9 @@ def test_a_post_to_a_doubled_path_stays_here(live):
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(), st.text())
+@example("/\udcff/x", "a=\udcff")  # a lone surrogate (undecodable bytes) cannot be encoded
+@example("\t//evil.example", "")
+@example("https://evil.example/", "")
 def test_location_is_always_a_path_on_this_origin(path, query):
     loc = location(path, query)
     assert stays_here(loc), loc

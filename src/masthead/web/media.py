@@ -71,7 +71,7 @@ TYPE_HEADERS: Mapping[str, Mapping[str, str]] = {".svg": {"Content-Security-Poli
 
 BACKUP_SUFFIXES = (
     "~", ".bak", ".tmp", ".temp", ".swp", ".swo", ".swx", ".orig", ".rej", ".old", ".save",
-    ".part", ".crdownload",
+    ".part", ".crdownload", "___jb_tmp___", "___jb_old___",
 )  # fmt: skip
 SOURCE_SUFFIXES = (
     ".md", ".markdown", ".toml", ".db", ".sqlite", ".sqlite3", "-wal", "-shm", "-journal",
@@ -90,6 +90,7 @@ def refused(relative: str) -> bool:
         or name.endswith(BACKUP_SUFFIXES + SOURCE_SUFFIXES)
         or (name.startswith("#") and name.endswith("#"))
         or name.startswith("~$")  # Office lock files
+        or name == "4913"  # Vim's test that a folder is writable
     )
 
 

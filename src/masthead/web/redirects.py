@@ -36,8 +36,10 @@ def location(path: str, query: str = "") -> str:
     starts with exactly one `/`, and holds only printable ASCII with no backslash. Never raises."""
     clean = _CONTROL.sub("", path).replace("\\", "/")
     clean = _SLASHES.sub("/", "/" + clean)
-    out = _STRAY_PERCENT.sub("%25", quote(clean, safe=_PATH_SAFE))
-    query = _STRAY_PERCENT.sub("%25", quote(_CONTROL.sub("", query), safe=_QUERY_SAFE))
+    out = _STRAY_PERCENT.sub("%25", quote(clean, safe=_PATH_SAFE, errors="replace"))
+    query = _STRAY_PERCENT.sub(
+        "%25", quote(_CONTROL.sub("", query), safe=_QUERY_SAFE, errors="replace")
+    )
     return out + ("?" + query if query else "")
 
 
@@ -72,7 +74,7 @@ def canonical_path(path: str) -> str:
 
 def encode_path(decoded: str) -> str:
     """Percent-encode a decoded path (a literal `%` too), keeping its slashes."""
-    return quote(decoded, safe="/:@!$&'()*+,;=-._~")
+    return quote(decoded, safe="/:@!$&'()*+,;=-._~", errors="replace")
 
 
 class CanonicalPaths:

@@ -42,7 +42,7 @@ from masthead.watch import Watcher
 from masthead.web import search as search_routes
 from masthead.web import security, seo_routes
 from masthead.web.media import MEDIA_TYPES, STATIC_CACHE, Files
-from masthead.web.redirects import CanonicalPaths, redirect
+from masthead.web.redirects import CanonicalPaths, encode_path, redirect
 from masthead.web.reload import Reloader
 from masthead.web.state import Page, SiteState
 from masthead.web.views import TAXONOMIES, Renderer
@@ -274,7 +274,8 @@ def etag_matches(header: str | None, etag: str) -> bool:
 
 
 def _moved(path: str, state: SiteState) -> str | None:
-    """Where a 404 path has moved: an alias of a post, or the same path with a trailing slash."""
+    """Where a 404 path (decoded) has moved, as a URL path: an alias of a post, or the same path
+    with a trailing slash."""
     slashed = path if path.endswith("/") else path + "/"
     target = store.alias_target(state.db.read(), slashed, state.now())
     if target:
@@ -282,7 +283,7 @@ def _moved(path: str, state: SiteState) -> str | None:
     last = path.rsplit("/", 1)[-1]
     files = path.startswith(("/static/", "/media/"))  # file URLs have no trailing slash
     if not path.endswith("/") and "." not in last and not files:
-        return slashed
+        return encode_path(slashed)  # `path` is decoded: a literal % must stay one
     return None
 
 

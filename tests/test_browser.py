@@ -1,4 +1,5 @@
-"""The post layout in real headless Chromium (Playwright) against a real uvicorn server.
+"""The post layout in real headless Chromium (Playwright) against a real uvicorn server, under
+the site's Content-Security-Policy (no violation may be reported).
 
 Browser: $MASTHEAD_CHROMIUM, else /usr/bin/chromium (Debian's package), else Playwright's own.
 With none, the test fails and says how to install one; it is never skipped.
@@ -45,13 +46,21 @@ def chromium_path() -> str | None:
     return shutil.which("chromium")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[str]:
+# Recorded by the page itself (an init script runs before the page's own scripts).
+WATCH_CSP = """
+window.__violations = [];
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.__violations.push(e.violatedDirective + " " + e.blockedURI);
+});
+"""
+
+
+def _serve(tmp_path_factory, dev: bool = False) -> Iterator[str]:
     from masthead.config import load_site
 
     root = tmp_path_factory.mktemp("browser") / "demo"
     shutil.copytree(Path(__file__).parent.parent / "src" / "masthead" / "demo", root)
-    app = create_app(load_site(root))
+    app = create_app(load_site(root), dev=dev)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
@@ -63,8 +72,14 @@ def server(tmp_path_factory) -> Iterator[str]:
         assert time.monotonic() < deadline, "server did not start"
         time.sleep(0.05)
     yield f"http://127.0.0.1:{port}"
+    app.state.reloader.close()  # ends open live-reload streams
     srv.should_exit = True
     thread.join(5)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[str]:
+    yield from _serve(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
@@ -80,9 +95,27 @@ def browser() -> Iterator[Browser]:
 
 
 def _open(browser: Browser, url: str, width: int, height: int) -> Page:
+    """A page at `url` that records CSP and Permissions-Policy complaints in `page.complaints`
+    (console messages) and `window.__violations` (securitypolicyviolation events)."""
     page = browser.new_page(viewport={"width": width, "height": height})
+    complaints: list[str] = []
+    page.on(
+        "console",
+        lambda m: (
+            complaints.append(m.text)
+            if "Content Security Policy" in m.text or "Permissions-Policy" in m.text
+            else None
+        ),
+    )
+    page.complaints = complaints  # type: ignore[attr-defined]
+    page.add_init_script(WATCH_CSP)
     page.goto(url)
     return page
+
+
+def _assert_no_violation(page: Page) -> None:
+    assert page.evaluate("window.__violations") == [], page.url
+    assert page.complaints == [], page.url  # type: ignore[attr-defined]
 
 
 def test_toc_docked_in_left_margin_on_wide_screens(browser, server):
@@ -107,6 +140,7 @@ def test_toc_docked_in_left_margin_on_wide_screens(browser, server):
     )
     box = page.locator("#mh-toc").bounding_box()
     assert box and 0 <= box["y"] < 900, "the TOC stays in view while reading"
+    _assert_no_violation(page)
     page.close()
 
 
@@ -146,6 +180,7 @@ def test_bottom_sheet_on_phones(browser, server):
     heading = page.locator(f"[id='{href[1:]}']")
     top = heading.bounding_box()
     assert top and 0 <= top["y"] < 200, "the section is at the top of the screen"
+    _assert_no_violation(page)
     page.close()
 
 
@@ -158,3 +193,46 @@ def test_dark_mode_follows_the_system(browser, server):
     light.goto(server + POST)
     assert bg != light.evaluate("getComputedStyle(document.body).backgroundColor")
     light.close()
+
+
+def test_pages_run_under_the_policy_with_no_violation(browser, server):
+    """Every kind of demo page renders under the CSP (styles, scripts, SVG icons, images,
+    JSON-LD data blocks) with no violation, and the policy is in force: a script injected
+    inline is refused and reported."""
+    for url in (POST, "/", "/posts/field-notes-harbour/", "/zh/posts/kubelet-syncloop-pleg/",
+                "/tags/", "/archive/", "/search?q=kubelet", "/no/such/page/"):  # fmt: skip
+        page = _open(browser, server + url, 1280, 900)
+        page.wait_for_load_state("load")
+        assert page.evaluate("getComputedStyle(document.body).fontFamily"), "site.css applied"
+        _assert_no_violation(page)
+        page.close()
+    page = _open(browser, server + POST, 1280, 900)
+    assert page.evaluate("document.querySelector('.toc a') !== null")
+    page.evaluate(
+        "() => { const s = document.createElement('script');"
+        " s.textContent = 'window.injected = true'; document.head.appendChild(s); }"
+    )
+    page.wait_for_function("window.__violations.length > 0", timeout=5000)
+    assert page.evaluate("window.injected") is None
+    assert page.evaluate("window.__violations")[0].startswith("script-src")
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def dev_server(tmp_path_factory) -> Iterator[str]:
+    yield from _serve(tmp_path_factory, dev=True)
+
+
+def test_dev_live_reload_runs_under_the_policy(browser, dev_server):
+    page = browser.new_page()
+    page.add_init_script(WATCH_CSP)
+    complaints: list[str] = []
+    page.on("console", lambda m: complaints.append(m.text))
+    with page.expect_request(lambda r: r.url.endswith("/_dev/reload")):
+        response = page.goto(dev_server + POST)
+    assert response is not None
+    assert "script-src 'self';" in response.headers["content-security-policy"]
+    page.wait_for_load_state("load")
+    assert page.evaluate("window.__violations") == []
+    assert not [c for c in complaints if "Content Security Policy" in c], complaints
+    page.close()

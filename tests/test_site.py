@@ -276,3 +276,66 @@ def test_html_has_no_inline_script(demo_site, serve):
                 for tag in soup(client.get(url)).find_all(["script", "link", "img"])
             ),
         )
+
+
+def test_c31_every_variant_of_a_url_has_one_canonical_form(make_site, serve):
+    """Case C31 on its input (tests/data/cases/C31-harbour-lights.md; `/en/` is the root here)."""
+    import json
+    from pathlib import Path
+
+    import feedparser
+
+    text = (Path(__file__).parent / "data" / "cases" / "C31-harbour-lights.md").read_bytes()
+    client = serve(make_site({"posts/harbour-lights.md": text, "pages/about.md": post("About")}))
+    path = "/posts/harbour-lights/"
+    canonical = "https://example.com" + path
+    for variant in (
+        "/posts/harbour-lights",
+        "/posts/harbour-lights/index.html",
+        "/posts/harbour-lights/index",
+        "http://testserver//posts/harbour-lights/",
+        "http://testserver//posts//harbour-lights//",
+    ):
+        r = client.get(variant)
+        assert (r.status_code, r.headers.get("location")) == (301, path), variant
+    r = client.get("http://testserver//posts/harbour-lights/?utm_source=x")
+    assert (r.status_code, r.headers["location"]) == (301, path + "?utm_source=x")
+    # the tracking query: the same page (200), whose canonical URL drops it
+    plain, tracked = client.get(path), client.get(path + "?utm_source=x")
+    assert plain.status_code == tracked.status_code == 200
+    assert plain.headers["etag"] == tracked.headers["etag"]
+    seen = []
+    for r in (plain, tracked):
+        page = soup(r)
+        seen += [c["href"] for c in page.select('link[rel="canonical"]')]
+        seen.append(page.select_one('meta[property="og:url"]')["content"])
+        for script in page.find_all("script", type="application/ld+json"):
+            data = json.loads(script.string)
+            for node in data.get("@graph", [data]):
+                if node["@type"] == "BlogPosting":
+                    seen += [node["url"], node["mainEntityOfPage"]["@id"]]
+    sitemap = client.get("/sitemap.xml").text
+    assert f"<loc>{canonical}</loc>" in sitemap
+    for feed in ("/feed.xml", "/atom.xml"):
+        entry = feedparser.parse(client.get(feed).content).entries[0]
+        seen += [entry.link, entry.id]
+    assert seen and set(seen) == {canonical}, seen
+    home = soup(client.get("/"))
+    assert [a["href"] for a in home.select(".card__title a")] == [path]
+    assert not re.search(r"(?<!:)//", sitemap.replace("http://www.", "")), "no double slashes"
+    # a post moved from Hugo keeps its old /index.html links working, on this site only
+    assert client.get(path + "index.html?ref=x").headers["location"] == path + "?ref=x"
+
+
+def test_out_of_range_page_numbers_are_404(make_site, serve):
+    files = {f"posts/p{i}.md": post(f"Post {i}", tags="[t]", category="c") for i in range(4)}
+    client = serve(make_site(files))
+    for n in ("9223372036854775807", "9223372036854775808", "99999999999999999999", "1" * 400):
+        for base in ("", "/zh", "/tags/t", "/categories/c", "/zh/tags/t", "/zh/categories/c"):
+            r = client.get(f"{base}/page/{n}/")
+            assert r.status_code == 404, (base, n)
+            assert r.headers["content-type"].startswith("text/html"), (base, n)
+    for n in ("0", "02", "-1", "1e3"):
+        assert client.get(f"/page/{n}/").status_code == 404, n
+    assert client.get("/page/2/").status_code == 200
+    assert client.get("/tags/t/page/2/").status_code == 200

@@ -104,7 +104,9 @@ def serve(
         raise _fail(ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}")) from None
     bound = sock.getsockname()[1]
     # live-reload streams stay open: do not wait for them for ever on shutdown
-    config = uvicorn.Config(application, log_level="info", timeout_graceful_shutdown=2)
+    config = uvicorn.Config(
+        application, log_level="info", timeout_graceful_shutdown=2, server_header=False
+    )
     server = _server(config)
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     typer.echo(f"masthead: serving {s.root} at http://{shown}:{bound}/")

@@ -8,6 +8,7 @@ table is checked against these declarations by the tests). Unknown keys and bad 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import cached_property
@@ -63,6 +64,59 @@ class PermalinkSettings(BaseModel):
         return permalinks.validate(value)
 
 
+CSP_DIRECTIVES = frozenset(
+    {
+        "base-uri", "child-src", "connect-src", "default-src", "font-src", "form-action",
+        "frame-ancestors", "frame-src", "img-src", "manifest-src", "media-src", "object-src",
+        "report-to", "report-uri", "script-src", "script-src-elem", "script-src-attr",
+        "style-src", "style-src-elem", "style-src-attr", "worker-src",
+    }
+)  # fmt: skip
+# A CSP source expression (CSP3 §2.3.1): a quoted keyword or hash, or a scheme, host or URL with
+# no whitespace, quote, comma or semicolon, so a setting cannot end a directive or the header.
+_CSP_SOURCE = re.compile(
+    r"'(?:self|none|unsafe-inline|unsafe-eval|unsafe-hashes|strict-dynamic|wasm-unsafe-eval"
+    r"|report-sample|(?:sha256|sha384|sha512)-[A-Za-z0-9+/_-]+={0,2})'"
+    r"|[A-Za-z0-9*][\x21\x23-\x26\x28-\x2b\x2d-\x3a\x3c-\x7e]*"
+)
+
+
+class SecuritySettings(BaseModel):
+    """The `[security]` table: what the security headers add to the defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    csp: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Sources added to Content-Security-Policy directives, e.g. "
+        '{"frame-src" = ["https://www.youtube-nocookie.com"]}.',
+    )
+    hsts_max_age: int = Field(
+        63_072_000,
+        ge=0,
+        description="Strict-Transport-Security max-age in seconds, sent when base_url is https "
+        "(0: no header).",
+    )
+    hsts_include_subdomains: bool = Field(
+        False, description="Add includeSubDomains to Strict-Transport-Security."
+    )
+
+    @field_validator("csp")
+    @classmethod
+    def _csp(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for directive, sources in value.items():
+            if directive not in CSP_DIRECTIVES:
+                known = ", ".join(sorted(CSP_DIRECTIVES))
+                raise ValueError(f"unknown directive {directive!r}; one of {known}")
+            for source in sources:
+                if not _CSP_SOURCE.fullmatch(source):
+                    raise ValueError(
+                        f"{directive}: {source!r} is not a CSP source (a host such as "
+                        "https://www.youtube-nocookie.com, a scheme such as https:, or 'self')"
+                    )
+        return value
+
+
 class Settings(BaseModel):
     """The whole of `masthead.toml`."""
 
@@ -110,6 +164,10 @@ class Settings(BaseModel):
     permalinks: PermalinkSettings = Field(
         default_factory=PermalinkSettings,
         description="URL patterns of posts and pages (Hugo's permalinks); see 'URLs'.",
+    )
+    security: SecuritySettings = Field(
+        default_factory=SecuritySettings,
+        description="Security headers: CSP additions and HSTS; see 'Security'.",
     )
     languages: dict[str, LanguageSettings] = Field(
         default_factory=lambda: {"en": LanguageSettings(name="English")},

@@ -2,7 +2,9 @@
 
 URL scheme (DESIGN.md): `/`, `/page/N/`, `/posts/SLUG/`, `/SLUG/` (pages), `/tags/KEY/`,
 `/categories/KEY/`, `/archive/` for the default language, the same under `/PREFIX/` for the
-others; `/static/…` (site files over the package's), `/media/…` (files beside posts), `/healthz`.
+others; `/static/…` (site files over the package's), `/media/…` (files beside posts, media types
+only: web/media.py), `/healthz`. Every response carries the security headers (web/security.py);
+non-canonical paths and every redirect stay on this origin (web/redirects.py).
 HTML routes are left out of the OpenAPI schema. Errors render `{status}.html`-style pages, or one
 JSON shape `{"error": {"status", "message"}}` under `/api/`.
 """
@@ -22,12 +24,11 @@ from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.responses import JSONResponse, Response
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PackageLoader, select_autoescape
 from pygments.formatters import HtmlFormatter
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.staticfiles import StaticFiles
-from starlette.types import Scope
 
 import masthead
 from masthead.config import Language, Site
@@ -39,7 +40,9 @@ from masthead.store import posts as store
 from masthead.store.db import Database
 from masthead.watch import Watcher
 from masthead.web import search as search_routes
-from masthead.web import seo_routes
+from masthead.web import security, seo_routes
+from masthead.web.media import MEDIA_TYPES, STATIC_CACHE, Files
+from masthead.web.redirects import CanonicalPaths, encode_path, redirect
 from masthead.web.reload import Reloader
 from masthead.web.state import Page, SiteState
 from masthead.web.views import TAXONOMIES, Renderer
@@ -47,26 +50,22 @@ from masthead.web.views import TAXONOMIES, Renderer
 log = logging.getLogger(__name__)
 PACKAGE_STATIC = Path(__file__).parent / "static"
 HTML_CACHE = "public, max-age=0, must-revalidate"
-STATIC_CACHE = "public, max-age=3600"
 
 
-class CachedStatic(StaticFiles):
-    """StaticFiles (ETag, Last-Modified, 304) plus a Cache-Control header; never serves Markdown
-    sources, so `/media/` can expose the files beside posts but not the posts' text."""
+class PageNumber(Convertor[int]):
+    """`{n:pageno}`: a list page number, 1 to 999,999,999 with no leading zero. Larger numbers
+    do not match the route (a 404), so none reaches SQLite's 64-bit integers."""
 
-    def __init__(self, *args: Any, cache_control: str | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.cache_control = cache_control or STATIC_CACHE
+    regex = "[1-9][0-9]{0,8}"
 
-    def file_response(self, full_path: Any, stat_result: Any, scope: Scope, status_code: int = 200):  # type: ignore[no-untyped-def]
-        response = super().file_response(full_path, stat_result, scope, status_code)
-        response.headers["Cache-Control"] = self.cache_control
-        return response
+    def convert(self, value: str) -> int:
+        return int(value)
 
-    def lookup_path(self, path: str) -> tuple[str, Any]:
-        if path.lower().endswith((".md", ".markdown", ".toml", ".db")):
-            return "", None
-        return super().lookup_path(path)
+    def to_string(self, value: int) -> str:
+        return str(value)
+
+
+register_url_convertor("pageno", PageNumber())
 
 
 @lru_cache(maxsize=1)
@@ -191,7 +190,7 @@ def create_app(
         url = urls.resolve_ref(quote(target), state.source_urls(), site.settings.content_dir, None)
         if url is None:
             raise NotFound(f"no post is written in {target}")
-        return RedirectResponse(url, status_code=301)
+        return redirect(url)
 
     add("/_ref/{target:path}", ref)
 
@@ -204,13 +203,17 @@ def create_app(
     for lang in langs:
         _language_routes(add, respond, renderer, lang)
 
-    statics = CachedStatic(directory=PACKAGE_STATIC, cache_control="no-cache" if dev else None)
+    statics = Files(directory=PACKAGE_STATIC, cache_control="no-cache" if dev else None)
     site_static = site.root / site.settings.static_dir
     if site_static.is_dir():
         statics.all_directories = [site_static, PACKAGE_STATIC]
     app.mount("/static", statics, name="static")
     if site.content_dir.is_dir():
-        media = CachedStatic(directory=site.content_dir, cache_control="no-cache" if dev else None)
+        media = Files(
+            directory=site.content_dir,
+            cache_control="no-cache" if dev else None,
+            types=MEDIA_TYPES,
+        )
         app.mount("/media", media, name="media")
     for lang in langs:  # last: the fixed routes and mounts above win
         _permalink_route(add, respond, renderer, lang)
@@ -234,8 +237,7 @@ def create_app(
         if status == 404:
             moved = _moved(request.url.path, state)
             if moved:
-                query = request.url.query
-                return RedirectResponse(moved + (f"?{query}" if query else ""), status_code=301)
+                return redirect(moved, request.url.query)
         return error_response(request, status, message)
 
     @app.exception_handler(StarletteHTTPException)
@@ -258,6 +260,8 @@ def create_app(
         log.exception("error serving %s", request.url.path)
         return error_response(request, 500, "internal error")
 
+    app.add_middleware(CanonicalPaths)
+    security.install(app, security.security_headers(site.settings))
     return app
 
 
@@ -272,14 +276,16 @@ def etag_matches(header: str | None, etag: str) -> bool:
 
 
 def _moved(path: str, state: SiteState) -> str | None:
-    """Where a 404 path has moved: an alias of a post, or the same path with a trailing slash."""
+    """Where a 404 path (decoded) has moved, as a URL path: an alias of a post, or the same path
+    with a trailing slash."""
     slashed = path if path.endswith("/") else path + "/"
     target = store.alias_target(state.db.read(), slashed, state.now())
     if target:
         return target
     last = path.rsplit("/", 1)[-1]
-    if not path.endswith("/") and "." not in last:
-        return slashed
+    files = path.startswith(("/static/", "/media/"))  # file URLs have no trailing slash
+    if not path.endswith("/") and "." not in last and not files:
+        return encode_path(slashed)  # `path` is decoded: a literal % must stay one
     return None
 
 
@@ -296,7 +302,7 @@ def _language_routes(
 
     def home_page(request: Request, n: int) -> Response:
         if n == 1:  # one URL per page: /page/1/ is the home page
-            return RedirectResponse(lang.root, status_code=301)
+            return redirect(lang.root, request.url.query)
         return respond(request, ("home", lang.code, n), lambda: renderer.listing(lang, n))
 
     def post(request: Request, slug: str) -> Response:
@@ -311,7 +317,7 @@ def _language_routes(
         return respond(request, ("archive", lang.code), lambda: renderer.archive(lang))
 
     add(f"{p}/", home)
-    add(f"{p}/page/{{n:int}}/", home_page)
+    add(f"{p}/page/{{n:pageno}}/", home_page)
     add(f"{p}/posts/{{slug}}/", post)
     add(f"{p}/archive/", archive)
     for taxonomy in TAXONOMIES:
@@ -359,7 +365,7 @@ def _taxonomy_routes(
 
     def term_page(request: Request, key: str, n: int) -> Response:
         if n == 1:
-            return RedirectResponse(urls.term_url(lang.prefix, taxonomy, key), status_code=301)
+            return redirect(urls.term_url(lang.prefix, taxonomy, key), request.url.query)
         return respond(
             request,
             (taxonomy, lang.code, key, n),
@@ -368,4 +374,4 @@ def _taxonomy_routes(
 
     add(f"{p}/{taxonomy}/", index)
     add(f"{p}/{taxonomy}/{{key}}/", term)
-    add(f"{p}/{taxonomy}/{{key}}/page/{{n:int}}/", term_page)
+    add(f"{p}/{taxonomy}/{{key}}/page/{{n:pageno}}/", term_page)

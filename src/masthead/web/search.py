@@ -162,11 +162,10 @@ def _page_route(app: FastAPI, service: SearchService, renderer: Renderer, lang: 
 
 
 def _redirect(path: str):  # type: ignore[no-untyped-def]
-    from fastapi.responses import RedirectResponse
+    from masthead.web.redirects import redirect
 
     def to_search(request: Request) -> Response:
-        query = request.url.query
-        return RedirectResponse(path + (f"?{query}" if query else ""), status_code=301)
+        return redirect(path, request.url.query)
 
     return to_search
 

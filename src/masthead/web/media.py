@@ -1,0 +1,153 @@
+"""`/media/` (the files beside posts) and `/static/` (the theme's and the site's files).
+
+`/media/` serves an allowlist of media types only (`MEDIA_TYPES`, by file extension, with the
+Content-Type set from that table rather than guessed): images, audio, video, PDF, fonts and plain
+data files. Anything else beside a post (HTML, XML, scripts, Markdown sources, settings) answers
+404, so no active document from a content folder runs on the site's origin. SVG can hold script:
+it is served with its own `Content-Security-Policy` (`sandbox`, no script, no requests), which a
+browser applies when the file is opened directly (an `<img>` never runs script anyway).
+
+Both mounts refuse hidden files and folders (any path segment starting with `.`: `.git/`, `.env`,
+Vim's `.post.md.swp`, Emacs's `.#post.md`), editor backups and temporary files (`post.md~`,
+`#post.md#`, `*.bak`, `*.tmp`, `*.swp`…) and sources (`*.md`, `*.toml`, SQLite files), also
+when a link's target has such a name. ETag, Last-Modified and 304 come from Starlette's
+StaticFiles (RFC 9110 §13); a 304 repeats Cache-Control and the file's own headers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from starlette.datastructures import Headers
+from starlette.responses import FileResponse, Response
+from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
+
+STATIC_CACHE = "public, max-age=3600"
+SVG_POLICY = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox"
+
+MEDIA_TYPES: Mapping[str, str] = {
+    # images
+    ".avif": "image/avif",
+    ".gif": "image/gif",
+    ".ico": "image/x-icon",
+    ".jpeg": "image/jpeg",
+    ".jpg": "image/jpeg",
+    ".png": "image/png",
+    ".svg": "image/svg+xml",
+    ".webp": "image/webp",
+    # audio
+    ".aac": "audio/aac",
+    ".flac": "audio/flac",
+    ".m4a": "audio/mp4",
+    ".mp3": "audio/mpeg",
+    ".oga": "audio/ogg",
+    ".ogg": "audio/ogg",
+    ".opus": "audio/ogg",
+    ".wav": "audio/wav",
+    # video
+    ".m4v": "video/mp4",
+    ".mov": "video/quicktime",
+    ".mp4": "video/mp4",
+    ".ogv": "video/ogg",
+    ".webm": "video/webm",
+    # documents and fonts
+    ".pdf": "application/pdf",
+    ".otf": "font/otf",
+    ".ttf": "font/ttf",
+    ".woff": "font/woff",
+    ".woff2": "font/woff2",
+    # plain data: never rendered as a document (nosniff keeps them text)
+    ".csv": "text/csv; charset=utf-8",
+    ".geojson": "application/geo+json",
+    ".json": "application/json",
+    ".txt": "text/plain; charset=utf-8",
+    ".vtt": "text/vtt; charset=utf-8",
+}
+# Extra headers per type: SVG is a document that can hold script.
+TYPE_HEADERS: Mapping[str, Mapping[str, str]] = {".svg": {"Content-Security-Policy": SVG_POLICY}}
+
+BACKUP_SUFFIXES = (
+    "~", ".bak", ".tmp", ".temp", ".swp", ".swo", ".swx", ".orig", ".rej", ".old", ".save",
+    ".part", ".crdownload", "___jb_tmp___", "___jb_old___",
+)  # fmt: skip
+SOURCE_SUFFIXES = (
+    ".md", ".markdown", ".toml", ".db", ".sqlite", ".sqlite3", "-wal", "-shm", "-journal",
+)  # fmt: skip
+
+
+def refused(relative: str) -> bool:
+    """Whether a path (relative to the served folder, `/` or `os.sep` separated) is one no
+    mount ever serves: a hidden file or folder, an editor backup or temporary file, or a source."""
+    parts = [p for p in relative.replace(os.sep, "/").split("/") if p]
+    if not parts:
+        return True
+    name = parts[-1].lower()
+    return (
+        any(p.startswith(".") for p in parts)
+        or name.endswith(BACKUP_SUFFIXES + SOURCE_SUFFIXES)
+        or (name.startswith("#") and name.endswith("#"))
+        or name.startswith("~$")  # Office lock files
+        or name == "4913"  # Vim's test that a folder is writable
+    )
+
+
+def media_type(name: str) -> str | None:
+    """The Content-Type `/media/` serves a file name with, or None when it is not served."""
+    return MEDIA_TYPES.get(os.path.splitext(name)[1].lower())
+
+
+class Files(StaticFiles):
+    """StaticFiles that refuse what `refused` names (also as a symlink's target), optionally
+    only the types of `types` (with that Content-Type), with a Cache-Control header on 200 and
+    304 alike."""
+
+    def __init__(
+        self,
+        *args: Any,
+        cache_control: str | None = None,
+        types: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.cache_control = cache_control or STATIC_CACHE
+        self.types = types
+
+    def allowed(self, relative: str) -> bool:
+        if refused(relative):
+            return False
+        return self.types is None or os.path.splitext(relative)[1].lower() in self.types
+
+    def lookup_path(self, path: str) -> tuple[str, os.stat_result | None]:
+        if not self.allowed(path):
+            return "", None
+        full, stat = super().lookup_path(path)
+        if stat is None:
+            return "", None
+        for directory in self.all_directories:  # a link named x.png must not serve .env
+            root = os.path.realpath(directory)
+            if os.path.commonpath([full, root]) == root:
+                if not self.allowed(os.path.relpath(full, root)):
+                    return "", None
+                break
+        return full, stat
+
+    def file_response(  # type: ignore[override]
+        self, full_path: str, stat_result: os.stat_result, scope: Scope, status_code: int = 200
+    ) -> Response:
+        ext = os.path.splitext(full_path)[1].lower()
+        headers = {"Cache-Control": self.cache_control, **TYPE_HEADERS.get(ext, {})}
+        media = self.types.get(ext) if self.types is not None else None
+        response = FileResponse(
+            full_path,
+            status_code=status_code,
+            stat_result=stat_result,
+            headers=headers,
+            media_type=media,
+        )
+        if self.is_not_modified(response.headers, Headers(scope=scope)):
+            kept = {"etag": response.headers["etag"], **headers}
+            return Response(status_code=304, headers=kept)
+        return response

@@ -103,6 +103,7 @@ class SearchLog:
         self.tz = tz
         self.days = days
         self.clock = clock
+        self.max_rows = MAX_ROWS
         self.dropped = 0  # entries lost because the queue was full
         self.written = 0
         self.last_prune = 0.0
@@ -115,6 +116,7 @@ class SearchLog:
         self._conn: sqlite3.Connection | None = None
         self._secret: str | None = None
         self._failing = False
+        self._closed = False
 
     # --- recording (the search's side: memory only) -------------------------------------------
 
@@ -167,6 +169,8 @@ class SearchLog:
         queued for the next attempt, the error is logged once per outage, and 0 is returned."""
         written = 0
         with self._writing:
+            if self._closed:
+                return 0
             self._close_sessions(everything)
             while True:
                 with self._mutex:
@@ -236,7 +240,7 @@ class SearchLog:
             if self.days and now - self.last_prune > PRUNE_EVERY:
                 store.prune_log(conn, now - self.days * 86400)
                 self.last_prune = now
-            store.cap_log(conn, MAX_ROWS)
+            store.cap_log(conn, self.max_rows)
 
     def _row(self, entry: Entry, secret: str) -> dict[str, Any]:
         return {
@@ -290,6 +294,7 @@ class SearchLog:
             self._thread.join(timeout=5)
         self.flush(everything=True)
         with self._writing:
+            self._closed = True
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None

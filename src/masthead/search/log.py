@@ -27,7 +27,7 @@ import sqlite3
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from pathlib import Path
@@ -225,10 +225,8 @@ class SearchLog:
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
-                try:
+                with suppress(sqlite3.Error):  # SQLite may have rolled back already (SQLITE_FULL)
                     conn.execute("ROLLBACK")
-                except sqlite3.Error:  # SQLite may have rolled back already (SQLITE_FULL)
-                    pass
             raise
 
     def _write(self, batch: list[Entry]) -> None:
@@ -281,11 +279,11 @@ class SearchLog:
         """What is stored for a client `address` searching at `at` (default: now): a hash with a
         salt that changes every day (site time zone), so the same reader is one visitor within
         a day and cannot be followed across days. Creates the secret if needed (a write)."""
-        if self._secret is None:
+        secret = self._secret
+        if secret is None:
             with self._writing, self._transaction() as conn:
-                self._load_secret(conn)
-        assert self._secret is not None  # nosec B101 - set by _load_secret
-        return self._hash(self._secret, address, self.clock() if at is None else at)
+                secret = self._load_secret(conn)
+        return self._hash(secret, address, self.clock() if at is None else at)
 
     def close(self) -> None:
         """Stop the writer and write what is left (best effort: a failure is logged once)."""

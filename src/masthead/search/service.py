@@ -153,9 +153,7 @@ class SearchService:
         self._catalog: Catalog | None = None
         self._lock = threading.Lock()
         self.catalog_builds = 0
-        self.log = SearchLog(
-            db.path, site.tz, site.settings.search_log_days, lambda: self.clock()
-        )
+        self.log = SearchLog(db.path, site.tz, site.settings.search_log_days, lambda: self.clock())
 
     def close(self) -> None:
         """Write what is left of the search log and stop its writer."""

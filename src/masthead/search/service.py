@@ -130,6 +130,7 @@ class Ranked:
     shown_filters: dict[str, Any]
     ids: list[int]
     ran: bool = True
+    catalog: Catalog | None = None  # the one the ids came from: facets count over the same
 
 
 class SearchError(ValueError):
@@ -305,11 +306,12 @@ class SearchService:
             ranked = store.ranked(conn, match)
             hits = [(rank, neg_date[i], i) for i, rank in ranked if i in neg_date]
         hits.sort()
-        return Ranked(query, filters, shown, [i for _r, _d, i in hits if i not in excluded])
+        ids = [i for _r, _d, i in hits if i not in excluded]
+        return Ranked(query, filters, shown, ids, catalog=catalog)
 
     def facets(self, ranked: Ranked, limit: int = 15) -> dict[str, list[Facet]]:
         """Language, tag and category counts over every hit, most frequent first."""
-        catalog = self.catalog()
+        catalog = ranked.catalog or self.catalog()
         counts: dict[str, Counter[str]] = {"lang": Counter(), "tags": Counter(),
                                            "categories": Counter()}  # fmt: skip
         for i in ranked.ids:

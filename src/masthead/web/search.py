@@ -1,7 +1,9 @@
 """Search routes: `/search` (and `/{prefix}/search`) pages and `GET /api/search` (JSON).
 
-Both run `SearchService.search`; the API's parameters are typed and validated (422 with a message
-on bad ones) and appear in the OpenAPI schema. Search pages carry `noindex` and are not cached.
+Both run `SearchService.search` with the options `_options` checks: the API's parameters are
+typed, appear in the OpenAPI schema and are a 422 `{"error": {"status", "message"}}` when bad
+(out of range, not a date, contradictory dates); the page shows the same message as a notice
+above its form, with status 400. Search pages carry `noindex` and are not cached.
 """
 
 from __future__ import annotations

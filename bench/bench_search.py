@@ -288,9 +288,12 @@ def measure_latency(site, db, repeat: int) -> dict:  # type: ignore[no-untyped-d
         m: {f"p{p}": _pct([s for v in samples[m].values() for s in v], p) for p in (50, 95)}
         for m in ("a", "b", "c")
     }
+    svc.log.flush(everything=True)  # the log is written in the background
     n_log = db.read().execute("SELECT COUNT(*) FROM search_log").fetchone()[0]
     expected_log = len(texts) * (repeat + 1)
-    if n_log != expected_log:
+    # the last query of a pass and the first of the next are one typing session when one is a
+    # prefix of the other ("harbor 量子", then "harbor") and they come within seconds
+    if not expected_log - repeat <= n_log <= expected_log:
         problems.append(f"search_log has {n_log} rows after {expected_log} searches")
 
     # EXPLAIN QUERY PLAN of the statements of (a), for the slowest queries

@@ -165,6 +165,7 @@ def test_backup_copies_the_database_while_it_is_in_use(make_site, serve):
     site = make_site({f"posts/p{i}.md": post(f"P{i}", "2024-03-01") for i in range(5)})
     client = serve(site)  # the site is open and serving while the copy is made
     client.get("/api/search", params={"q": "p1"})
+    client.app.state.search.log.flush(everything=True)  # the log is written in the background
     dest = site.root / "backups" / "copy.db"
     result = masthead("backup", str(site.root), str(dest))
     assert result.returncode == 0, result.stderr

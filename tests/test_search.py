@@ -4,12 +4,17 @@ facets, suggestions, the query log; cases C19, C20 and C21 on their inputs."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -30,6 +35,12 @@ def api(client, q: str = "", **params):  # type: ignore[no-untyped-def]
     r = client.get("/api/search", params={"q": q, **params})
     assert r.status_code == 200, (q, r.text)
     return r.json()
+
+
+def logged(client) -> None:  # type: ignore[no-untyped-def]
+    """Write the search log now (it is written in the background, a typing session when it
+    ends)."""
+    client.app.state.search.log.flush(everything=True)
 
 
 def urls(result) -> list[str]:  # type: ignore[no-untyped-def]
@@ -395,6 +406,7 @@ def test_every_search_is_logged_without_the_address(lang_site):
     c = lang_site
     api(c, "kubelet tag:kubernetes")
     api(c, "nothingmatches")
+    logged(c)
     db = Database(c.app.state.masthead.site.database_path)
     rows = db.read().execute("SELECT * FROM search_log ORDER BY id").fetchall()
     assert [r["query"] for r in rows] == ["kubelet tag:kubernetes", "nothingmatches"]
@@ -419,9 +431,9 @@ def test_log_retention_and_the_search_log_command(make_site, serve):
     c = serve(site, clock=lambda: clock["now"])
     api(c, "ancient query")
     clock["now"] = time.time()
-    c.app.state.search._last_prune = 0
     for q in ("walrus", "walrus", "Walrus", "missing words", "missing words"):
         api(c, q)
+    logged(c)
     db = Database(site.database_path)
     queries = [r[0] for r in db.read().execute("SELECT query FROM search_log")]
     assert "ancient query" not in queries, "older than 90 days: pruned"
@@ -471,6 +483,7 @@ def test_search_log_output_is_inert_and_keeps_searches_apart(make_site, serve):
     ):
         api(c, q)
     api(c, "walrus", tag="nothing")
+    logged(c)
     out = subprocess.run(
         [sys.executable, "-m", "masthead", "search-log", str(site.root)],
         capture_output=True,
@@ -537,3 +550,291 @@ def test_the_search_form_keeps_active_filters(lang_site):
         i["name"]: i["value"] for i in page.select("form.search-form--page input[type=hidden]")
     }
     assert hidden == {"lang": "zh"}
+
+
+# --- numbers and dates: in range they work, out of range or contradictory they are a message ------
+
+
+def test_every_date_in_range_works_and_out_of_range_is_a_message(lang_site):
+    c = lang_site
+    for params in (
+        {"year": 9999},
+        {"before": "9999"},
+        {"before": "9999-12-31"},
+        {"after": "0001"},
+        {"after": "0001-01-01", "before": "9999-12-31"},
+        {"year": 1000},
+    ):
+        assert api(c, "kubelet", **params)["total"] in (0, 2), params
+    assert api(c, "kubelet before:9999-12-31")["total"] == 2
+    assert api(c, "kubelet after:0001-01-01")["total"] == 2
+    for q, params in (
+        ("before:9999-12-31", {}),
+        ("kubelet year:9999", {}),
+        ("kubelet", {"year": "9999"}),
+        ("kubelet", {"before": "9999-12"}),
+        ("kubelet", {"page": "99999999999999999999999"}),  # past the end: the last page
+    ):
+        assert c.get("/search", params={"q": q, **params}).status_code == 200, (q, params)
+    for params, name in (
+        ({"year": "99999"}, "year"),
+        ({"year": "999"}, "year"),
+        ({"after": "0000"}, "after"),
+        ({"before": "2024-02-30"}, "before"),
+        ({"page": "0"}, "page"),
+        ({"page": "99999999999999999999"}, "page"),
+        ({"per_page": "51"}, "per_page"),
+        ({"tag": ["t"] * 21}, "tag"),
+        ({"author": "a" * 201}, "author"),
+    ):
+        r = c.get("/api/search", params={"q": "kubelet", **params})
+        assert r.status_code == 422, (params, r.text)
+        assert r.json()["error"]["message"].startswith(f"query.{name}:"), r.text
+    for params, name in (
+        ({"year": "99999"}, "year"),
+        ({"year": "２０２４"}, "year"),
+        ({"after": "0000"}, "after"),
+        ({"page": "abc"}, "page"),
+        ({"tag": ["t"] * 21}, "tag"),
+        ({"lang": "fr"}, "lang"),
+    ):
+        r = c.get("/search", params={"q": "kubelet", **params})
+        assert r.status_code == 400, (params, r.status_code)
+        page = BeautifulSoup(r.text, "html.parser")
+        notice = page.select_one('.search-page [role="alert"]').get_text()
+        assert notice.startswith(f"{name}:"), notice
+        assert page.select_one("#mh-q")["value"] == "kubelet", "the form keeps the query"
+
+
+def test_contradictory_dates_are_a_422_and_a_notice_not_an_empty_result(lang_site):
+    c = lang_site
+    for q, params in (
+        ("kubelet", {"after": "2024", "before": "2023"}),
+        ("kubelet after:2024 before:2023", {}),
+        ("kubelet year:2023 year:2024", {}),
+        ("kubelet after:2024-06", {"year": "2023"}),
+        ("kubelet before:2023", {"after": "2024-01-01"}),
+    ):
+        r = c.get("/api/search", params={"q": q, **params})
+        assert r.status_code == 422, (q, params, r.text)
+        message = r.json()["error"]["message"]
+        assert "later than before" in message and "2023-12-31" in message, message
+        page = c.get("/search", params={"q": q, **params})
+        assert page.status_code == 400
+        notice = BeautifulSoup(page.text, "html.parser").select_one('[role="alert"]')
+        assert "later than before" in notice.get_text()
+    assert api(c, "", after="2024-05-01", before="2024-05-01")["total"] == 1, "one day: inclusive"
+
+
+# --- the search log never fails a search ----------------------------------------------------
+
+HOLD_WRITE_LOCK = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")  # what `masthead index --full` holds while it writes
+conn.execute("UPDATE site_state SET value = value")
+print("locked", flush=True)
+sys.stdin.readline()
+conn.execute("COMMIT")
+"""
+
+
+@contextmanager
+def write_lock_held(path: Path) -> Iterator[None]:
+    """Another process holds the write lock of the SQLite file at `path` until the end."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_WRITE_LOCK, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        yield
+    finally:
+        if holder.stdin is not None:
+            holder.stdin.write("\n")
+            holder.stdin.close()
+        holder.wait(timeout=30)
+
+
+def timed_get(client, path: str, **params):  # type: ignore[no-untyped-def]
+    started = time.perf_counter()
+    r = client.get(path, params=params)
+    return r, time.perf_counter() - started
+
+
+def log_messages(caplog, level: int) -> list[str]:  # type: ignore[no-untyped-def]
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "masthead.search.log" and r.levelno == level
+    ]
+
+
+def test_a_search_answers_while_another_process_holds_the_write_lock(lang_site, caplog):
+    caplog.set_level(logging.INFO, logger="masthead.search.log")
+    c = lang_site
+    service = c.app.state.search
+    queries = ["kubelet", "container runtime", "nothing at all", "节点"]
+    with write_lock_held(service.db.path):
+        for q in queries:
+            for path in ("/api/search", "/search"):
+                r, seconds = timed_get(c, path, q=q)
+                assert r.status_code == 200 and seconds < 1.0, (path, q, r.status_code, seconds)
+        assert api(c, "kubelet")["total"] == 2
+        for _ in range(3):  # the writer keeps trying; it waits at most its busy timeout
+            started = time.perf_counter()
+            assert service.log.flush(everything=True) == 0
+            assert time.perf_counter() - started < 1.0
+        warnings = log_messages(caplog, logging.WARNING)
+        assert len(warnings) == 1 and "database is locked" in warnings[0], warnings
+    assert service.log.flush(everything=True) > 0, "queued, written once the lock is gone"
+    assert any("writing again" in m for m in log_messages(caplog, logging.INFO))
+    db = Database(service.db.path)
+    logged_queries = [r[0] for r in db.read().execute("SELECT query FROM search_log ORDER BY id")]
+    assert logged_queries == [q for q in queries for _ in (0, 1)] + ["kubelet"]
+
+
+def test_a_search_answers_when_the_disk_is_full(lang_site, caplog):
+    caplog.set_level(logging.INFO, logger="masthead.search.log")
+    c = lang_site
+    service = c.app.state.search
+    # A real SQLITE_FULL ("database or disk is full") on the connection that writes the log:
+    # max_page_count caps the file at its current size for that connection only. A small
+    # tmpfs would need mount rights (CAP_SYS_ADMIN), which containers and CI runners often lack.
+    writer = service.log.connection()
+    pages = writer.execute("PRAGMA page_count").fetchone()[0]
+    writer.execute(f"PRAGMA max_page_count = {pages}")
+    queries = [f"{i} kubelet " + "filler " * 25 for i in range(60)]
+    for q in queries:
+        r, seconds = timed_get(c, "/api/search", q=q)
+        assert r.status_code == 200 and seconds < 1.0, (r.status_code, seconds)
+    assert c.get("/search", params={"q": "kubelet"}).status_code == 200
+    assert service.log.flush(everything=True) == 0
+    assert service.log.flush(everything=True) == 0
+    warnings = log_messages(caplog, logging.WARNING)
+    assert len(warnings) == 1 and "database or disk is full" in warnings[0], warnings
+    writer.execute("PRAGMA max_page_count = 1073741823")  # space is back
+    service.log.flush(everything=True)
+    db = Database(service.db.path)
+    count = db.read().execute("SELECT COUNT(*) FROM search_log").fetchone()[0]
+    assert count == len(queries) + 1, "nothing was lost while the disk was full"
+
+
+def test_the_log_is_a_bounded_table_with_capped_text(lang_site):
+    c = lang_site
+    service = c.app.state.search
+    service.log.max_rows = 5
+    for i in range(8):
+        api(c, f"{i} kubelet " + "y" * 500)
+    logged(c)
+    db = Database(service.db.path)
+    rows = db.read().execute("SELECT query, terms FROM search_log ORDER BY id").fetchall()
+    assert [r[0][:1] for r in rows] == ["3", "4", "5", "6", "7"], "the newest rows are kept"
+    assert all(len(r[0]) == 200 and len(r[1]) == 200 for r in rows), "query text is capped"
+
+
+def test_keystrokes_of_one_query_are_logged_once(make_site, serve):
+    site = make_site({"posts/a.md": post("Kubelet", "2024-01-01", body="kubelet pods\n")})
+    clock = {"now": time.time()}
+    c = serve(site, clock=lambda: clock["now"])
+    start = clock["now"]
+    typed = [(0.0, "k"), (0.3, "ku"), (0.5, "kub"), (0.7, "kubx"), (0.9, "kub"), (1.2, "kubelet")]
+    for at, q in typed:  # a typo, a backspace, then the word
+        clock["now"] = start + at
+        api(c, q)
+    clock["now"] = start + 2.0
+    api(c, "kubelet")  # the same query again: a second search, not a keystroke
+    clock["now"] = start + 30
+    api(c, "pods")  # later: another search
+    api(c, "pods", lang="zh")  # other filters: another search
+    clock["now"] = start + 60
+    c.app.state.search.log.flush()  # every session is over by this clock: no `everything`
+    rows = Database(site.database_path).read().execute("SELECT query FROM search_log ORDER BY id")
+    assert [r[0] for r in rows] == ["kubelet", "kubelet", "pods", "pods"]
+
+
+def test_the_catalog_is_rebuilt_once_per_index_generation(make_site, serve):
+    from masthead.indexer import index_site
+
+    files = {
+        f"posts/p{i:03d}.md": post(f"Beacon {i}", "2024-01-01", body="Beacon.\n", tags=f"[t{i}]")
+        for i in range(200)
+    }
+    site = make_site(files)
+    c = serve(site)
+    service = c.app.state.search
+    assert api(c, "beacon")["total"] == 200
+    builds = service.catalog_builds
+    (site.content_dir / "posts/new.md").write_text(post("Beacon new", "2024-01-02"))
+    index_site(site, Database(site.database_path))  # as `masthead index` would, beside the app
+    barrier = threading.Barrier(16)
+
+    def search(_: int) -> int:
+        barrier.wait()
+        return int(api(c, "beacon")["total"])
+
+    with ThreadPoolExecutor(16) as pool:
+        totals = list(pool.map(search, range(16)))
+    assert service.catalog_builds == builds + 1, "one rebuild for one index change"
+    assert set(totals) <= {200, 201}, "the new catalog, or the previous one while it is built"
+    assert api(c, "beacon")["total"] == 201
+
+
+# --- case C24 -------------------------------------------------------------------------------
+
+
+def test_c24_query_log_sequence(make_site):
+    from starlette.testclient import TestClient
+
+    from masthead.web.app import create_app
+
+    requests = json.loads((CASES / "C24-query-log-sequence.json").read_text())["requests"]
+    site = make_site(
+        {
+            "posts/bread.md": post("Sourdough", "2024-01-05", body="A sourdough starter.\n"),
+            "posts/lantern.md": post(
+                "Lantern", "2024-02-10T20:00:00+08:00", body="A paper lantern.\n", category="notes"
+            ),
+        }
+    )
+    clock = {"now": time.time()}
+    address = "203.0.113.7"
+    app = create_app(site, clock=lambda: clock["now"])
+    with TestClient(app, client=(address, 50123)) as c:
+        service = c.app.state.search
+        start = clock["now"]
+        names = {"from": "after", "to": "before"}
+        with write_lock_held(site.database_path):
+            for request in requests:  # replayed on the service's clock, the database locked
+                clock["now"] = start + request["t"] / 1000
+                filters = {names.get(k, k): v for k, v in request.get("filters", {}).items()}
+                r, seconds = timed_get(c, "/api/search", q=request["q"], **filters)
+                assert r.status_code == 200 and seconds < 1.0, (request["q"][:20], seconds)
+                found = r.json()["total"]
+                assert found == (1 if request["q"] in ("sourdough", "lantern") else 0)
+            clock["now"] = start + 60
+            assert service.log.flush() == 0, "the lock is held: nothing written, nothing failed"
+        assert service.log.flush() == 5, "written once the lock is released"
+    rows = Database(site.database_path).read().execute("SELECT * FROM search_log ORDER BY id")
+    rows = [dict(r) for r in rows]
+    assert [r["query"] for r in rows] == [
+        "sourdough",
+        "x" * 200,
+        "reply from [e-mail] about the lighthouse",
+        '"unbalanced',
+        "lantern",
+    ], "one query for the typing session; capped; no e-mail address"
+    assert [r["results"] for r in rows] == [1, 0, 0, 0, 1], "zero-result queries are logged"
+    assert json.loads(rows[-1]["filters"]) == {
+        "lang": "en",
+        "categories": ["notes"],
+        "after": "2024-02-10",
+        "before": "2024-02-11",
+    }
+    assert {r["client"] for r in rows} == {service.log.client_hash(address, start)}
+    stored = b"".join(
+        p.read_bytes() for p in site.database_path.parent.glob(site.database_path.name + "*")
+    )
+    assert address.encode() not in stored and b"alice@example.com" not in stored

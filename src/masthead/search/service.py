@@ -6,10 +6,8 @@ return them as JSON.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-import secrets
 import threading
 import time
 from collections import Counter
@@ -20,6 +18,8 @@ from typing import Any
 from masthead.config import Site
 from masthead.content.meta import term_key
 from masthead.search import snippets
+from masthead.search.log import Entry as LogEntry
+from masthead.search.log import SearchLog
 from masthead.search.query import Query, parse
 from masthead.store import posts as posts_store
 from masthead.store import search as store
@@ -27,7 +27,6 @@ from masthead.store.db import Database
 
 PER_PAGE = 10
 SUGGEST_DISTANCE = 2
-PRUNE_EVERY = 3600.0  # seconds between automatic prunes of the search log
 
 
 @dataclass
@@ -131,58 +130,102 @@ class Ranked:
     shown_filters: dict[str, Any]
     ids: list[int]
     ran: bool = True
+    catalog: Catalog | None = None  # the one the ids came from: facets count over the same
+
+
+class SearchError(ValueError):
+    """A search that cannot run as asked (filters that contradict each other). `param` names
+    the filter, `message` says why: the API answers 422, the search page shows a notice."""
+
+    def __init__(self, param: str, message: str) -> None:
+        super().__init__(message)
+        self.param = param
+        self.message = message
 
 
 class SearchService:
-    """Searches one site's database; keeps the catalog, the search-log salt and prune schedule."""
+    """Searches one site's database; keeps the catalog and the search log (`log`, best-effort:
+    see `masthead.search.log`). `clock` gives seconds since the epoch."""
 
     def __init__(self, site: Site, db: Database, clock: Any = time.time) -> None:
         self.site = site
         self.db = db
         self.clock = clock
-        self._last_prune = 0.0
-        self._secret: str | None = None
         self._catalog: Catalog | None = None
         self._lock = threading.Lock()
+        self.catalog_builds = 0
+        self.log = SearchLog(db.path, site.tz, site.settings.search_log_days, lambda: self.clock())
+
+    def close(self) -> None:
+        """Write what is left of the search log and stop its writer."""
+        self.log.close()
 
     # --- the catalog -----------------------------------------------------------------------
 
     def catalog(self) -> Catalog:
-        conn = self.db.read()
-        gen = posts_store.generation(conn)
+        """The catalog of the current index generation, built once per generation (single
+        flight): while one thread rebuilds it, the others use the previous one, or wait for the
+        first. `catalog_builds` counts the builds."""
         cached = self._catalog
-        if cached is not None and cached.generation == gen:
+        if cached is not None and cached.generation == posts_store.generation(self.db.read()):
             return cached
-        with self._lock:
-            terms: dict[int, tuple[list[str], list[str]]] = {}
-            names: dict[tuple[str, str], str] = {}
-            for post_id, taxonomy, key, name in store.catalog_terms(conn):
-                tags, cats = terms.setdefault(post_id, ([], []))
-                (tags if taxonomy == "tags" else cats).append(key)
-                names.setdefault((taxonomy, key), name)
-            entries = {}
-            for row in store.catalog(conn):
-                tags, cats = terms.get(row["id"], ([], []))
-                entries[row["id"]] = Entry(
-                    lang=row["lang"],
-                    date_ts=row["date_ts"],
-                    authors=" ".join(json.loads(row["authors"] or "[]")).casefold(),
-                    tags=frozenset(tags),
-                    categories=frozenset(cats),
-                )
-            self._catalog = Catalog(
-                gen,
-                entries,
-                names,
-                newest=max((e.date_ts for e in entries.values()), default=0.0),
-                neg_date={i: -e.date_ts for i, e in entries.items()},
-            )
+        if cached is not None and not self._lock.acquire(blocking=False):
+            return cached  # another thread is building the new one
+        if cached is None:
+            self._lock.acquire()
+        try:
+            conn = self.db.read()
+            gen = posts_store.generation(conn)
+            if self._catalog is not None and self._catalog.generation == gen:
+                return self._catalog  # built while this thread waited
+            self._catalog = self._build_catalog(conn)
+            self.catalog_builds += 1
             return self._catalog
+        finally:
+            self._lock.release()
+
+    def _build_catalog(self, conn: Any) -> Catalog:
+        conn.execute("BEGIN")  # one snapshot: the generation and the rows it labels
+        try:
+            gen = posts_store.generation(conn)
+            term_rows = store.catalog_terms(conn)
+            rows = store.catalog(conn)
+        finally:
+            conn.execute("COMMIT")
+        terms: dict[int, tuple[list[str], list[str]]] = {}
+        names: dict[tuple[str, str], str] = {}
+        for post_id, taxonomy, key, name in term_rows:
+            tags, cats = terms.setdefault(post_id, ([], []))
+            (tags if taxonomy == "tags" else cats).append(key)
+            names.setdefault((taxonomy, key), name)
+        entries = {}
+        for row in rows:
+            tags, cats = terms.get(row["id"], ([], []))
+            entries[row["id"]] = Entry(
+                lang=row["lang"],
+                date_ts=row["date_ts"],
+                authors=" ".join(json.loads(row["authors"] or "[]")).casefold(),
+                tags=frozenset(tags),
+                categories=frozenset(cats),
+            )
+        return Catalog(
+            gen,
+            entries,
+            names,
+            newest=max((e.date_ts for e in entries.values()), default=0.0),
+            neg_date={i: -e.date_ts for i, e in entries.items()},
+        )
 
     # --- filters ---------------------------------------------------------------------------
 
     def _day_start(self, day: date) -> float:
         return datetime(day.year, day.month, day.day, tzinfo=self.site.tz).timestamp()
+
+    def _day_end(self, day: date) -> float:
+        """The start of the day after `day` (there is none in `date`'s range after 9999-12-31)."""
+        if day == date.max:
+            return self._day_start(day) + 86400
+        return self._day_start(day + timedelta(days=1))
 
     def _merge(self, query: Query, opts: Options) -> dict[str, Any]:
         f = query.filters
@@ -192,6 +235,12 @@ class SearchService:
         ends = [d for d in (f.before, opts.before, _year(opts.year, 12)) if d]
         after = max(starts) if starts else None  # every date filter applies: the latest start
         before = min(ends) if ends else None
+        if after and before and after > before:
+            raise SearchError(
+                "after",
+                f"the dates contradict each other: after {after.isoformat()} is later than "
+                f"before {before.isoformat()}, so no post can match",
+            )
         lang_text = opts.lang or f.lang
         lang = None
         if lang_text:
@@ -214,7 +263,7 @@ class SearchService:
         cats = {term_key(c) for c in filters["categories"]}
         author = (filters["author"] or "").casefold()
         start = self._day_start(filters["after"]) if filters["after"] else None
-        end = self._day_start(filters["before"] + timedelta(days=1)) if filters["before"] else None
+        end = self._day_end(filters["before"]) if filters["before"] else None
 
         def accept(e: Entry) -> bool:
             return (
@@ -257,11 +306,12 @@ class SearchService:
             ranked = store.ranked(conn, match)
             hits = [(rank, neg_date[i], i) for i, rank in ranked if i in neg_date]
         hits.sort()
-        return Ranked(query, filters, shown, [i for _r, _d, i in hits if i not in excluded])
+        ids = [i for _r, _d, i in hits if i not in excluded]
+        return Ranked(query, filters, shown, ids, catalog=catalog)
 
     def facets(self, ranked: Ranked, limit: int = 15) -> dict[str, list[Facet]]:
         """Language, tag and category counts over every hit, most frequent first."""
-        catalog = self.catalog()
+        catalog = ranked.catalog or self.catalog()
         counts: dict[str, Counter[str]] = {"lang": Counter(), "tags": Counter(),
                                            "categories": Counter()}  # fmt: skip
         for i in ranked.ids:
@@ -288,7 +338,10 @@ class SearchService:
         return [self._hit(rows[i], ranked.query) for i in ids if i in rows]
 
     def search(self, raw: str, opts: Options, client: str = "") -> Result:
-        """Run one search and log it. Never raises for any `raw` text."""
+        """Run one search and record it in the log (never waiting for the database: see
+        `masthead.search.log`). `client` is the reader's address (only its hash is stored).
+        Raises SearchError when the date filters contradict each other; never raises for any
+        other `raw` text."""
         started = time.perf_counter()
         ranked = self.rank(raw, opts)
         if not ranked.ran:
@@ -304,7 +357,7 @@ class SearchService:
             if ranked.shown_filters and ranked.query.groups:
                 result.without_filters = ranked.query.without_filters
         result.latency_ms = (time.perf_counter() - started) * 1000
-        self._log(raw, ranked.query, ranked.filters, ranked.shown_filters, result, client)
+        self._log(ranked.query, ranked.filters, result, client)
         return result
 
     def _lang_name(self, code: str) -> str:
@@ -361,55 +414,23 @@ class SearchService:
 
     # --- the log ---------------------------------------------------------------------------
 
-    def _salt(self, day: str) -> str:
-        if self._secret is None:
-            with self.db.write() as conn:
-                row = conn.execute(
-                    "SELECT value FROM site_state WHERE key = 'search_log_secret'"
-                ).fetchone()
-                if row is None:
-                    value = secrets.token_hex(32)
-                    conn.execute(
-                        "INSERT INTO site_state (key, value) VALUES ('search_log_secret', :v)",
-                        {"v": value},
-                    )
-                else:
-                    value = row[0]
-            self._secret = value
-        return hashlib.sha256(f"{self._secret}:{day}".encode()).hexdigest()
-
     def client_hash(self, address: str) -> str:
-        """A hash of the client address with a salt that changes every day (site time zone):
-        the same reader is one visitor within a day and cannot be followed across days."""
-        day = datetime.fromtimestamp(self.clock(), self.site.tz).date().isoformat()
-        return hashlib.sha256(f"{self._salt(day)}:{address}".encode()).hexdigest()[:32]
+        """What the log stores for `address` today (see `SearchLog.client_hash`)."""
+        return self.log.client_hash(address)
 
-    def _log(
-        self,
-        raw: str,
-        query: Query,
-        filters: dict[str, Any],
-        shown: dict[str, Any],
-        result: Result,
-        client: str,
-    ) -> None:
-        now = self.clock()
-        entry = {
-            "at": now,
-            "query": raw[:1000],
-            "terms": query.without_filters[:1000],
-            "filters": shown,
-            "lang": filters["lang"] or "",
-            "results": result.total,
-            "latency_ms": round(result.latency_ms, 3),
-            "client": self.client_hash(client) if client else "",
-        }
-        with self.db.write() as conn:
-            store.log_search(conn, entry)
-            days = self.site.settings.search_log_days
-            if days and now - self._last_prune > PRUNE_EVERY:
-                store.prune_log(conn, now - days * 86400)
-                self._last_prune = now
+    def _log(self, query: Query, filters: dict[str, Any], result: Result, client: str) -> None:
+        self.log.record(
+            LogEntry(
+                at=self.clock(),
+                query=query.raw,
+                terms=query.without_filters,
+                filters=result.filters,
+                lang=filters["lang"] or "",
+                results=result.total,
+                latency_ms=result.latency_ms,
+                client=client,
+            )
+        )
 
 
 def _year(year: int | None, month: int) -> date | None:

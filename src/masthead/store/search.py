@@ -203,3 +203,12 @@ def top_queries(
     chosen = [g for g in groups.values() if not no_results or g["results"] == 0]
     chosen.sort(key=lambda g: (-g["searches"], -g["last"]))
     return chosen[:limit]
+
+
+def cap_log(conn: sqlite3.Connection, max_rows: int) -> int:
+    """Delete the oldest log entries beyond the newest `max_rows`; return how many. Ids only
+    grow and rows go oldest first, so the id range bounds the count (one index lookup)."""
+    return conn.execute(
+        "DELETE FROM search_log WHERE id <= (SELECT MAX(id) FROM search_log) - :max",
+        {"max": max_rows},
+    ).rowcount

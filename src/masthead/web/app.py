@@ -139,6 +139,7 @@ def create_app(
                 await asyncio.wait_for(task, 5)
             except (TimeoutError, asyncio.CancelledError):
                 task.cancel()
+        app.state.search.close()  # the search log's last entries, before the database closes
         db.close()
 
     app = FastAPI(

@@ -1,7 +1,9 @@
 """Search routes: `/search` (and `/{prefix}/search`) pages and `GET /api/search` (JSON).
 
-Both run `SearchService.search`; the API's parameters are typed and validated (422 with a message
-on bad ones) and appear in the OpenAPI schema. Search pages carry `noindex` and are not cached.
+Both run `SearchService.search` with the options `_options` checks: the API's parameters are
+typed, appear in the OpenAPI schema and are a 422 `{"error": {"status", "message"}}` when bad
+(out of range, not a date, contradictory dates); the page shows the same message as a notice
+above its form, with status 400. Search pages carry `noindex` and are not cached.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from fastapi.responses import Response
 from masthead.config import Language
 from masthead.i18n import gettext, long_date
 from masthead.search.query import day
-from masthead.search.service import Options, Result, SearchService
+from masthead.search.service import PER_PAGE, Options, Result, SearchError, SearchService
 from masthead.web.views import Renderer
 
 Q = Annotated[str, Query(description="The query; see the search page for the language.")]
@@ -29,15 +31,58 @@ Day = Annotated[
         description="YYYY, YYYY-MM or YYYY-MM-DD, inclusive, in the site's time zone.",
     ),
 ]
-Year = Annotated[int | None, Query(ge=1000, le=9999)]
+Year = Annotated[int | None, Query(ge=1000, le=9999)]  # MIN_YEAR, MAX_YEAR
 PageNo = Annotated[int, Query(ge=1, le=10_000)]
 PerPage = Annotated[int, Query(ge=1, le=50)]
+
+
+MAX_TEXT = 200  # characters of a filter value
+MAX_VALUES = 20  # values of a repeated filter
+MIN_YEAR, MAX_YEAR = 1000, 9999
 
 
 def _invalid(name: str, message: str) -> RequestValidationError:
     return RequestValidationError(
         [{"loc": ("query", name), "msg": message, "type": "value_error", "input": None}]
     )
+
+
+def _number(name: str, value: int | str | None, low: int, high: int) -> int | None:
+    """`value` as an int in [low, high]; a validation error naming `name` otherwise."""
+    if value is None or value == "":
+        return None
+    text = str(value).strip()
+    if not text.isascii() or not text.isdigit() or len(text) > len(str(high)):
+        raise _invalid(name, f"must be a whole number from {low} to {high}")
+    number = int(text)
+    if not low <= number <= high:
+        raise _invalid(name, f"must be a whole number from {low} to {high}")
+    return number
+
+
+def _page_number(value: int | str | None) -> int:
+    """A page number for the search page: out of range is the nearest page (readers need no
+    error for it); only text that is not a number is an error."""
+    if value is None or value == "":
+        return 1
+    text = str(value).strip()
+    if not text.isascii() or not text.isdigit():
+        raise _invalid("page", "must be a whole number")
+    return max(1, int(text[:9]))  # past the last page is the last page: 9 digits are plenty
+
+
+def _texts(name: str, values: list[str]) -> list[str]:
+    if len(values) > MAX_VALUES:
+        raise _invalid(name, f"at most {MAX_VALUES} values")
+    for value in values:
+        _text(name, value)
+    return list(values)
+
+
+def _text(name: str, value: str | None) -> str | None:
+    if value is not None and len(value) > MAX_TEXT:
+        raise _invalid(name, f"at most {MAX_TEXT} characters")
+    return value
 
 
 def _options(
@@ -48,28 +93,44 @@ def _options(
     author: str | None,
     after: str | None,
     before: str | None,
-    year: int | None,
-    page: int,
-    per_page: int = 10,
+    year: int | str | None,
+    page: int | str | None,
+    per_page: int = PER_PAGE,
 ) -> Options:
-    """Typed search options from URL parameters; bad values raise a validation error (422 in
-    the API, 400 on pages) that names the parameter."""
+    """Typed search options from URL parameters. Bad values (not a date, not a number, out of
+    range, an unknown language, after later than before) raise a validation error naming the
+    parameter: 422 `{"error": {"status", "message"}}` in the API, a notice on the page."""
+    lang, author = _text("lang", lang), _text("author", author)
     if lang and service.site.resolve_language(lang) is None:
         known = ", ".join(service.site.languages)
         raise _invalid("lang", f"unknown language {lang!r}; this site has {known}")
     start = day(after, end=False) if after else None
     end = day(before, end=True) if before else None
     if after and start is None:
-        raise _invalid("after", f"{after!r} is not a date (YYYY, YYYY-MM or YYYY-MM-DD)")
+        raise _invalid("after", f"{after[:MAX_TEXT]!r} is not a date (YYYY, YYYY-MM or YYYY-MM-DD)")
     if before and end is None:
-        raise _invalid("before", f"{before!r} is not a date (YYYY, YYYY-MM or YYYY-MM-DD)")
+        raise _invalid(
+            "before", f"{before[:MAX_TEXT]!r} is not a date (YYYY, YYYY-MM or YYYY-MM-DD)"
+        )
     return Options(
-        lang, list(tags), list(categories), author, start, end, year, max(1, page), per_page
+        lang,
+        _texts("tag", tags),
+        _texts("category", categories),
+        author,
+        start,
+        end,
+        _number("year", year, MIN_YEAR, MAX_YEAR),
+        _page_number(page),
+        per_page,
     )
 
 
-def _client(request: Request) -> str:
-    return request.client.host if request.client else ""
+def _search(service: SearchService, q: str, opts: Options, request: Request) -> Result:
+    """Run the search; contradictory filters are a validation error like a bad parameter."""
+    try:
+        return service.search(q, opts, request.client.host if request.client else "")
+    except SearchError as exc:
+        raise _invalid(exc.param, exc.message) from exc
 
 
 def install(app: FastAPI, service: SearchService, renderer: Renderer) -> None:
@@ -90,9 +151,11 @@ def install(app: FastAPI, service: SearchService, renderer: Renderer) -> None:
         page: PageNo = 1,
         per_page: PerPage = 10,
     ) -> dict[str, Any]:
-        """Full-text search over published posts, ranked by bm25 (newest first on ties)."""
+        """Full-text search over published posts, ranked by bm25 (newest first on ties).
+        422 with a message for a bad parameter or contradictory dates (after later than
+        before, in parameters or in the query)."""
         opts = _options(service, lang, tag, category, author, after, before, year, page, per_page)
-        return service.search(q, opts, _client(request)).as_dict()
+        return _search(service, q, opts, request).as_dict()
 
     app.include_router(router)
     for lang in renderer.site.languages.values():
@@ -105,17 +168,25 @@ def _page_route(app: FastAPI, service: SearchService, renderer: Renderer, lang: 
     def search_page(
         request: Request,
         q: Q = "",
-        tag: Texts = [],  # noqa: B006 - FastAPI copies defaults
-        category: Texts = [],  # noqa: B006
-        author: Text = None,
-        after: Day = None,
-        before: Day = None,
-        year: Year = None,
-        page: int = 1,  # out of range: the nearest page, readers need no error for it
-        lang_filter: Annotated[str | None, Query(alias="lang", max_length=200)] = None,
+        tag: Annotated[list[str], Query()] = [],  # noqa: B006 - FastAPI copies defaults
+        category: Annotated[list[str], Query()] = [],  # noqa: B006
+        author: str | None = None,
+        after: str | None = None,
+        before: str | None = None,
+        year: str | None = None,
+        page: str | None = None,
+        lang_filter: Annotated[str | None, Query(alias="lang")] = None,
     ) -> Response:
-        opts = _options(service, lang_filter, tag, category, author, after, before, year, page)
-        result = service.search(q, opts, _client(request))
+        """The search page. Every parameter is checked here, not by FastAPI, so that a bad one
+        is a notice on this page (status 400, the form kept), not a bare error page."""
+        notice = None
+        try:
+            opts = _options(service, lang_filter, tag, category, author, after, before, year, page)
+            result = _search(service, q, opts, request)
+        except RequestValidationError as exc:
+            first = exc.errors()[0]
+            notice = f"{first['loc'][-1]}: {first['msg']}"
+            result = Result(q, 0, 1, 1, PER_PAGE, [], {}, {}, ran=False)
         params = {
             k: v
             for k, v in {
@@ -149,6 +220,8 @@ def _page_route(app: FastAPI, service: SearchService, renderer: Renderer, lang: 
             search_path=path,
             kept={k: v for k, v in params.items() if k != "q"},
             suggestion_links=[(s, _url(path, {**params, "q": s})) for s in result.suggestions],
+            notice=notice,
+            status=400 if notice else 200,
         )
         return Response(
             html,

@@ -742,7 +742,9 @@ def test_absolutize():
     )
     assert 'href="https://other.example/?a=1&amp;b=2"' in out
     assert 'href="mailto:a@b.c"' in out
-    assert 'poster="https://cdn.example/p.jpg"' in out
+    assert "<video" not in out  # the allowlist is the last step: no video outside raw_html
+    trusted = feeds.absolutize(html, base, trusted=True)
+    assert 'poster="https://cdn.example/p.jpg"' in trusted
 
 
 def test_dates_and_escaping_helpers():

@@ -294,3 +294,37 @@ def test_c26_cover_og_image_and_jsonld_image_are_absolute(make_site, serve):
         for html in feed_bodies(client, url).values():
             assert soup(html).img["src"] == image
     assert client.get("/media/posts/covered/cover.jpg").status_code == 200
+
+
+# --- raw_html: trusted authors, the same parsed link rewriting ---------------------------------
+
+RAW_TOML = "title = 'Raw'\nbase_url = 'https://example.com'\nraw_html = true\n"
+
+
+def test_raw_html_keeps_the_authors_html_and_rewrites_links_on_parsed_attributes(make_site, serve):
+    body = (
+        '<img alt=" src=\'y\' title=x " src="map.png" data-x="1">\n\n'
+        '<p><a href="../lighthouse/" onclick="track()">light</a></p>\n\n'
+        '<script src="/static/js/widget.js"></script>\n'
+    )
+    files = {
+        "posts/harbour/index.md": post("Harbour", body=body),
+        "posts/harbour/map.png": PNG,
+        "posts/lighthouse/index.md": post("Lighthouse"),
+    }
+    client = serve(make_site(files, toml=RAW_TOML))
+    page = soup(client.get("/posts/harbour/").text).select_one(".post-body")
+    img = page.img
+    assert img.attrs == {
+        "alt": " src='y' title=x ",
+        "src": "/media/posts/harbour/map.png",
+        "data-x": "1",
+    }
+    link = page.select_one("a")
+    assert link["href"] == "/posts/lighthouse/" and link["onclick"] == "track()"
+    assert page.select_one('script[src="/static/js/widget.js"]') is not None
+    for html in feed_bodies(client, "/posts/harbour/").values():
+        feed = soup(html)
+        assert feed.img["alt"] == " src='y' title=x "
+        assert feed.img["src"] == "https://example.com/media/posts/harbour/map.png"
+        assert feed.a["href"] == "https://example.com/posts/lighthouse/"

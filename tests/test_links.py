@@ -328,3 +328,14 @@ def test_raw_html_keeps_the_authors_html_and_rewrites_links_on_parsed_attributes
         assert feed.img["alt"] == " src='y' title=x "
         assert feed.img["src"] == "https://example.com/media/posts/harbour/map.png"
         assert feed.a["href"] == "https://example.com/posts/lighthouse/"
+
+
+def test_feed_summaries_are_text_even_to_a_reader_that_reads_html(make_site, serve):
+    # Atom's type="text" is text by RFC 4287, but readers that ignore the type render it as HTML
+    excerpt = "'<img src=x onerror=alert(1)> Tips & <b>tricks</b>'"
+    client = serve(make_site({"posts/e.md": post("E", excerpt=excerpt)}))
+    for url in ("/feed.xml", "/atom.xml"):
+        data = feedparser.parse(client.get(url).content, sanitize_html=False)
+        summary = data.entries[0].summary
+        assert soup(summary).find_all(True) == [], (url, summary)
+        assert soup(summary).get_text() == "<img src=x onerror=alert(1)> Tips & <b>tricks</b>"

@@ -11,8 +11,9 @@ process-wide `LC_TIME` locale for every RSS date (not thread-safe in a threaded 
 checked by feedparser and a strict XML parser in the tests.
 
 Text is escaped once, by the serializer: a title `Q&A: <video>` reads back exactly as typed
-(case C27). HTML (post bodies, the plain-text summary escaped as HTML) goes into `content:encoded`,
-`description` and Atom `type="html"` elements as escaped text, never CDATA, so `]]>` in a code
+(case C27). HTML (post bodies, the plain-text summary escaped as HTML, also in Atom, so a reader
+that ignores `type="text"` still shows text) goes into `content:encoded`, `description` and Atom
+`type="html"` elements as escaped text, never CDATA, so `]]>` in a code
 block cannot end it. Every `href`, `src`, `srcset` candidate, `cite` and `poster` in a body (and the
 cover) is made absolute against the post's URL, because feed readers show the HTML away from the
 site (case C26); that rewrite is the body's last step, done on parsed attributes by the same nh3
@@ -205,7 +206,8 @@ def atom(info: FeedInfo, items: Sequence[FeedItem], *, full_text: bool = True) -
             element(
                 entry, "category", attrs={"term": cat.name, "scheme": cat.scheme, "label": cat.name}
             )
-        element(entry, "summary", item.summary, {"type": "text"})
+        # type="html" with the text escaped, as RSS: text to a strict reader and to a lax one
+        element(entry, "summary", html.escape(item.summary, quote=False), {"type": "html"})
         if full_text:
             element(entry, "content", _body(item), {"type": "html"})
     return document(root)

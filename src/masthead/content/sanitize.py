@@ -19,7 +19,8 @@ the WHATWG URL standard does: tabs and newlines inside are ignored, case too), s
 kept as written (scripts, styles, iframes, forms, event handlers, any attribute and the common URL
 schemes, `javascript:` included, and comments), but it still passes the same parser, so the link
 rewriting is the same. What a trusted pass loses: elements that are not HTML, SVG or MathML
-(custom elements are unwrapped, their content kept) and URLs of uncommon schemes.
+(custom elements are unwrapped, their content kept), document-level elements (`html`, `head`,
+`body`, `base`, `link`, `meta`) and URLs of uncommon schemes.
 """
 
 from __future__ import annotations

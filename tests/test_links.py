@@ -234,6 +234,14 @@ def test_check_resolves_folder_links_and_names_broken_ones(make_site):
     assert any("nowhere" in r for _p, r in reasons), reasons
 
 
+def test_check_survives_names_no_file_system_can_hold(make_site):
+    long = "n" * 300  # longer than a file name may be (255 bytes on Linux)
+    body = f"[a]({long}.png) [b](../{long}/)\n"
+    site = make_site({"posts/l.md": post("L", body=body, cover=f"{long}.jpg")})
+    reasons = [i.reason for i in check_site(site)]
+    assert sum("file not found" in r for r in reasons) == 3, reasons
+
+
 # --- C26 · relative URLs inside feed content ---------------------------------------------------
 
 

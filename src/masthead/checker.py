@@ -6,6 +6,8 @@ unknown shortcodes and links to content files that do not exist (warnings).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from masthead.config import Site
 from masthead.content import sanitize, urls
 from masthead.content.discover import walk
@@ -85,7 +87,7 @@ def _missing_files(
             targets.append(post.cover[len(urls.MEDIA_PREFIX) :])
         for target in dict.fromkeys(targets):
             rel = urls.unquote(target)
-            if not (site.content_dir / rel).is_file():
+            if not _is_file(site.content_dir / rel):
                 name = rel.rsplit("/", 1)[-1]
                 out.append(
                     ContentIssue(
@@ -96,6 +98,14 @@ def _missing_files(
                     )
                 )
     return out
+
+
+def _is_file(path: Path) -> bool:
+    """`path.is_file()`, False for a name the file system cannot hold (too long, NUL)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _line_mentioning(site: Site, source: str, needle: str) -> int:

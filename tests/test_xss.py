@@ -688,6 +688,24 @@ def test_aliases_redirect_to_their_post_on_this_origin(served: Served):
     assert moved >= plain > 0, f"{moved} aliases redirect, {plain} plain ones"
 
 
+def test_no_vector_runs_in_error_pages_of_hostile_paths(served: Served, context):
+    """Every vector as a URL path: the 404 page (its language switcher links to the path)."""
+    checker = Checker(context, served.url)
+    static: dict[str, list[str]] = {}
+    paths = []
+    for group in _groups(VECTORS, TERM_PACK):
+        for prefix in LANG_PREFIXES:
+            path = f"{prefix}/" + quote(_joined(group).lstrip("/"), safe="") + "/"
+            response = served.http.get(path)
+            assert response.status_code < 500, path
+            if problems := html_problems(response.text):
+                static[f"static {path}"] = problems
+            paths.append(path)
+    checker.frames(paths)
+    result = {**static, **checker.result()}
+    assert not result, _report(result)
+
+
 def test_files_with_vectors_in_dates_or_nul_bytes_are_not_published(served: Served, crawl: Crawl):
     titles = {f"Bad {k}" for k in ("date", "updated")} | {
         f"NUL {v.id}" for v in VECTORS if "\x00" in v.text

@@ -26,6 +26,8 @@ function check(doc) {
       if (URLS.has(n) && badUrl(a.value, tag, n)) bad.push(n + " is a script/data URL: " + snip(el));
       if (n === "srcset" && a.value.split(",").some(c => c.trim() && badUrl(c.trim().split(/\s+/)[0], tag, "srcset")))
         bad.push("srcset has a script/data URL: " + snip(el));
+      if (n === "style" && /javascript|expression|url\s*\(|@import|binding/i.test(a.value))
+        bad.push("style with a URL or expression: " + snip(el));
     }
     if (html && BANNED.includes(tag)) bad.push("<" + tag + "> element: " + snip(el));
     if (html && tag === "meta" && el.hasAttribute("http-equiv")) bad.push("<meta http-equiv>: " + snip(el));

@@ -295,8 +295,8 @@ def build_corpus(vectors: list[Vector]) -> Corpus:
         }
         files[f"pages/page{suffix}"] = _front_matter(meta, _body_section(vectors[0]))
 
-    # dates only take dates: a vector there makes the file an error, never a page
-    for key in ("date", "updated"):
+    # dates and flags only take dates and true/false: a vector there makes the file an error
+    for key in ("date", "updated", "draft", "noindex", "toc", "comments"):
         rel = f"dates/{key}.md"
         meta = {"title": f"Bad {key}", "date": "2024-01-01", key: VECTORS[0].text}
         files[rel] = _front_matter(meta, "x")
@@ -707,7 +707,7 @@ def test_no_vector_runs_in_error_pages_of_hostile_paths(served: Served, context)
 
 
 def test_files_with_vectors_in_dates_or_nul_bytes_are_not_published(served: Served, crawl: Crawl):
-    titles = {f"Bad {k}" for k in ("date", "updated")} | {
+    titles = {f"Bad {k}" for k in ("date", "updated", "draft", "noindex", "toc", "comments")} | {
         f"NUL {v.id}" for v in VECTORS if "\x00" in v.text
     }
     shown = [t for t in titles for page in crawl.pages.values() if f">{t}<" in page]

@@ -948,7 +948,7 @@ def test_no_vector_runs_in_search_results(served: Served, context):
             paths += _search_pages(served, static, prefix, q, every=False)
     assert len(paths) > 10
     # the query itself is hostile: reflected in the form, the filters, the suggestions
-    for group in _groups(VECTORS, FIELD_PACK):
+    for group in _groups(VECTORS, TERM_PACK):
         paths += _search_pages(served, static, "", _joined(group), every=False)
     groups = _short_groups(VECTORS, 200)  # filters take at most 200 characters
     # every vector once as a tag, category or author filter (checked statically: the browser

@@ -54,6 +54,9 @@ function check(doc) {
   }
   return bad;
 }
+let clicked = 0;
+// a javascript: URL runs in a task after its click: time for it only when one was clicked
+const settle = () => new Promise(r => setTimeout(r, clicked ? 300 : 10));
 function poke(doc) {
   const followed = [];
   const cancel = e => {
@@ -71,6 +74,7 @@ function poke(doc) {
     }
     if (el.matches && el.matches("a[href], area[href]") && el.protocol === "javascript:") {
       followed.push("javascript: link " + el.href);
+      clicked += 1;
       try { el.click(); } catch (e) {}
     }
   }
@@ -79,7 +83,7 @@ function poke(doc) {
 }
 async function inspectTop() {
   const found = check(document).concat(poke(document));
-  await new Promise(r => setTimeout(r, 30));
+  await settle();
   return found;
 }
 
@@ -90,9 +94,8 @@ async function inspectFrames() {
     try { doc = frame.contentDocument; } catch (e) {}
     if (!doc) { out[frame.name] = ["not a same-origin document any more (navigated away?)"]; continue; }
     out[frame.name] = check(doc).concat(poke(doc));
-    out[frame.name].url = frame.contentWindow.location.href;
   }
-  await new Promise(r => setTimeout(r, 30));
+  await settle();
   const result = {};
   for (const frame of document.querySelectorAll("iframe")) {
     let url = null;

@@ -107,12 +107,9 @@ def test_corpus_has_150_distinct_sourced_vectors():
 # --- the site ----------------------------------------------------------------------------------
 
 
-def _sc_arg(text: str) -> str:
-    """A Hugo shortcode argument: double-quoted, `\\` and `"` escaped (shlex rules)."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _md_title(text: str) -> str:
+def _quoted(text: str) -> str:
+    """`text` double-quoted with `\\` and `"` escaped: a Hugo shortcode argument (shlex rules)
+    or a Markdown link title (CommonMark backslash escapes)."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -126,13 +123,13 @@ def _body_section(v: Vector) -> str:
     shortcodes."""
     parts = [f"Vector {v.id}:", v.text, f"Inline {v.id}: before {v.text} after"]
     if "\n" not in v.text and "{{" not in v.text and "}}" not in v.text:
-        arg = _sc_arg(v.text)
+        arg = _quoted(v.text)
         parts += [
             f"{{{{< figure src={arg} alt={arg} title={arg} caption={arg} link={arg} >}}}}",
             f'{{{{< figure src="x.png" alt={arg} >}}}}',
             f"{{{{< note title={arg} >}}}}note {v.id}{{{{< /note >}}}}",
-            f"[link {v.id}](https://example.com/ {_md_title(v.text)}) "
-            f"![{_md_label(v.text)}](x.png {_md_title(v.text)}) [{_md_label(v.text)}](x.png)",
+            f"[link {v.id}](https://example.com/ {_quoted(v.text)}) "
+            f"![{_md_label(v.text)}](x.png {_quoted(v.text)}) [{_md_label(v.text)}](x.png)",
         ]
     return "\n\n".join(parts)
 

@@ -390,65 +390,23 @@ def served(tmp_path_factory) -> Iterator[Served]:
 
 # --- static rules ------------------------------------------------------------------------------
 
-URL_ATTRS = frozenset(
-    [
-        "href",
-        "src",
-        "action",
-        "formaction",
-        "cite",
-        "poster",
-        "data",
-        "background",
-        "lowsrc",
-        "dynsrc",
-        "codebase",
-        "longdesc",
-        "ping",
-        "xlink:href",
-        "manifest",
-        "icon",
-        "profile",
-        "classid",
-        "archive",
-        "usemap",
-    ]
-)
+# fmt: off
+URL_ATTRS = frozenset([
+    "href", "src", "action", "formaction", "cite", "poster", "data", "background", "lowsrc",
+    "dynsrc", "codebase", "longdesc", "ping", "xlink:href", "manifest", "icon", "profile",
+    "classid", "archive", "usemap",
+])
+# fmt: on
 BAD_SCHEME = re.compile(r"^(?:javascript|vbscript|livescript|data):", re.I)
 DATA_IMAGE = re.compile(r"^data:image/", re.I)
 # elements content never brings; the theme writes some of them, in the shapes _theme_allows knows
-FORBIDDEN = frozenset(
-    [
-        "script",
-        "iframe",
-        "frame",
-        "frameset",
-        "object",
-        "embed",
-        "applet",
-        "base",
-        "form",
-        "style",
-        "link",
-        "meta",
-        "svg",
-        "math",
-        "xml",
-        "isindex",
-        "bgsound",
-        "param",
-        "portal",
-        "template",
-        "input",
-        "textarea",
-        "select",
-        "keygen",
-        "noscript",
-        "xmp",
-        "noembed",
-        "title",
-    ]
-)
+# fmt: off
+FORBIDDEN = frozenset([
+    "script", "iframe", "frame", "frameset", "object", "embed", "applet", "base", "form", "style",
+    "link", "meta", "svg", "math", "xml", "isindex", "bgsound", "param", "portal", "template",
+    "input", "textarea", "select", "keygen", "noscript", "xmp", "noembed", "title",
+])
+# fmt: on
 STYLE_URL = re.compile(r"javascript|expression|url\s*\(|@import|binding", re.I)
 SEARCH_ACTIONS = {f"{p}/search" for p in LANG_PREFIXES}
 THEME_LINK_RELS = {"canonical", "alternate", "icon", "stylesheet"}

@@ -708,6 +708,8 @@ def vector_names(lines: list[str]) -> list[str]:
     for line in lines:
         m = re.search(r"(?:alert|confirm|prompt|print)\((\d+)\)", line)
         vec = BY_ID.get(int(m.group(1))) if m else None
+        if vec is not None and m is not None and m.group(0) not in vec.text:
+            vec = None  # an encoded payload's own `alert(1)`, not vector 1
         out.append(f"{line}  [vector {vec.id} {vec.source}: {vec.name}]" if vec else line)
     return out
 

@@ -599,10 +599,13 @@ def _report(problems: dict[str, list[str]], limit: int = 80) -> str:
     """What ran first, then the rule breaches; the ids of the vectors involved at the top."""
     order = sorted(problems, key=lambda where: where != "ran")
     lines = [f"{where}: {p}" for where in order for p in dict.fromkeys(problems[where])]
-    ids = sorted(
-        {int(n) for line in lines for n in re.findall(r"(?:alert|confirm|prompt)\((\d+)\)", line)}
+    calls = {m for line in lines for m in re.findall(r"(?:alert|confirm|prompt)\(\d+\)", line)}
+    ids = sorted(  # a vector whose own numbered call shows up
+        {v.id for v in VECTORS for call in calls if call.endswith(f"({v.id})") and call in v.text}
     )
-    ran = sorted({int(n) for p in problems.get("ran", []) for n in re.findall(r"\((\d+)\)", p)})
+    ran = sorted(
+        {int(n) for p in problems.get("ran", []) for n in re.findall(r"\[vector (\d+)", p)}
+    )
     head = [f"{len(lines)} distinct problems; vectors that ran: {ran}; vectors involved: {ids}"]
     more = [f"… and {len(lines) - limit} more"] if len(lines) > limit else []
     return "\n".join(head + lines[:limit] + more)

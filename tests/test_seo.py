@@ -267,7 +267,10 @@ def test_feed_items_dates_and_full_text(tmp_path, serve):
     assert entry.title == 'Harbour Lights: <night> & "day"'
     assert entry.published == "2024-03-01T20:00:00+08:00"  # RFC 3339
     assert entry.updated == "2024-04-02T09:30:00+08:00"
-    assert entry.summary == "Lamps, ropes & the tide: a walk along the quay after dark."
+    # type="html", the text escaped as in RSS (issue 9: a lax reader shows text too)
+    assert entry.summary_detail.type == "text/html"
+    summary = BeautifulSoup(entry.summary, "html.parser").get_text()
+    assert summary == "Lamps, ropes & the tide: a walk along the quay after dark."
     assert atom.feed.updated == "2024-04-02T09:30:00+08:00"  # the newest change
     assert (
         atom.feed.language == "en" and parse_feed(client, "/zh/atom.xml").feed.language == "zh-Hans"
@@ -742,7 +745,9 @@ def test_absolutize():
     )
     assert 'href="https://other.example/?a=1&amp;b=2"' in out
     assert 'href="mailto:a@b.c"' in out
-    assert 'poster="https://cdn.example/p.jpg"' in out
+    assert "<video" not in out  # the allowlist is the last step: no video outside raw_html
+    trusted = feeds.absolutize(html, base, trusted=True)
+    assert 'poster="https://cdn.example/p.jpg"' in trusted
 
 
 def test_dates_and_escaping_helpers():

@@ -9,10 +9,10 @@ format masthead does not render (`.org`, `.adoc`, `.rst`…), whose text would s
 
 from __future__ import annotations
 
-import re
+from pathlib import Path
 
 from masthead.config import Site
-from masthead.content import urls
+from masthead.content import sanitize, urls
 from masthead.content.discover import skipped, walk
 from masthead.content.post import Post, parse_post
 from masthead.errors import ContentError, ContentIssue
@@ -47,9 +47,12 @@ def check_site(site: Site) -> list[ContentIssue]:
             )
     table = {p.source: (p.url, p.lang) for p in posts}
     for post in posts:
-        for m in urls.REF_LINK.finditer(post.html):
-            if urls.resolve_ref(m.group(1), table, site.settings.content_dir, post.lang) is None:
-                target = urls.unquote(m.group(1))
+        for link in _links(post, urls.REF_PREFIX):
+            ref = link.partition("#")[0]
+            if not ref.lower().endswith(urls.MARKDOWN_SUFFIXES):
+                continue  # a folder that is no post is a file beside it: _missing_files checks it
+            if urls.resolve_ref(ref, table, site.settings.content_dir, post.lang) is None:
+                target = urls.unquote(ref)
                 line = _line_mentioning(site, post.source, target.rsplit("/", 1)[-1])
                 issues.append(
                     ContentIssue(
@@ -59,25 +62,37 @@ def check_site(site: Site) -> list[ContentIssue]:
                         "warning",
                     )
                 )
-    issues.extend(_missing_files(site, posts))
+    issues.extend(_missing_files(site, posts, table))
     issues.extend(_translation_clashes(site, posts))
     issues.extend(_skipped(site))
     return sorted(issues, key=lambda i: (i.path, i.line, i.reason))
 
 
-_MEDIA = re.compile(r'(?:src|href)="/media/([^"#?]+)')
+def _links(post: Post, prefix: str) -> list[str]:
+    """The URLs in `post`'s body that start with `prefix`, without it (from parsed attributes)."""
+    return [u[len(prefix) :] for u in sanitize.urls_in(post.html) if u.startswith(prefix)]
 
 
-def _missing_files(site: Site, posts: list[Post]) -> list[ContentIssue]:
-    """Warnings for covers, images and files beside a post that do not exist."""
+def _missing_files(
+    site: Site, posts: list[Post], table: dict[str, tuple[str, str]]
+) -> list[ContentIssue]:
+    """Warnings for covers, images and files beside a post that do not exist (a folder link
+    that names no post is a file link)."""
     out: list[ContentIssue] = []
+    content_dir = site.settings.content_dir
     for post in posts:
-        targets = [m.group(1) for m in _MEDIA.finditer(post.html)]
+        targets = [u.partition("#")[0].partition("?")[0] for u in _links(post, urls.MEDIA_PREFIX)]
+        targets += [
+            ref.partition("#")[0]
+            for ref in _links(post, urls.REF_PREFIX)
+            if not ref.partition("#")[0].lower().endswith(urls.MARKDOWN_SUFFIXES)
+            and urls.resolve_ref(ref.partition("#")[0], table, content_dir, post.lang) is None
+        ]
         if post.cover.startswith(urls.MEDIA_PREFIX):
             targets.append(post.cover[len(urls.MEDIA_PREFIX) :])
         for target in dict.fromkeys(targets):
             rel = urls.unquote(target)
-            if not (site.content_dir / rel).is_file():
+            if not _is_file(site.content_dir / rel):
                 name = rel.rsplit("/", 1)[-1]
                 out.append(
                     ContentIssue(
@@ -88,6 +103,14 @@ def _missing_files(site: Site, posts: list[Post]) -> list[ContentIssue]:
                     )
                 )
     return out
+
+
+def _is_file(path: Path) -> bool:
+    """`path.is_file()`, False for a name the file system cannot hold (too long, NUL)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _line_mentioning(site: Site, source: str, needle: str) -> int:

@@ -113,6 +113,20 @@ def _heading_ids(state: StateCore) -> None:
     state.env["headings"] = headings
 
 
+_ALIGN = re.compile(r"text-align:(left|center|right)")
+
+
+def _align_classes(state: StateCore) -> None:
+    """Core rule: table alignment as `class="align-…"` instead of markdown-it's `style`
+    attribute, which a `style-src 'self'` Content-Security-Policy blocks (site.css styles it)."""
+    for tok in state.tokens:
+        if tok.type not in ("th_open", "td_open"):
+            continue
+        m = _ALIGN.fullmatch(str(tok.attrs.pop("style", "")))
+        if m:
+            tok.attrJoin("class", f"align-{m.group(1)}")
+
+
 def _footnote_name(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
     # "fn:1" cannot collide with a heading id: heading ids never contain a colon
     return ":" + str(tokens[idx].meta["id"] + 1)
@@ -147,6 +161,7 @@ def parser() -> MarkdownIt:
         .use(deflist_plugin)
     )
     md.core.ruler.push("masthead_heading_ids", _heading_ids)
+    md.core.ruler.push("masthead_align_classes", _align_classes)
     md.add_render_rule("footnote_anchor_name", _footnote_name)
     md.add_render_rule("footnote_block_open", _footnote_block_open)
     md.add_render_rule("footnote_anchor", _footnote_anchor)

@@ -1,7 +1,12 @@
 """A content file's bytes to a frozen `Post`: the pure heart of the content engine.
 
     bytes ─decode─▶ text ─split─▶ (front matter, body) ─normalise─▶ Meta
-                                   body ─shortcodes─▶ Markdown ─render─▶ HTML ─sanitize─▶ links
+                                   body ─shortcodes─▶ Markdown ─render─▶ HTML ─sanitize+links─▶
+
+The last step parses the HTML once (nh3): the allowlist applies and every URL attribute is rewritten
+there (relative links to `/media/…` or `/_ref/…`, `content.urls`), never by patterns over the
+markup. With `raw_html = true` the site trusts its authors: their HTML is kept (scripts, iframes,
+event handlers) but passes the same parser for the link rewriting (`content.sanitize`).
 
 Raises `ContentError(path, line, reason)` for a file that cannot be published; problems that do
 not stop publication (unknown shortcodes) are returned in `Post.warnings`.
@@ -128,8 +133,11 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     rendered = markdown.render(
         body, {"footnotes_label": label("footnotes"), "backref_label": label("back_to_content")}
     )
-    html = rendered.html if site.settings.raw_html else sanitize.clean(rendered.html)
-    html = urls.rewrite_html(html, info.folder)
+    html = sanitize.clean(
+        rendered.html,
+        lambda url: urls.resolve_relative(url, info.folder),
+        trusted=site.settings.raw_html,
+    )
     plain, code = text.prose_and_code(html)
     words, cjk = text.count_words(plain)
     lo, hi = site.settings.toc_levels
@@ -143,11 +151,21 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         Fields(meta.date, meta.title, slug if meta.slug else "", info.slug, info.section),
     )
     excerpt = text.truncate(meta.excerpt, 300) if meta.excerpt else text.excerpt_from_html(html)
-    cover = urls.resolve_relative(meta.cover, info.folder) if meta.cover else ""
-    warnings = tuple(
-        ContentIssue(path, _line_of(fm.body, off, fm.body_line), why, "warning")
-        for off, why in sc_warnings
-    ) + _suffix_warning(site, path, rel)
+    cover = urls.resolve_relative(meta.cover, info.folder, file=True) if meta.cover else ""
+    cover_warning: tuple[ContentIssue, ...] = ()
+    if cover and sanitize.scheme(cover) not in ("", "http", "https"):
+        line = fm.lines.get("cover", fm.lines.get("image", 1))
+        reason = f"cover {meta.cover!r} is not an image URL (http, https or a file); left out"
+        cover_warning = (ContentIssue(path, line, reason, "warning"),)
+        cover = ""
+    warnings = (
+        tuple(
+            ContentIssue(path, _line_of(fm.body, off, fm.body_line), why, "warning")
+            for off, why in sc_warnings
+        )
+        + _suffix_warning(site, path, rel)
+        + cover_warning
+    )
     return Post(
         source=path,
         kind=info.kind,

@@ -1,15 +1,40 @@
-"""The allowlist for rendered post HTML (nh3, the Rust `ammonia` sanitizer).
+"""The allowlist for HTML bodies (nh3, the Rust `ammonia` sanitizer), and the rewriting of the URLs
+in them on parsed attributes.
 
-Policy (DESIGN.md, case C18): by default every post passes this allowlist. Benign formatting
+Policy (DESIGN.md, case C18, issue 9): every body passes `clean` as the last step on its way to a
+page, a feed or the database, and `marks_only` on its way into a search result. Benign formatting
 (`kbd`, `mark`, `details`/`summary`, `sup`, tables, figures…) survives; `script`, `style`,
-`iframe`, forms, event attributes (`on*`) and `javascript:`/`data:` URLs are removed; an `<input>`
-can only be a disabled checkbox (task lists); links get `rel="noopener noreferrer"`. Sites that
-trust their authors set `raw_html = true`.
+`iframe`, forms, event attributes (`on*`) and `style` attributes are removed; an `<input>` can only
+be a disabled checkbox (task lists); links get `rel="noopener noreferrer"`.
+
+URLs are only ever read and rewritten on attributes the HTML parser has parsed (never by a pattern
+over the markup), through nh3's `attribute_filter`: every `href`, `src`, `cite`, `poster` and each
+candidate of a `srcset` is first checked, then passed to the caller's `rewrite` (relative links to
+`/media/…` or `/_ref/…`, refs to permalinks, absolute URLs for feeds), then checked again. A URL
+survives only when it is relative or its scheme is `http`, `https` or `mailto` (schemes read as
+the WHATWG URL standard does: tabs and newlines inside are ignored, case too), so `javascript:`,
+`vbscript:` and `data:` URLs never reach an attribute.
+
+`trusted=True` is the `raw_html = true` setting: the site trusts its authors, and their HTML is
+kept as written (scripts, styles, iframes, forms, event handlers, any attribute and the common URL
+schemes, `javascript:` included, and comments), but it still passes the same parser, so the link
+rewriting is the same. What a trusted pass loses: elements that are not HTML, SVG or MathML
+(custom elements are unwrapped, their content kept), document-level elements (`html`, `head`,
+`body`, `base`, `link`, `meta`) and URLs of uncommon schemes.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 import nh3
+
+Rewrite = Callable[[str], str]
+"""Maps one URL (as parsed: entities decoded, surrounding spaces stripped) to the URL to write."""
+
+URL_ATTRIBUTES = frozenset({"href", "src", "cite", "poster"})
+SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 
 _TAGS = {
     "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd",
@@ -23,10 +48,10 @@ _COMMON = {"class", "id", "title", "lang", "dir", "role", "aria-label", "aria-hi
 _ATTRS = {
     "*": _COMMON,
     "a": {"href", "hreflang"},
-    "img": {"src", "alt", "width", "height", "loading"},
+    "img": {"src", "srcset", "sizes", "alt", "width", "height", "loading"},
     "input": {"checked"},  # task lists; type and disabled are set below
-    "td": {"colspan", "rowspan", "style"},
-    "th": {"colspan", "rowspan", "scope", "style"},
+    "td": {"colspan", "rowspan"},
+    "th": {"colspan", "rowspan", "scope"},
     "ol": {"start", "reversed", "type"},
     "li": {"value"},
     "time": {"datetime"},
@@ -34,21 +59,151 @@ _ATTRS = {
     "q": {"cite"},
     "pre": {"data-lang"},
     "blockquote": {"cite"},
+    "del": {"cite", "datetime"},
+    "ins": {"cite", "datetime"},
 }
 # `<input>` exists for task-list checkboxes only: never a text or password box in a post
 _SET_ATTRS = {"input": {"type": "checkbox", "disabled": ""}}
-_STYLE_PROPS = {"text-align"}  # markdown-it writes table alignment as style="text-align:…"
+
+# raw_html: every element of HTML, SVG and MathML, every attribute (the empty prefix), and the
+# URL schemes people link to
+_TRUSTED_TAGS = {
+    "a", "abbr", "address", "area", "article", "aside", "audio", "b", "bdi", "bdo", "blockquote",
+    "br", "button", "canvas", "caption", "center", "cite", "code", "col", "colgroup", "data",
+    "datalist", "dd", "del", "details", "dfn", "dialog", "div", "dl", "dt", "em", "embed",
+    "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6",
+    "header", "hgroup", "hr", "i", "iframe", "img", "input", "ins", "kbd", "label", "legend", "li",
+    "main", "map", "mark", "menu", "meter", "nav", "noscript", "object", "ol", "optgroup",
+    "option", "output", "p", "picture", "pre", "progress", "q", "rp", "rt", "ruby", "s", "samp",
+    "script", "search", "section", "select", "slot", "small", "source", "span", "strong",
+    "style", "sub", "summary", "sup", "table", "tbody", "td", "template", "textarea", "tfoot",
+    "th", "thead", "time", "tr", "track", "u", "ul", "var", "video", "wbr",
+    # SVG
+    "svg", "g", "defs", "symbol", "use", "path", "rect", "circle", "ellipse", "line", "polyline",
+    "polygon", "text", "tspan", "textPath", "title", "desc", "image", "clipPath", "mask",
+    "pattern", "marker", "linearGradient", "radialGradient", "stop", "filter", "foreignObject",
+    "animate", "animateMotion", "animateTransform", "set", "view", "switch", "metadata",
+    "feBlend", "feColorMatrix", "feComposite", "feFlood", "feGaussianBlur", "feImage", "feMerge",
+    "feMergeNode", "feMorphology", "feOffset", "feTurbulence", "feDisplacementMap",
+    # MathML
+    "math", "mi", "mn", "mo", "ms", "mtext", "mrow", "msup", "msub", "msubsup", "mfrac", "msqrt",
+    "mroot", "mover", "munder", "munderover", "mtable", "mtr", "mtd", "mspace", "mstyle",
+    "semantics", "annotation", "mpadded", "mphantom", "menclose", "mmultiscripts", "mprescripts",
+}  # fmt: skip
+_TRUSTED_SCHEMES = {
+    "http", "https", "mailto", "tel", "sms", "ftp", "sftp", "ssh", "git", "irc", "ircs", "xmpp",
+    "matrix", "geo", "magnet", "webcal", "feed", "news", "nntp", "sip", "sips", "bitcoin",
+    "data", "javascript", "vbscript", "file", "blob",
+}  # fmt: skip
+
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+_TAB_NEWLINE = str.maketrans("", "", "\t\n\r")
+_C0_SPACE = "".join(chr(c) for c in range(0x21))
 
 
-def clean(html: str) -> str:
-    """Sanitize rendered post HTML by the allowlist above; comments are dropped."""
+def scheme(url: str) -> str:
+    """The lower-case scheme of `url` as a browser reads it (WHATWG URL: leading and trailing C0
+    controls and spaces stripped, tabs and newlines removed), or "" for a relative URL."""
+    m = _SCHEME.match(url.strip(_C0_SPACE).translate(_TAB_NEWLINE))
+    return m.group(1).lower() if m else ""
+
+
+def is_safe_url(url: str) -> bool:
+    """True for a relative URL or one whose scheme is in `SAFE_SCHEMES`."""
+    found = scheme(url)
+    return not found or found in SAFE_SCHEMES
+
+
+def srcset_candidates(value: str) -> list[tuple[str, str]]:
+    """`(url, descriptor)` pairs of a `srcset` value, as the HTML standard's "parse a srcset
+    attribute" splits them (a URL is a run of non-spaces; a trailing comma ends it)."""
+    out: list[tuple[str, str]] = []
+    pos, end = 0, len(value)
+    while pos < end:
+        while pos < end and (value[pos].isspace() or value[pos] == ","):
+            pos += 1
+        start = pos
+        while pos < end and not value[pos].isspace():
+            pos += 1
+        url = value[start:pos]
+        descriptor = ""
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:
+            start, depth = pos, 0
+            while pos < end and (value[pos] != "," or depth):
+                depth += {"(": 1, ")": -1}.get(value[pos], 0)
+                pos += 1
+            descriptor = " ".join(value[start:pos].split())
+        if url:
+            out.append((url, descriptor))
+    return out
+
+
+def _filter(rewrite: Rewrite | None, trusted: bool) -> Callable[[str, str, str], str | None]:
+    def one(url: str) -> str | None:
+        url = url.strip(_C0_SPACE)
+        if not trusted and not is_safe_url(url):
+            return None
+        new = rewrite(url) if rewrite is not None else url
+        return new if trusted or is_safe_url(new) else None
+
+    def attribute(_tag: str, name: str, value: str) -> str | None:
+        if name in URL_ATTRIBUTES:
+            return one(value)
+        if name == "srcset":
+            kept = []
+            for url, descriptor in srcset_candidates(value):
+                new = one(url)
+                if new:
+                    kept.append(f"{new} {descriptor}".strip())
+            return ", ".join(kept) or None
+        return value
+
+    return attribute
+
+
+def clean(html: str, rewrite: Rewrite | None = None, *, trusted: bool = False) -> str:
+    """`html` through the allowlist above (comments dropped), every URL checked and passed to
+    `rewrite`. `trusted=True` (the `raw_html` setting) keeps the author's HTML (see above)."""
+    if trusted:
+        return nh3.clean(
+            html,
+            tags=_TRUSTED_TAGS,
+            clean_content_tags=set(),
+            attributes={},
+            generic_attribute_prefixes={""},
+            attribute_filter=_filter(rewrite, trusted=True),
+            url_schemes=_TRUSTED_SCHEMES,
+            link_rel=None,
+            strip_comments=False,
+        )
     return nh3.clean(
         html,
         tags=_TAGS,
         attributes=_ATTRS,
-        url_schemes={"http", "https", "mailto"},
+        attribute_filter=_filter(rewrite, trusted=False),
+        url_schemes=set(SAFE_SCHEMES),
         link_rel="noopener noreferrer",
         strip_comments=True,
-        filter_style_properties=_STYLE_PROPS,
         set_tag_attribute_values=_SET_ATTRS,
     )
+
+
+def urls_in(html: str) -> list[str]:
+    """Every URL in `html`'s URL attributes and `srcset` candidates, in document order, as the
+    HTML parser reads them (entities decoded). For checks: whatever the page would link to."""
+    found: list[str] = []
+
+    def keep(url: str) -> str:
+        found.append(url)
+        return url
+
+    clean(html, keep, trusted=True)
+    return found
+
+
+def marks_only(html: str) -> str:
+    """Search-result HTML: its text, escaped, and `<mark>` elements without attributes; nothing
+    else survives (case C21)."""
+    return nh3.clean(html, tags={"mark"}, attributes={}, link_rel=None, strip_comments=True)

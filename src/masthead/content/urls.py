@@ -2,9 +2,12 @@
 
 URL scheme (DESIGN.md): posts `/{prefix}/posts/{slug}/`, pages `/{prefix}/{slug}/`, taxonomy
 `/{prefix}/tags/{key}/`; the default language has no prefix. Inside a post, a relative link to a
-Markdown file becomes `/_ref/{content-relative path}` (resolved to a permalink when the page is
-served, so a renamed target never leaves stale links), and any other relative URL (images, files
-beside the post) becomes `/media/{content-relative path}`.
+Markdown file or to a post's folder becomes `/_ref/{content-relative path}` (resolved to a
+permalink when the page is served, so a renamed target never leaves stale links), and any other
+relative URL (images, files beside the post) becomes `/media/{content-relative path}`.
+
+These functions map one URL to another; they are applied to the parsed attributes of a body by
+`masthead.content.sanitize.clean`, never to the markup itself.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from urllib.parse import quote, unquote
 
 REF_PREFIX = "/_ref/"
 MEDIA_PREFIX = "/media/"
-_ATTR = re.compile(r'(\s(?:href|src)=)(?:"([^"]*)"|\'([^\']*)\')')
+MARKDOWN_SUFFIXES = (".md", ".markdown")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
@@ -45,9 +48,17 @@ def feed_url(prefix: str, fmt: str, taxonomy: str | None = None, key: str | None
     return base + FEED_FILES[fmt]
 
 
-def resolve_relative(url: str, post_dir: str) -> str:
+def resolve_relative(url: str, post_dir: str, *, file: bool = False) -> str:
     """Rewrite one relative `url` found in a post whose source folder is `post_dir`
-    (content-relative, POSIX). Absolute URLs, site paths, fragments and mailto: stay as they are."""
+    (content-relative, POSIX). Absolute URLs, site paths, fragments and mailto: stay as they are.
+
+    A link to a Markdown file (`../a/index.md`, `b.md`) or to what may be a post's folder (a path
+    ending in `/` or whose last part has no file suffix: `../lighthouse/`, `../lighthouse`) becomes
+    `/_ref/{content-relative path}`, resolved when the page is served (`resolve_link`); any other
+    file (`map.png`) becomes `/media/{content-relative path}`, where masthead serves it. A path
+    that climbs out of the content folder is left as written. `file=True` (a cover image) always
+    gives `/media/…`.
+    """
     url = url.strip()
     if not url or url.startswith(("#", "/", "?")) or _SCHEME.match(url):
         return url
@@ -56,20 +67,30 @@ def resolve_relative(url: str, post_dir: str) -> str:
     target = posixpath.normpath(posixpath.join(post_dir, unquote(path)))
     if target.startswith("../") or target == "..":
         return url
-    if target.lower().endswith((".md", ".markdown")):
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    folder_like = path.endswith("/") or "." not in last.strip(".")
+    if not file and (target.lower().endswith(MARKDOWN_SUFFIXES) or (folder_like and target != ".")):
         return REF_PREFIX + quote(target) + (hashmark + fragment)
     return MEDIA_PREFIX + quote(target) + (hashmark + fragment)
 
 
-def rewrite_html(html: str, post_dir: str) -> str:
-    """Apply `resolve_relative` to every `href` and `src` attribute in `html`."""
-
-    def sub(m: re.Match[str]) -> str:
-        value = m.group(2) if m.group(2) is not None else m.group(3)
-        new = resolve_relative(value.replace("&amp;", "&"), post_dir).replace("&", "&amp;")
-        return f'{m.group(1)}"{new}"'
-
-    return _ATTR.sub(sub, html)
+def resolve_link(
+    url: str, source_urls: dict[str, tuple[str, str]], content_dir: str, lang: str | None
+) -> str:
+    """A URL of a stored post body as the page shows it: a `/_ref/{path}#fragment` link becomes
+    the permalink of the post it names (see `resolve_ref`) with its fragment; a `/_ref/` link to a
+    folder or extensionless path that names no post becomes `/media/{path}` (a file beside the
+    post); a `/_ref/` link to a missing `.md` file stays (the `/_ref/` route answers 404 with the
+    reason; `masthead check` names it). Any other URL is returned unchanged."""
+    if not url.startswith(REF_PREFIX):
+        return url
+    target, hashmark, fragment = url[len(REF_PREFIX) :].partition("#")
+    found = resolve_ref(target, source_urls, content_dir, lang)
+    if found is None:
+        if target.lower().endswith(MARKDOWN_SUFFIXES):
+            return url
+        return MEDIA_PREFIX + target + hashmark + fragment
+    return found + hashmark + fragment
 
 
 def resolve_ref(
@@ -77,20 +98,34 @@ def resolve_ref(
 ) -> str | None:
     """The permalink of the content file a `/_ref/` link names, or None when there is none.
 
-    `target` is content-relative (as `resolve_relative` wrote it, percent-encoded). Tries the exact
-    file, then `.md` and `/index.md` added, then a unique file of that name anywhere (preferring the
-    linking post's language), as Hugo's `ref` does.
+    `target` is content-relative (as `resolve_relative` wrote it, percent-encoded). A Markdown
+    file's path names that file; a folder or extensionless path names `path.md` or
+    `path/index.md`, or a translation of it (`path/index.zh.md`), preferring the linking post's
+    language `lang`. When none exists: a unique file of that name anywhere (preferring the linking
+    post's language), as Hugo's `ref` does.
     """
     path = unquote(target).strip("/")
     base = f"{content_dir}/{path}"
-    for candidate in (base, base + ".md", base + "/index.md"):
-        if candidate in source_urls:
-            return source_urls[candidate][0]
-    tail = "/" + path.rsplit("/", 1)[-1]
-    matches = [v for k, v in source_urls.items() if ("/" + k).endswith(tail)]
+    is_file = path.lower().endswith(MARKDOWN_SUFFIXES)
+    if is_file:
+        if base in source_urls:
+            return source_urls[base][0]
+        tails = ["/" + path.rsplit("/", 1)[-1]]
+    else:
+        variant = re.compile(re.escape(base) + r"(?:\.[^./]+|/index(?:\.[^./]+)?)\.(?:md|markdown)")
+        found = sorted((k for k in source_urls if variant.fullmatch(k)), key=_plain_first)
+        if found:
+            same = [k for k in found if source_urls[k][1] == lang]
+            return source_urls[(same or found)[0]][0]
+        name = path.rsplit("/", 1)[-1]
+        tails = [f"/{name}.md", f"/{name}/index.md"]
+    matches = [v for k, v in source_urls.items() if ("/" + k).endswith(tuple(tails))]
     if len(matches) > 1 and lang:
         matches = [m for m in matches if m[1] == lang] or matches
     return matches[0][0] if len(matches) == 1 else None
 
 
-REF_LINK = re.compile(r'href="/_ref/([^"#]*)((?:#[^"]*)?)"')
+def _plain_first(source: str) -> tuple[int, str]:
+    """`x.md` and `x/index.md` before their translations `x.zh.md`, `x/index.zh.md`."""
+    name = source.rsplit("/", 1)[-1]
+    return (name.count("."), source)

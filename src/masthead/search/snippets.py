@@ -2,7 +2,8 @@
 
 Snippets are cut by FTS5 from the unsegmented plain text with sentinel characters around matches;
 the text is HTML-escaped first and only then are the sentinels turned into `<mark>`, so neither a
-post nor a query can inject markup, and every `<mark>` is closed (case C21).
+post nor a query can inject markup, and every `<mark>` is closed (case C21). The allowlist is the
+last step all the same: what leaves here has passed `sanitize.marks_only` (text and bare `<mark>`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import html
 import re
 
+from masthead.content.sanitize import marks_only
 from masthead.search.segment import ZWSP
 from masthead.store.search import MARK_CLOSE, MARK_OPEN
 
@@ -18,6 +20,10 @@ _SENTINELS = re.compile(f"[{MARK_OPEN}{MARK_CLOSE}]")
 
 def marked_to_html(text: str) -> str:
     """Escape `text` and turn balanced sentinel pairs into `<mark>…</mark>`."""
+    return marks_only(_marked(text))
+
+
+def _marked(text: str) -> str:
     out: list[str] = []
     open_mark = False
     for part in re.split(f"([{MARK_OPEN}{MARK_CLOSE}])", text.replace(ZWSP, "")):
@@ -52,4 +58,4 @@ def mark_words(text: str, words: list[str], limit: int = 220) -> str:
     if needles:
         pattern = re.compile("|".join(re.escape(n) for n in needles), re.IGNORECASE)
         piece = pattern.sub(lambda m: MARK_OPEN + m.group(0) + MARK_CLOSE, piece)
-    return prefix + marked_to_html(piece) + suffix
+    return marks_only(prefix + _marked(piece) + suffix)

@@ -11,22 +11,25 @@ process-wide `LC_TIME` locale for every RSS date (not thread-safe in a threaded 
 checked by feedparser and a strict XML parser in the tests.
 
 Text is escaped once, by the serializer: a title `Q&A: <video>` reads back exactly as typed
-(case C27). HTML (post bodies, the plain-text summary escaped as HTML) goes into `content:encoded`,
-`description` and Atom `type="html"` elements as escaped text, never CDATA, so `]]>` in a code
-block cannot end it. Every `href`, `src`, `srcset` and `poster` in a body is made absolute against
-the post's URL, because feed readers show the HTML away from the site.
+(case C27). HTML (post bodies, the plain-text summary escaped as HTML, also in Atom, so a reader
+that ignores `type="text"` still shows text) goes into `content:encoded`, `description` and Atom
+`type="html"` elements as escaped text, never CDATA, so `]]>` in a code
+block cannot end it. Every `href`, `src`, `srcset` candidate, `cite` and `poster` in a body (and the
+cover) is made absolute against the post's URL, because feed readers show the HTML away from the
+site (case C26); that rewrite is the body's last step, done on parsed attributes by the same nh3
+allowlist pass as pages (`masthead.content.sanitize`), so a body reaches a feed sanitized.
 """
 
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import format_datetime
 from urllib.parse import urljoin
 
+from masthead.content import sanitize
 from masthead.seo.xmltext import document, element
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
@@ -34,9 +37,6 @@ CONTENT_NS = "http://purl.org/rss/1.0/modules/content/"
 DC_NS = "http://purl.org/dc/elements/1.1/"
 GENERATOR = "masthead"
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # Atom requires <updated>; an empty feed has no date
-
-_URL_ATTR = re.compile(r"""(\s(?:href|src|poster)\s*=\s*)(?:"([^"]*)"|'([^']*)')""", re.I)
-_SRCSET = re.compile(r"""(\ssrcset\s*=\s*)(?:"([^"]*)"|'([^']*)')""", re.I)
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,8 @@ class Category:
 class FeedItem:
     """One post. `url` is its absolute permalink; `published`/`updated` are aware datetimes;
     `authors` are plain-text names; `summary` is plain text; `html` is the body, whose relative
-    links are resolved against `url`; `image` an absolute cover URL or ""; `lang` a BCP 47 tag."""
+    links are resolved against `url`; `image` an absolute cover URL or ""; `lang` a BCP 47 tag;
+    `raw_html` True when the body is the trusted HTML of a `raw_html` site (kept as written)."""
 
     title: str
     url: str
@@ -64,6 +65,7 @@ class FeedItem:
     html: str
     image: str = ""
     lang: str = ""
+    raw_html: bool = False
 
     @property
     def modified(self) -> datetime:
@@ -109,32 +111,19 @@ def last_modified(items: Sequence[FeedItem]) -> datetime | None:
     return max((i.modified for i in items), key=lambda d: d.timestamp(), default=None)
 
 
-def absolutize(body: str, base: str) -> str:
-    """`body` (HTML) with every `href`, `src`, `poster` and `srcset` URL made absolute against the
-    absolute URL `base` (RFC 3986 resolution: `/media/x.png`, `img.png`, `#fn:1` and `//cdn/x`
-    all become absolute; `https:` and `mailto:` URLs are unchanged)."""
-
-    def value(m: re.Match[str]) -> str:
-        return html.unescape(m.group(2) if m.group(2) is not None else m.group(3))
-
-    def one(m: re.Match[str]) -> str:
-        return f'{m.group(1)}"{html.escape(urljoin(base, value(m).strip()), quote=True)}"'
-
-    def many(m: re.Match[str]) -> str:
-        parts = []
-        for candidate in value(m).split(","):
-            url, _, descriptor = candidate.strip().partition(" ")
-            parts.append(f"{urljoin(base, url)} {descriptor}".strip())
-        return f'{m.group(1)}"{html.escape(", ".join(parts), quote=True)}"'
-
-    return _SRCSET.sub(many, _URL_ATTR.sub(one, body))
+def absolutize(body: str, base: str, *, trusted: bool = False) -> str:
+    """`body` (HTML) through the allowlist (`masthead.content.sanitize.clean`; `trusted` for a
+    `raw_html` site) with every `href`, `src`, `cite`, `poster` and `srcset` URL made absolute
+    against the absolute URL `base` (RFC 3986 resolution: `/media/x.png`, `img.png`, `#fn:1` and
+    `//cdn/x` all become absolute; `https:` and `mailto:` URLs are unchanged)."""
+    return sanitize.clean(body, lambda url: urljoin(base, url), trusted=trusted)
 
 
 def _body(item: FeedItem) -> str:
     cover = (
         f'<p><img src="{html.escape(item.image, quote=True)}" alt=""></p>\n' if item.image else ""
     )
-    return cover + absolutize(item.html, item.url)
+    return absolutize(cover + item.html, item.url, trusted=item.raw_html)
 
 
 def rss(info: FeedInfo, items: Sequence[FeedItem], *, full_text: bool = True) -> str:
@@ -217,7 +206,8 @@ def atom(info: FeedInfo, items: Sequence[FeedItem], *, full_text: bool = True) -
             element(
                 entry, "category", attrs={"term": cat.name, "scheme": cat.scheme, "label": cat.name}
             )
-        element(entry, "summary", item.summary, {"type": "text"})
+        # type="html" with the text escaped, as RSS: text to a strict reader and to a lax one
+        element(entry, "summary", html.escape(item.summary, quote=False), {"type": "html"})
         if full_text:
             element(entry, "content", _body(item), {"type": "html"})
     return document(root)

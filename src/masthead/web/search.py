@@ -250,7 +250,7 @@ def _hit_view(hit: Any, renderer: Renderer, lang: Language) -> dict[str, Any]:
 
     post_lang = renderer.site.languages.get(hit.lang, lang)
     return {
-        # escaped first, then only <mark> added (masthead.search.snippets)
+        # escaped text and bare <mark>, the allowlist last (masthead.search.snippets)
         "title_html": Markup(hit.title_html),  # nosec B704
         "snippet_html": Markup(hit.snippet_html),  # nosec B704
         "url": hit.url,

@@ -126,7 +126,8 @@ class SeoOutputs:
                     authors=tuple(name for name, _url in author_people(r["authors"])),
                     categories=cats,
                     summary=r["excerpt"],
-                    html=self.renderer.resolve_refs(r["html"], r["lang"]),
+                    html=self.renderer.body_html(r["html"], r["lang"]),
+                    raw_html=self.site.settings.raw_html,
                     image=self.renderer.cover_url(r["cover"]),
                     lang=lang.hreflang,
                 )

@@ -8,15 +8,14 @@ and its sitemap entry always agree (case C28).
 
 from __future__ import annotations
 
-import html as htmllib
 import json
 import math
-import re
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import urljoin
 
 from jinja2 import Environment
 from markupsafe import Markup
@@ -35,24 +34,20 @@ from masthead.store import seo as seo_store
 from masthead.web.state import SiteState
 
 TAXONOMIES = ("tags", "categories")
-_HREF = re.compile(r'href="([^"]*)"')
 
 
 def author_people(raw: str) -> list[tuple[str, str | None]]:
     """`(plain-text name, profile URL or None)` of each author in a post's `authors` JSON list.
 
     Authors may be written as inline Markdown (`[Ann](https://…) (Acme)`): the name is the visible
-    text; the URL is the link when the entry has exactly one http(s) link.
+    text; the URL is the link when the entry has exactly one http(s) link (read from the parsed
+    attributes of the sanitized line).
     """
     out: list[tuple[str, str | None]] = []
     for entry in json.loads(raw) if raw else []:
-        rendered = render_inline(entry)
+        rendered = sanitize.clean(render_inline(entry))
         name = " ".join(html_to_text(rendered).split())
-        links = [
-            htmllib.unescape(u)
-            for u in _HREF.findall(rendered)
-            if u.startswith(("http://", "https://"))
-        ]
+        links = [u for u in sanitize.urls_in(rendered) if sanitize.scheme(u) in ("http", "https")]
         if name:
             out.append((name, links[0] if len(links) == 1 else None))
     return out
@@ -83,15 +78,17 @@ class Renderer:
         """`/archive/` in `lang`: `/archive/` or `/zh/archive/`."""
         return (f"/{lang.prefix}" if lang.prefix else "") + path
 
-    def resolve_refs(self, html: str, lang: str) -> str:
+    def body_html(self, html: str, lang: str) -> str:
+        """A stored post body as a page shows it, the allowlist its last step: `/_ref/` links
+        resolved to permalinks (`urls.resolve_link`) on parsed attributes, by one nh3 pass
+        (`content.sanitize.clean`; trusted with `raw_html`). Run on a page-cache miss only."""
         table = self.state.source_urls()
         content_dir = self.site.settings.content_dir
 
-        def sub(m: re.Match[str]) -> str:
-            url = urls.resolve_ref(m.group(1), table, content_dir, lang)
-            return f'href="{url}{m.group(2)}"' if url else m.group(0)
+        def link(url: str) -> str:
+            return urls.resolve_link(url, table, content_dir, lang)
 
-        return urls.REF_LINK.sub(sub, html)
+        return sanitize.clean(html, link, trusted=self.site.settings.raw_html)
 
     def date(self, iso: str, lang: Language) -> dict[str, str]:
         value = datetime.fromisoformat(iso)
@@ -99,7 +96,7 @@ class Renderer:
 
     def authors_html(self, raw: str) -> Markup:
         names = json.loads(raw) if raw else []
-        # each name passed the nh3 allowlist just above
+        # each name passes the nh3 allowlist last (front matter is never trusted HTML)
         return Markup(", ".join(sanitize.clean(render_inline(n)) for n in names))  # nosec B704
 
     def card(self, row: sqlite3.Row, terms: dict[str, list], lang: Language) -> dict[str, Any]:
@@ -197,8 +194,13 @@ class Renderer:
         return links
 
     def cover_url(self, cover: str) -> str:
-        """A cover as an absolute URL (site paths get the base URL), or ""."""
-        return self.absolute(cover) if cover.startswith("/") else cover
+        """A cover as an absolute http(s) URL (site paths get the base URL, `//host/x` the base
+        URL's scheme), or "" for none (or one of another scheme, which `parse_post` never keeps)."""
+        if cover.startswith("//"):
+            return urljoin(self.site.settings.base_url, cover)
+        if cover.startswith("/"):
+            return self.absolute(cover)
+        return cover if sanitize.scheme(cover) in ("http", "https") else ""
 
     def switcher(self, versions: dict[str, str], current: Language) -> list[dict[str, Any]]:
         """Every language: a link to this page's version in it, or to that language's home."""
@@ -402,12 +404,12 @@ class Renderer:
         post = {
             **self.card(row, terms, lang),
             "kind": row["kind"],
-            # post HTML was sanitized by nh3 at index time (or raw_html trusts its authors)
-            "html": Markup(self.resolve_refs(row["html"], row["lang"])),  # nosec B704
+            # the nh3 allowlist is the last step of body_html (raw_html trusts its authors)
+            "html": Markup(self.body_html(row["html"], row["lang"])),  # nosec B704
             # the TOC is built from escaped heading text (content.headings.render_toc)
             "toc_html": Markup(row["toc_html"]) if row["show_toc"] else "",  # nosec B704
             "authors": self.authors_html(row["authors"]),
-            "cover": row["cover"],
+            "cover": row["cover"] if self.cover_url(row["cover"]) else "",
             "updated": self.date(row["updated"], lang) if row["updated"] else None,
             "translations": [
                 {

@@ -1,0 +1,1014 @@
+"""No script from content runs: the XSS acceptance test of issue 9, item 1, in real Chromium.
+
+A bilingual site (`raw_html` off) is built in tmp from the corpus in tests/data/xss/vectors.json
+(OWASP's XSS Filter Evasion Cheat Sheet, vectors written after the technique families of
+PortSwigger's XSS cheat sheet, and Markdown/masthead-specific ones; see SOURCE.md there). Every
+vector goes into post bodies (as a block, inline, and in the alt, title, caption and link of
+images, links and shortcodes), into every front-matter field (several vectors to a value), and,
+when it holds no `/` or NUL, into file names. The real app is served by uvicorn (with its
+Content-Security-Policy removed, see `WithoutCSP`), and every page, feed, the sitemap and search
+results are checked twice:
+
+- statically, on the bytes served (lxml): no `on*` attribute, no `javascript:`/`vbscript:`/`data:`
+  URL (bar `data:image/*` in `img src`) in any URL attribute, no `<script>` but JSON-LD and the
+  theme's own files, no `<iframe>`/`<object>`/`<embed>`/`<base>`/`<form>`/`<meta http-equiv>`/
+  `<style>` from content, JSON-LD that parses;
+- in headless Chromium, with `alert`/`confirm`/`prompt`/`print` hooked and dialog, console and
+  page-error listeners: pages in same-origin iframes (a few top-level, hovered and tabbed
+  through), feed entry bodies and API hits in `srcdoc` frames; in each document the same rules
+  are checked on the browser's own parse (mutation XSS), every inline handler is fired with its
+  own (synthetic) event and every `javascript:` link is clicked.
+
+Each vector's `alert(1)` (and `confirm(1)`, `prompt(1)`) is rewritten to `alert(<id>)`, so a
+report names the vector that ran. The browser is found as in test_browser.py; the test is never
+skipped; `test_the_detectors_see_script_that_runs` shows that each detector can fail.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode, urljoin, urlsplit
+
+import httpx
+import lxml.html
+import pytest
+import uvicorn
+import yaml
+from lxml import etree
+from playwright.sync_api import Browser, BrowserContext, Error, Page, sync_playwright
+from test_browser import FLAGS, INSTALL, chromium_path
+
+from masthead.config import load_site
+from masthead.web.app import create_app
+
+from conftest import BILINGUAL_TOML
+
+DATA = Path(__file__).parent / "data" / "xss"
+TOML = BILINGUAL_TOML.replace("posts_per_page = 3", "posts_per_page = 100\nfeed_items = 500")
+LANG_PREFIXES = ("", "/zh")
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+)
+BODY_CHUNK = 40  # vectors per body post: few page loads, one vector's mark-up near the next
+FIELD_PACK = 16  # vectors per front-matter value
+TERM_PACK = 32  # vectors per tag or category name
+IFRAMES_PER_BATCH = 40
+SNIPPET_BYTES = 100_000  # feed or API bodies per srcdoc frame
+DOCTYPE = "<!doctype html>"
+# other hosts do not resolve: a vector's request elsewhere fails at once, with no network
+NO_OTHER_HOSTS = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+
+
+# --- the corpus --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Vector:
+    id: int
+    source: str
+    name: str
+    text: str
+
+
+def load_vectors() -> list[Vector]:
+    """The corpus, with `alert(1)`, `confirm(1)`, `prompt(1)` calls numbered by vector id."""
+    out = []
+    for item in json.loads((DATA / "vectors.json").read_text(encoding="utf-8"))["vectors"]:
+        n = item["id"]
+        text = item["vector"]
+        for fn in ("alert", "confirm", "prompt"):
+            text = text.replace(f"{fn}(1)", f"{fn}({n})")
+        out.append(Vector(n, item["source"], item["name"], text))
+    return out
+
+
+VECTORS = load_vectors()
+BY_ID = {v.id: v for v in VECTORS}
+
+
+def test_corpus_has_150_distinct_sourced_vectors():
+    texts = [v.text for v in VECTORS]
+    assert len(set(texts)) == len(texts) >= 150
+    sources = (DATA / "SOURCE.md").read_text(encoding="utf-8")
+    for source in {v.source for v in VECTORS}:
+        assert f"`{source}`" in sources, f"SOURCE.md does not describe the group {source!r}"
+
+
+# --- the site ----------------------------------------------------------------------------------
+
+
+def _quoted(text: str) -> str:
+    """`text` double-quoted with `\\` and `"` escaped: a Hugo shortcode argument (shlex rules)
+    or a Markdown link title (CommonMark backslash escapes)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _md_label(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def _body_section(v: Vector) -> str:
+    """One vector in the contexts a body offers: an HTML/Markdown block, inline in a paragraph,
+    and (when it fits on one line) as alt, title, caption and link of images, links and
+    shortcodes."""
+    parts = [f"Vector {v.id}:", v.text, f"Inline {v.id}: before {v.text} after"]
+    if "\n" not in v.text and "{{" not in v.text and "}}" not in v.text:
+        arg = _quoted(v.text)
+        parts += [
+            f"{{{{< figure src={arg} alt={arg} title={arg} caption={arg} link={arg} >}}}}",
+            f'{{{{< figure src="x.png" alt={arg} >}}}}',
+            f"{{{{< note title={arg} >}}}}note {v.id}{{{{< /note >}}}}",
+            f"[link {v.id}](https://example.com/ {_quoted(v.text)}) "
+            f"![{_md_label(v.text)}](x.png {_quoted(v.text)}) [{_md_label(v.text)}](x.png)",
+        ]
+    return "\n\n".join(parts)
+
+
+def _front_matter(meta: dict[str, Any], body: str) -> str:
+    # safe_dump keeps every vector a valid YAML string, whatever quotes or colons it holds
+    dumped = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=10_000)
+    return f"---\n{dumped}---\n\n{body}\n"
+
+
+def _file_name_ok(text: str) -> bool:
+    """A name usable as a POSIX file name: no `/`, no NUL, short enough for `.png` after it."""
+    name = text + ".md"
+    return (
+        "/" not in text
+        and "\x00" not in text
+        and len(name.encode()) <= 240
+        and text.strip() == text
+    )
+
+
+@dataclass
+class Corpus:
+    """The site's files, and the files masthead must refuse to publish."""
+
+    files: dict[str, str | bytes] = field(default_factory=dict)
+    rejected: list[str] = field(default_factory=list)
+
+
+def _groups(vectors: list[Vector], size: int, offset: int = 0) -> list[list[Vector]]:
+    """`vectors` rotated by `offset` and cut into groups of `size`: each vector in one group."""
+    turned = vectors[offset % len(vectors) :] + vectors[: offset % len(vectors)]
+    return [turned[i : i + size] for i in range(0, len(turned), size)]
+
+
+def _joined(group: list[Vector]) -> str:
+    return " ".join(v.text for v in group)
+
+
+def _short_groups(vectors: list[Vector], limit: int) -> list[list[Vector]]:
+    """`vectors` packed greedily into groups whose joined text has at most `limit` characters
+    (a longer vector alone)."""
+    out: list[list[Vector]] = []
+    for v in vectors:
+        if out and len(_joined([*out[-1], v])) <= limit:
+            out[-1].append(v)
+        else:
+            out.append([v])
+    return out
+
+
+def _name_groups(vectors: list[Vector]) -> list[list[Vector]]:
+    """Vectors that can be file names, packed greedily into names of at most ~230 bytes."""
+    out: list[list[Vector]] = []
+    for v in vectors:
+        if not _file_name_ok(f"n000-{v.text}"):
+            continue
+        if (
+            out
+            and _file_name_ok(f"n000-{_joined([*out[-1], v])}")
+            and len(_joined([*out[-1], v]).encode()) <= 230
+        ):
+            out[-1].append(v)
+        else:
+            out.append([v])
+    return out
+
+
+def build_corpus(vectors: list[Vector]) -> Corpus:
+    """A site where every vector is in bodies, in every front-matter field and (when it can be
+    one) in a file name. Field values hold FIELD_PACK vectors each (joined by spaces; lists get
+    them as separate items where a list item makes no page of its own), so a few dozen posts
+    carry the whole corpus in every field and the pages to load stay few."""
+    corpus = Corpus()
+    files = corpus.files
+    for folder in ("body", "fields", "names", "slugs"):  # the image most vectors point to
+        files[f"{folder}/x.png"] = PNG
+
+    # bodies: BODY_CHUNK vectors per post
+    usable = [v for v in vectors if "\x00" not in v.text]
+    for i, chunk in enumerate(_groups(usable, BODY_CHUNK)):  # English and Chinese in turn
+        lang = ("en", "zh")[i % 2]
+        rel = f"body/{lang}-{i:02d}" + (".zh.md" if lang == "zh" else ".md")
+        meta = {"title": f"Body {lang} {i}", "date": "2024-01-01", "tags": ["body"]}
+        files[rel] = _front_matter(meta, "\n\n".join(_body_section(v) for v in chunk))
+    for v in vectors:
+        if "\x00" in v.text:  # a NUL byte makes the whole file a content error: never published
+            rel = f"body/nul-{v.id}.md"
+            files[rel] = _front_matter({"title": f"NUL {v.id}", "date": "2024-01-01"}, v.text)
+            corpus.rejected.append(rel)
+
+    # front matter: field number f of post k holds group k of the corpus rotated by 3f, so
+    # every field sees every vector, each time beside other ones
+    def group(k: int, f: int) -> list[Vector]:
+        groups = _groups(vectors, FIELD_PACK, 3 * f)
+        return groups[k % len(groups)]
+
+    plain_slugs = _groups([v for v in vectors if "/" not in v.text], FIELD_PACK)
+    for k in range(len(_groups(vectors, FIELD_PACK))):
+        odd = k % 2 == 1
+        # a term is a page of its own: TERM_PACK vectors to a name keeps those pages few
+        terms = _groups(vectors, TERM_PACK, 9)
+        tags = terms[k] if k < len(terms) else []
+        category = _groups(vectors, TERM_PACK, 20)[k] if k < len(terms) else None
+        canonical = _joined(group(k, 7))
+        meta: dict[str, Any] = {
+            "title": _joined(group(k, 0)),
+            "date": f"2023-{1 + k % 12:02d}-{1 + k % 28:02d}T10:00:00+08:00",
+            "updated": "2024-06-01",
+            ("excerpt", "summary", "description")[k % 3]: _joined(group(k, 1)),
+            ("author" if odd else "authors"): [
+                *(v.text for v in group(k, 2)),
+                "[Ann](https://example.com/ann)",
+            ],
+            "tags": [_joined(tags), "shared tag"] if tags else ["shared tag"],
+            ("category" if odd else "categories"): [_joined(category)] if category else [],
+            ("cover" if odd else "image"): _joined(group(k, 5)),
+            # canonical must be an absolute http(s) URL: the vectors follow a base
+            ("canonical" if odd else "canonicalUrl"): "https://example.com/" + canonical,
+            "aliases": [v.text for v in group(k, 6)],
+            "translationKey": _joined(group(k - k % 2, 8)),  # post 2j and 2j+1 translate each other
+            "linkTitle": _joined(group(k, 9)),
+            "xss_extra": _joined(group(k, 10)),
+            "params": {"nested": _joined(group(k, 11)), "list": [v.text for v in group(k, 12)]},
+        }
+        if k < len(plain_slugs):
+            meta["slug"] = _joined(plain_slugs[k])
+        if odd:
+            meta["lang"] = "zh"
+        files[f"fields/f{k:03d}.md"] = _front_matter(meta, f"Field post {k}.")
+    canonical_first = [  # a vector as the whole canonical URL when it is one
+        v for v in vectors if v.text.startswith(("http://", "https://"))
+    ]
+    for v in canonical_first:
+        meta = {"title": f"Canonical {v.id}", "date": "2022-03-03", "canonical": v.text}
+        files[f"fields/canonical-{v.id}.md"] = _front_matter(meta, "x")
+    # slugs with `/` are no single path segment: their own posts (a 404 page, listed everywhere)
+    for i, chunk in enumerate(_groups([v for v in vectors if "/" in v.text], FIELD_PACK)):
+        meta = {"title": f"Slug {i}", "date": "2022-05-05", "slug": _joined(chunk)}
+        files[f"slugs/s{i:03d}.md"] = _front_matter(meta, f"Slug post {i}.")
+
+    # file names: the post's own name (its slug, after an `n<k>-` that keeps it apart from the
+    # same text as a front-matter slug) and an image beside it
+    for k, chunk in enumerate(_name_groups(vectors)):
+        name = f"n{k:03d}-{_joined(chunk)}"
+        files[f"names/{name}.md"] = _front_matter(
+            {"title": f"File name {k}", "date": "2022-01-01"},
+            f"![name {k}]({quote(name)}.png) [file {k}]({quote(name)}.md)",
+        )
+        files[f"names/{name}.png"] = PNG
+
+    # pages (`pages/…`: no date in the URL, WebPage JSON-LD), one per language
+    for suffix in (".md", ".zh.md"):
+        meta = {
+            "title": _joined(group(1, 0)),
+            "date": "2022-02-02",
+            "description": _joined(group(2, 1)),
+            "cover": _joined(group(3, 5)),
+            "slug": _joined(plain_slugs[-1]),
+        }
+        files[f"pages/page{suffix}"] = _front_matter(meta, _body_section(vectors[0]))
+
+    # dates and flags only take dates and true/false: a vector there makes the file an error
+    for key in ("date", "updated", "draft", "noindex", "toc", "comments"):
+        rel = f"dates/{key}.md"
+        meta = {"title": f"Bad {key}", "date": "2024-01-01", key: VECTORS[0].text}
+        files[rel] = _front_matter(meta, "x")
+        corpus.rejected.append(rel)
+    return corpus
+
+
+# --- serving -----------------------------------------------------------------------------------
+
+DROPPED_HEADERS = {b"content-security-policy", b"content-security-policy-report-only"}
+ATTACKER_HTML = b"<!doctype html><title>attacker</title><script>alert('__xss.html')</script>"
+ATTACKER_JS = b"alert('__xss.js')"
+
+
+class WithoutCSP:
+    """ASGI test harness around the real app.
+
+    It drops Content-Security-Policy headers: the CSP of item 6 blocks inline script, and this
+    test must show that the sanitizer and the templates' escaping stop every vector on their
+    own (a CSP is a second wall, and feed readers or a proxy that drops headers have none).
+    It also answers `/__xss*` as a same-origin attacker would (a page and a script that call
+    `alert`), so vectors that load a file (`<script src>`, `<iframe src>`, `<object data>`)
+    are detected when they load it. Every other request reaches the app unchanged.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/__xss"):
+            page = scope["path"].endswith(".html")
+            body = ATTACKER_HTML if page else ATTACKER_JS
+            kind = b"text/html" if page else b"text/javascript"
+            await send(
+                {"type": "http.response.start", "status": 200, "headers": [(b"content-type", kind)]}
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+
+        async def send_without_csp(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message = {
+                    **message,
+                    "headers": [
+                        (k, v)
+                        for k, v in message.get("headers", [])
+                        if bytes(k).lower() not in DROPPED_HEADERS
+                    ],
+                }
+            await send(message)
+
+        await self.app(scope, receive, send_without_csp)
+
+
+@dataclass
+class Served:
+    url: str
+    corpus: Corpus
+    http: httpx.Client
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Iterator[Served]:
+    root = tmp_path_factory.mktemp("xss") / "site"
+    corpus = build_corpus(VECTORS)
+    (root / "content").mkdir(parents=True)
+    (root / "masthead.toml").write_text(TOML, encoding="utf-8")
+    for rel, text in corpus.files.items():
+        path = root / "content" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    site = load_site(root)
+    assert not site.settings.raw_html
+    app = WithoutCSP(create_app(site))
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not srv.started:
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.05)
+    base = f"http://127.0.0.1:{port}"
+    with httpx.Client(base_url=base, timeout=30) as client:
+        yield Served(base, corpus, client)
+    srv.should_exit = True
+    thread.join(5)
+
+
+# --- static rules ------------------------------------------------------------------------------
+
+# fmt: off
+URL_ATTRS = frozenset([
+    "href", "src", "action", "formaction", "cite", "poster", "data", "background", "lowsrc",
+    "dynsrc", "codebase", "longdesc", "ping", "xlink:href", "manifest", "icon", "profile",
+    "classid", "archive", "usemap",
+])
+# fmt: on
+BAD_SCHEME = re.compile(r"^(?:javascript|vbscript|livescript|data):", re.I)
+DATA_IMAGE = re.compile(r"^data:image/", re.I)
+# elements content never brings; the theme writes some of them, in the shapes _theme_allows knows
+# fmt: off
+FORBIDDEN = frozenset([
+    "script", "iframe", "frame", "frameset", "object", "embed", "applet", "base", "form", "style",
+    "link", "meta", "svg", "math", "xml", "isindex", "bgsound", "param", "portal", "template",
+    "input", "textarea", "select", "keygen", "noscript", "xmp", "noembed", "title",
+])
+# fmt: on
+STYLE_URL = re.compile(r"javascript|expression|url\s*\(|@import|binding", re.I)
+SEARCH_ACTIONS = {f"{p}/search" for p in LANG_PREFIXES}
+THEME_LINK_RELS = {"canonical", "alternate", "icon", "stylesheet"}
+ICON_PARTS = {"circle", "path"}
+
+
+def url_scheme_bad(value: str, tag: str, attr: str) -> bool:
+    """True when `value` (entities already decoded) is a script or data URL as a browser reads
+    it: ASCII tab and newline removed anywhere, C0 controls and spaces trimmed (WHATWG URL)."""
+    url = re.sub(r"[\t\n\r]", "", value).strip(
+        "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c"
+        "\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18"
+        "\x19\x1a\x1b\x1c\x1d\x1e\x1f "
+    )
+    if not BAD_SCHEME.match(url):
+        return False
+    return not (tag == "img" and attr == "src" and DATA_IMAGE.match(url))
+
+
+def _srcset_urls(value: str) -> list[str]:
+    return [c.strip().split()[0] for c in value.split(",") if c.strip()]
+
+
+def _theme_allows(el: Any, tag: str) -> bool:
+    """The elements of FORBIDDEN that the theme itself writes, in the shapes it writes them."""
+    get = el.get
+    if tag == "script":
+        src = get("src") or ""
+        if get("type") == "application/ld+json" and not src:
+            return True
+        return src.startswith("/static/") and not (el.text or "").strip()
+    if tag == "link":
+        rels = set((get("rel") or "").lower().split())
+        href = get("href") or ""
+        if not rels or not rels <= THEME_LINK_RELS:
+            return False
+        return "stylesheet" not in rels or href.startswith("/static/")
+    if tag == "meta":
+        return get("http-equiv") is None
+    if tag == "title":
+        return el.getparent() is not None and el.getparent().tag == "head"
+    if tag == "form":
+        return "search-form" in (get("class") or "") and get("action") in SEARCH_ACTIONS
+    if tag == "input":
+        in_search = any(
+            a.tag == "form" and "search-form" in (a.get("class") or "") for a in el.iterancestors()
+        )
+        task = get("type") == "checkbox" and get("disabled") is not None
+        return in_search or task
+    if tag == "svg":
+        parts = {c.tag for c in el.iterdescendants() if isinstance(c.tag, str)}
+        return get("aria-hidden") == "true" and parts <= ICON_PARTS
+    return False
+
+
+def _jsonld_problems(text: str) -> list[str]:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return [f"JSON-LD block is not JSON ({exc}): {text[:200]!r}"]
+    out: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("url", "image", "@id", "sameAs", "logo", "item", "contentUrl") and (
+                    isinstance(value, str) and url_scheme_bad(value, "", key)
+                ):
+                    out.append(f"JSON-LD {key} is a script/data URL: {value!r}")
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(data)
+    return out
+
+
+def html_problems(text: str, fragment: bool = False) -> list[str]:
+    """Every breach of the static rules in an HTML document (or a body `fragment`)."""
+    if not text.strip():
+        return []
+    if fragment:
+        return tree_problems(lxml.html.fragment_fromstring(text, create_parent="div"), True)
+    return tree_problems(lxml.html.document_fromstring(text), False)
+
+
+def _task_box(el: Any) -> bool:
+    return el.get("type") == "checkbox" and el.get("disabled") is not None
+
+
+def tree_problems(root: Any, fragment: bool) -> list[str]:
+    """The static rules on a parsed page (`fragment`: a body, where the theme writes nothing,
+    so only a task-list checkbox of FORBIDDEN may appear)."""
+    out: list[str] = []
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue  # comments and processing instructions
+
+        def snippet(el: Any = el) -> str:
+            return repr(lxml.html.tostring(el, encoding="unicode", with_tail=False)[:160])
+
+        tag = el.tag.lower().rsplit("}", 1)[-1]
+        if tag in FORBIDDEN:
+            allowed = _task_box(el) if fragment and tag == "input" else _theme_allows(el, tag)
+            if fragment and tag != "input":
+                allowed = False
+            if not allowed:
+                out.append(f"<{tag}> element: {snippet()}")
+            if tag == "script" and el.get("type") == "application/ld+json":
+                out += _jsonld_problems(el.text or "")
+        for name, value in el.attrib.items():
+            attr = name.lower()
+            if attr.startswith("on"):
+                out.append(f"event attribute {attr}: {snippet()}")
+            elif attr in ("srcdoc", "formaction") or attr.endswith(":href"):
+                out.append(f"attribute {attr}: {snippet()}")
+            if attr in URL_ATTRS and url_scheme_bad(value, tag, attr):
+                out.append(f"{attr} is a script/data URL: {snippet()}")
+            if attr in ("srcset", "imagesrcset") and any(
+                url_scheme_bad(u, tag, "srcset") for u in _srcset_urls(value)
+            ):
+                out.append(f"srcset has a script/data URL: {snippet()}")
+            if attr == "style" and STYLE_URL.search(value):
+                out.append(f"style with a URL or expression: {snippet()}")
+        if (
+            tag == "meta"
+            and (el.get("property") or el.get("name") or "").endswith(
+                (":image", ":url", ":image:url")
+            )
+            and url_scheme_bad(el.get("content") or "", "meta", "content")
+        ):
+            out.append(f"social meta with a script/data URL: {snippet()}")
+    return out
+
+
+# --- crawling ----------------------------------------------------------------------------------
+
+SKIP_PREFIXES = ("/static/", "/media/", "/api/", "/search", "/zh/search", "/__xss", "/_dev/")
+
+
+@dataclass
+class Crawl:
+    pages: dict[str, str] = field(default_factory=dict)  # path → HTML served (status 200)
+    errors: dict[str, str] = field(default_factory=dict)  # path → HTML of an error page
+    problems: dict[str, list[str]] = field(default_factory=dict)
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+@pytest.fixture(scope="module")
+def crawl(served: Served) -> Crawl:
+    """Every HTML page reachable from the home pages, archives, term indexes and the sitemap,
+    fetched once and checked statically."""
+    found = Crawl()
+    seeds = [f"{p}{s}" for p in LANG_PREFIXES for s in ("/", "/archive/", "/tags/", "/categories/")]
+    sitemap = etree.fromstring(served.http.get("/sitemap.xml").content)
+    for loc in sitemap.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc"):
+        seeds.append(urlsplit(loc.text or "").path)
+    queue = list(dict.fromkeys(seeds))
+    seen = set(queue)
+    while queue:
+        path = queue.pop()
+        response = served.http.get(path, follow_redirects=True)
+        found.statuses[path] = response.status_code
+        if "html" not in response.headers.get("content-type", ""):
+            continue
+        final = response.url.raw_path.decode("ascii").split("?")[0]  # as percent-encoded
+        if final in found.pages or final in found.errors:
+            continue
+        text = response.text
+        # error pages (a slug with `/` is a 404) are pages readers see too
+        (found.pages if response.status_code == 200 else found.errors)[final] = text
+        tree = lxml.html.document_fromstring(text)
+        problems = tree_problems(tree, False)
+        if problems:
+            found.problems[final] = problems
+        for href in tree.xpath("//a/@href"):
+            target = urlsplit(urljoin(served.url + final, href))
+            if target.netloc != urlsplit(served.url).netloc:
+                continue
+            link = target.path
+            if link.startswith(SKIP_PREFIXES) or link in seen:
+                continue
+            seen.add(link)
+            queue.append(link)
+    return found
+
+
+def _report(problems: dict[str, list[str]], limit: int = 80) -> str:
+    """What ran first, then the rule breaches; the ids of the vectors involved at the top."""
+    order = sorted(problems, key=lambda where: where != "ran")
+    lines = [f"{where}: {p}" for where in order for p in dict.fromkeys(problems[where])]
+    calls = {m for line in lines for m in re.findall(r"(?:alert|confirm|prompt)\(\d+\)", line)}
+    ids = sorted(  # a vector whose own numbered call shows up
+        {v.id for v in VECTORS for call in calls if call.endswith(f"({v.id})") and call in v.text}
+    )
+    ran = sorted(
+        {int(n) for p in problems.get("ran", []) for n in re.findall(r"\[vector (\d+)", p)}
+    )
+    head = [f"{len(lines)} distinct problems; vectors that ran: {ran}; vectors involved: {ids}"]
+    more = [f"… and {len(lines) - limit} more"] if len(lines) > limit else []
+    return "\n".join(head + lines[:limit] + more)
+
+
+def test_every_page_is_statically_clean(served: Served, crawl: Crawl):
+    posts = [p for p in crawl.pages if "/posts/" in p]
+    # every body, field and file-name post was reached (a page lost to a crash hides nothing)
+    expected = sum(
+        1
+        for rel in served.corpus.files
+        if rel.endswith(".md") and rel.startswith(("body/", "fields/", "names/"))
+    ) - len([r for r in served.corpus.rejected if r.startswith("body/")])
+    assert len(posts) >= expected, f"reached {len(posts)} post pages, wrote {expected}"
+    assert not [p for p, s in crawl.statuses.items() if s >= 500], "pages answered 5xx"
+    assert not crawl.problems, _report(crawl.problems)
+
+
+def test_aliases_redirect_to_their_post_on_this_origin(served: Served):
+    """Every vector as an alias: the old URL answers a redirect to a path of this site."""
+    wrong, moved, plain = [], 0, 0
+    for v in VECTORS:
+        alias = v.text.strip("/")
+        if not alias.strip():
+            continue
+        path = "/" + quote(alias) + "/"
+        response = served.http.get(path)
+        location = response.headers.get("location", "")
+        if response.status_code >= 500 or (
+            response.is_redirect and not re.match(r"^/(?![/\\])", location)
+        ):
+            wrong.append(f"{path} → {response.status_code} {location!r}")
+        moved += response.is_redirect
+        plain += quote(alias) == alias
+    assert not wrong, "\n".join(wrong)
+    # at least the aliases that need no percent-encoding redirect (the others 404 today: the
+    # alias table holds the encoded path, the lookup the decoded one)
+    assert moved >= plain > 0, f"{moved} aliases redirect, {plain} plain ones"
+
+
+def test_no_vector_runs_in_error_pages_of_hostile_paths(served: Served, context):
+    """Every vector as a URL path: the 404 page (its language switcher links to the path)."""
+    checker = Checker(context, served.url)
+    static: dict[str, list[str]] = {}
+    paths = []
+    for group in _groups(VECTORS, TERM_PACK):
+        for prefix in LANG_PREFIXES:
+            path = f"{prefix}/" + quote(_joined(group).lstrip("/"), safe="") + "/"
+            response = served.http.get(path)
+            assert response.status_code < 500, path
+            if problems := html_problems(response.text):
+                static[f"static {path}"] = problems
+            paths.append(path)
+    checker.frames(paths)
+    result = {**static, **checker.result()}
+    assert not result, _report(result)
+
+
+def test_files_with_vectors_in_dates_or_nul_bytes_are_not_published(served: Served, crawl: Crawl):
+    titles = {f"Bad {k}" for k in ("date", "updated", "draft", "noindex", "toc", "comments")} | {
+        f"NUL {v.id}" for v in VECTORS if "\x00" in v.text
+    }
+    shown = [t for t in titles for page in crawl.pages.values() if f">{t}<" in page]
+    assert not shown
+
+
+# --- the browser -------------------------------------------------------------------------------
+
+HOOKS = (DATA / "hooks.js").read_text(encoding="utf-8")
+INSPECT = (
+    f"const URLS = new Set({json.dumps(sorted(URL_ATTRS))});\n"
+    f"const SEARCH = {json.dumps(sorted(SEARCH_ACTIONS))};\n"
+    + (DATA / "inspect.js").read_text(encoding="utf-8")
+)
+INSPECT_TOP = f"async () => {{ {INSPECT}\n return await inspectTop(); }}"
+INSPECT_FRAMES = f"async () => {{ {INSPECT}\n return await inspectFrames(); }}"
+
+
+@dataclass
+class Watch:
+    """What ran: hooked calls and dialogs, page errors, navigations away, cross-origin dialogs."""
+
+    fired: list[str] = field(default_factory=list)
+
+    def attach(self, page: Page) -> None:
+        def on_dialog(dialog: Any) -> None:
+            self.fired.append(f"dialog {dialog.type}({dialog.message}) @ {page.url}")
+            dialog.dismiss()
+
+        def on_console(msg: Any) -> None:
+            text = msg.text
+            if text.startswith("__XSS__") or "JavaScript dialog" in text:
+                self.fired.append(text)
+
+        page.on("dialog", on_dialog)
+        page.on("console", on_console)
+        page.on("pageerror", lambda exc: self.fired.append(f"page error {exc} @ {page.url}"))
+
+
+def vector_names(lines: list[str]) -> list[str]:
+    """Each report line with the vector its `alert(<id>)` names."""
+    out = []
+    for line in lines:
+        m = re.search(r"(?:alert|confirm|prompt|print)\((\d+)\)", line)
+        vec = BY_ID.get(int(m.group(1))) if m else None
+        if vec is not None and m is not None and m.group(0) not in vec.text:
+            vec = None  # an encoded payload's own `alert(1)`, not vector 1
+        out.append(f"{line}  [vector {vec.id} {vec.source}: {vec.name}]" if vec else line)
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        try:
+            b = p.chromium.launch(executable_path=chromium_path(), args=[*FLAGS, NO_OTHER_HOSTS])
+        except Error as exc:
+            pytest.fail(f"{INSTALL} ({exc})")
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    ctx = browser.new_context(viewport={"width": 1000, "height": 800})
+    ctx.add_init_script(HOOKS)
+    yield ctx
+    ctx.close()
+
+
+class Checker:
+    """Loads documents in one tab and collects what ran and what the DOM rules find."""
+
+    def __init__(self, ctx: BrowserContext, base: str) -> None:
+        self.page = ctx.new_page()
+        self.base = base
+        self.watch = Watch()
+        self.watch.attach(self.page)
+        self.dom: dict[str, list[str]] = {}
+        self.seen: set[str] = set()  # every document inspected
+
+    def note(self, where: str, problems: list[str]) -> None:
+        if problems:
+            self.dom.setdefault(where, []).extend(problems)
+
+    def top(self, path: str, interact: bool = True) -> None:
+        """Load `path` as the top-level page; move the mouse over it and tab through it."""
+        url = self.base + path
+        try:
+            self.page.goto(url, wait_until="load")
+        except Error as exc:
+            self.note(path, [f"could not be opened: {exc}"])
+            return
+        if interact:
+            for x, y in ((100, 100), (500, 300), (300, 500), (700, 700)):
+                self.page.mouse.move(x, y)
+            for _ in range(2):
+                self.page.keyboard.press("Tab")
+        try:
+            self.note(path, self.page.evaluate(INSPECT_TOP))
+            self.seen.add(path)
+        except Error as exc:  # the page navigated away while being inspected
+            self.note(path, [f"could not be inspected: {exc}"])
+        if self.page.url.split("#")[0] != url:
+            self.note(path, [f"navigated to {self.page.url}"])
+
+    def frames(self, paths: list[str]) -> None:
+        """Load `paths` in same-origin iframes of one harness page, in batches."""
+        for i in range(0, len(paths), IFRAMES_PER_BATCH):
+            batch = paths[i : i + IFRAMES_PER_BATCH]
+            frames = "".join(
+                f'<iframe name="f{n}" src="{html.escape(p, quote=True)}" width="900" '
+                'height="400"></iframe>'
+                for n, p in enumerate(batch)
+            )
+            self.inspect_harness(frames, {f"f{n}": (p, self.base + p) for n, p in enumerate(batch)})
+
+    def snippets(self, where: str, bodies: list[str]) -> None:
+        """HTML bodies in `srcdoc` iframes on the site's origin, as a feed reader or a search
+        client puts them in a page: several to a frame (up to SNIPPET_BYTES), each in its own
+        `<article>` (a frame each would cost a document each; a body that could silence the
+        next one, an unclosed `<textarea>` say, already breaks the static rules on its own)."""
+        frames: list[list[str]] = []
+        for body in bodies:
+            if frames and sum(map(len, frames[-1])) + len(body) <= SNIPPET_BYTES:
+                frames[-1].append(body)
+            else:
+                frames.append([body])
+        batch: list[list[str]] = []
+        for n, group in enumerate(frames):
+            batch.append(group)
+            size = sum(len(b) for g in batch for b in g)
+            if len(batch) == IFRAMES_PER_BATCH or size > 4 * SNIPPET_BYTES or n == len(frames) - 1:
+                docs = ["".join(f"<article>{b}</article>" for b in g) for g in batch]
+                markup = "".join(
+                    f'<iframe name="s{i}" srcdoc="{html.escape(DOCTYPE + doc, quote=True)}"'
+                    ' width="900" height="200"></iframe>'
+                    for i, doc in enumerate(docs)
+                )
+                names = {
+                    f"s{i}": (f"{where} {g[0][:80]!r}… ({len(g)} bodies)", "about:srcdoc")
+                    for i, g in enumerate(batch)
+                }
+                self.inspect_harness(markup, names)
+                batch = []
+
+    def inspect_harness(self, frames: str, names: dict[str, tuple[str, str]]) -> None:
+        if not self.page.url.startswith(self.base + "/__xss-harness"):
+            self.page.goto(self.base + "/__xss-harness.js")  # any same-origin document
+        self.page.set_content(f"<!doctype html><title>harness</title>{frames}", wait_until="load")
+        found = self.page.evaluate(INSPECT_FRAMES)
+        for name, (where, url) in names.items():
+            if name not in found:
+                self.note(where, ["iframe renamed or removed"])
+                continue
+            problems, now = found[name]
+            self.seen.add(where)
+            if now is not None and now.split("#")[0] != url:
+                problems = [*problems, f"navigated to {now}"]
+            self.note(where, problems)
+
+    def result(self) -> dict[str, list[str]]:
+        out = dict(self.dom)
+        if self.watch.fired:
+            out["ran"] = vector_names(self.watch.fired)
+        return out
+
+
+def test_the_detectors_see_script_that_runs(served: Served, browser: Browser, context):
+    """A test that cannot fail proves nothing: the hooks, the dialog listener, the frames, the
+    snippets and the DOM rules each report a script that runs."""
+    checker = Checker(context, served.url)
+    checker.top("/__xss.html", interact=False)
+    checker.frames(["/__xss.html"])
+    controls = [
+        '<img src="/media/none.png" onerror="alert(7001)">',
+        '<a href="javascript:alert(7002)">x</a>',
+    ]
+    checker.snippets("control", controls)
+    result = checker.result()
+    ran = "\n".join(result.get("ran", []))
+    assert ran.count("alert(__xss.html)") == 2, ran
+    assert "alert(7001)" in ran and "alert(7002)" in ran, ran
+    found = "\n".join(p for where, items in result.items() if where != "ran" for p in items)
+    assert "event attribute onerror" in found and "javascript: link" in found, found
+    assert "<script>" in found, found
+    bare = browser.new_page()  # no hooks: the dialog listener alone
+    watch = Watch()
+    watch.attach(bare)
+    bare.goto(served.url + "/__xss.html")
+    bare.close()
+    assert watch.fired == [f"dialog alert(__xss.html) @ {served.url}/__xss.html"], watch.fired
+
+
+# the body posts with OWASP's onmouseover vectors, the autofocus family and issue 9's own
+TOP_LEVEL = ("/posts/en-00/", "/zh/posts/zh-03/", "/zh/posts/zh-05/", "/posts/en-06/")
+
+
+def test_no_vector_runs_in_post_and_list_pages(served: Served, crawl: Crawl, context):
+    checker = Checker(context, served.url)
+    bodies = sorted(p for p in crawl.pages if re.search(r"/posts/(?:en|zh)-\d\d/$", p))
+    assert len(bodies) == len(_groups(VECTORS, BODY_CHUNK)), bodies
+    assert set(TOP_LEVEL) <= set(bodies), bodies
+    for path in TOP_LEVEL:  # hovered and tabbed through; every other page in a frame
+        checker.top(path)
+    # error pages with the same bytes (they do not echo the path) are loaded once
+    errors = {text: path for path, text in sorted(crawl.errors.items())}.values()
+    rest = (set(crawl.pages) | set(errors)) - set(TOP_LEVEL)
+    checker.frames(sorted(rest))
+    assert checker.seen >= set(crawl.pages), set(crawl.pages) - checker.seen
+    result = checker.result()
+    assert not result, _report(result)
+
+
+def _search_pages(
+    served: Served, static: dict[str, list[str]], prefix: str, q: str, every: bool
+) -> list[str]:
+    """The result pages of `q` (all of them when `every`, else the first), checked statically
+    (breaches into `static`)."""
+    paths = []
+    page = 1
+    while page:
+        path = f"{prefix}/search?" + urlencode({"q": q, **({"page": page} if page > 1 else {})})
+        response = served.http.get(path)
+        assert response.status_code == 200, path
+        if problems := html_problems(response.text):
+            static[f"static {path}"] = problems
+        paths.append(path)
+        page = page + 1 if every and 'rel="next"' in response.text else 0
+    return paths
+
+
+def test_no_vector_runs_in_search_results(served: Served, context):
+    checker = Checker(context, served.url)
+    static: dict[str, list[str]] = {}
+    paths: list[str] = []
+    for prefix in LANG_PREFIXES:
+        paths += _search_pages(served, static, prefix, "alert", every=True)  # nearly every post
+        for q in ("onerror", "xss", "javascript", "file", "body"):
+            paths += _search_pages(served, static, prefix, q, every=False)
+    assert len(paths) > 10
+    # the query itself is hostile: reflected in the form, the filters, the suggestions
+    for group in _groups(VECTORS, TERM_PACK):
+        paths += _search_pages(served, static, "", _joined(group), every=False)
+    groups = _short_groups(VECTORS, 200)  # filters take at most 200 characters
+    # every vector once as a tag, category or author filter (checked statically: the browser
+    # already sees each vector in the query, the same reflection contexts)
+    for n in range(0, len(groups), 3):
+        names = [_joined(groups[(n + i) % len(groups)]) for i in range(3)]
+        params = {"q": "nohit", "tag": names[0], "category": names[1], "author": names[2]}
+        path = "/search?" + urlencode(params)
+        response = served.http.get(path)  # a vector over 200 characters alone: a 400 page
+        assert response.status_code in (200, 400), path
+        if problems := html_problems(response.text):
+            static[f"static {path}"] = problems
+    # the JSON API's HTML fields, put in a page as a search client would
+    api_bodies: list[str] = []
+    page, total = 1, 0
+    while page:
+        result = served.http.get("/api/search", params={"q": "alert", "per_page": 50, "page": page})
+        assert result.status_code == 200
+        data = result.json()
+        total = data["total"]
+        for hit in data["hits"]:
+            body = f'<h2><a href="{html.escape(hit["url"])}">{hit["title_html"]}</a></h2>'
+            body += f"<p>{hit['snippet_html']}</p>"
+            if problems := html_problems(body, fragment=True):
+                static.setdefault("static /api/search?q=alert hits", []).extend(problems)
+            api_bodies.append(body)
+        page = page + 1 if page < data["pages"] else 0
+    assert len(api_bodies) == total > len(VECTORS) // FIELD_PACK
+    checker.frames(paths)
+    checker.snippets("/api/search hit", api_bodies)
+    result = {**static, **checker.result()}
+    assert not result, _report(result)
+
+
+FEEDS = [f"{p}/{f}" for p in ("", "/zh", "/all") for f in ("feed.xml", "atom.xml")]
+ATOM = "{http://www.w3.org/2005/Atom}"
+CONTENT = "{http://purl.org/rss/1.0/modules/content/}encoded"
+XHTML = "{http://www.w3.org/1999/xhtml}"
+SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+
+
+def xml_problems(data: bytes) -> tuple[list[str], list[str]]:
+    """Static rules for a feed or sitemap: a strict XML parse, no XHTML or stylesheet
+    processing instructions, every URL attribute and link safe. Returns `(problems, bodies)`:
+    the HTML of each entry (RSS `description`/`content:encoded`, Atom `content`/`summary`)."""
+    problems: list[str] = []
+    root = etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True))
+    bodies: list[str] = []
+    for node in root.iter():
+        if isinstance(node, etree._ProcessingInstruction):
+            problems.append(f"processing instruction {node}")
+            continue
+        if not isinstance(node.tag, str):
+            continue
+        sitemap_alternate = (
+            node.tag == f"{XHTML}link"
+            and set(node.attrib) <= {"rel", "hreflang", "href"}
+            and node.get("rel") == "alternate"
+        )
+        if sitemap_alternate:  # <xhtml:link rel="alternate" hreflang> of sitemaps (Google)
+            if not (node.get("href") or "").startswith(("https://", "http://")):
+                problems.append(f"sitemap alternate not http(s): {etree.tostring(node)[:160]!r}")
+        elif node.tag.startswith(XHTML) or node.tag.startswith("{http://www.w3.org/2000/svg}"):
+            problems.append(f"XHTML/SVG element in XML: {etree.tostring(node)[:160]!r}")
+        for name, value in node.attrib.items():
+            local = name.rsplit("}", 1)[-1].lower()
+            if local.startswith("on"):
+                problems.append(f"event attribute {name} in XML")
+            if local in ("href", "url", "src", "uri") and url_scheme_bad(value, "", local):
+                problems.append(f"{name}={value!r} in XML")
+        if node.tag in ("loc", "link", f"{ATOM}id", f"{SITEMAP}loc") and url_scheme_bad(
+            node.text or "", "", "href"
+        ):
+            problems.append(f"<{node.tag}> is a script/data URL: {node.text!r}")
+        if node.tag in ("description", CONTENT, f"{ATOM}content", f"{ATOM}summary"):
+            if node.get("type") == "xhtml":
+                problems.append(f"xhtml content in feed: {etree.tostring(node)[:160]!r}")
+            bodies.append(node.text or "")
+    return problems, bodies
+
+
+def test_no_vector_runs_in_feeds_or_sitemap(served: Served, crawl: Crawl, context):
+    checker = Checker(context, served.url)
+    static: dict[str, list[str]] = {}
+    entry_bodies: dict[str, None] = {}  # in order, once each
+    for path in [*FEEDS, "/sitemap.xml"]:
+        response = served.http.get(path)
+        assert response.status_code == 200, path
+        problems, bodies = xml_problems(response.content)
+        for n, body in enumerate(bodies):
+            if body not in entry_bodies:  # the same post in several feeds: checked once
+                problems += [f"entry body {n}: {p}" for p in html_problems(body, fragment=True)]
+        if problems:
+            static[path] = problems
+        if path.startswith("/all/"):  # every published post is in the all-languages feeds
+            posts = [p for p in crawl.pages if "/posts/" in p]
+            assert len(bodies) >= len(posts), f"{path} has {len(bodies)} bodies, not {len(posts)}"
+        entry_bodies.update(dict.fromkeys(bodies))
+    for path in [*FEEDS, "/sitemap.xml"]:  # the documents themselves, as a browser opens them
+        checker.top(path, interact=False)
+    checker.snippets("feed entry", list(entry_bodies))
+    result = {**{f"static {k}": v for k, v in static.items()}, **checker.result()}
+    assert not result, _report(result)

@@ -205,3 +205,34 @@ def test_a_title_with_nothing_to_slugify_falls_back_to_the_file_name(make_site, 
     client = serve(site)
     assert client.get("/t/q/").status_code == 200
     assert client.get("/t/dot/").status_code == 200
+
+
+def test_no_permalink_redirects_away_from_itself(make_site, serve):
+    """Slugs, file names, folders and tags holding `/`, `\\`, tabs or control characters are made
+    one clean path segment: the site 301s paths holding those (browsers read `\\` as `/` and drop
+    control characters), so a permalink keeping them would redirect away from its own page."""
+    files = {
+        "posts/a.md": post("A", slug='"a/b\\\\c"'),
+        "posts/b.md": post("B", slug='"tab\\there\\x01x"', tags='["x\\x01y", "p/q"]'),
+        "posts/c.md": post("C", slug='".."'),
+        "posts/back\\slash\x02name.md": post("D"),
+        "Sec\\tion/e.md": post("E"),
+    }
+    toml = with_permalinks(BILINGUAL_TOML, posts="/:section/:slugorcontentbasename/")
+    client = serve(make_site(files, toml))
+    archive = BeautifulSoup(client.get("/archive/").text, "html.parser")
+    links = {a["href"] for a in archive.select("a[href^='/']")}
+    urls = client.app.state.masthead.db.read().execute("SELECT url FROM posts").fetchall()
+    assert len(urls) == 5
+    for (url,) in urls:
+        assert "%5C" not in url and "%01" not in url and "%09" not in url, url
+        assert client.get(url).status_code == 200, url
+        assert url in links, url
+    for href in links:
+        assert client.get(href).status_code == 200, href
+    tags = BeautifulSoup(client.get("/tags/").text, "html.parser")
+    terms = {a["href"] for a in tags.select("a[href^='/tags/']")}
+    assert {"/posts/a-b-c/", "/sec-tion/e/"} <= links, links
+    assert {"/tags/xy/", "/tags/pq/"} <= terms, terms
+    for href in terms:
+        assert client.get(href).status_code == 200, href

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from masthead.config import Site
+from masthead.content import urls
 
 _DATE_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}-")
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown")  # Hugo's Markdown suffixes
@@ -155,7 +156,7 @@ def classify(site: Site, rel: str) -> PathInfo:
         base_parts = parts[:-1]
     else:
         base_parts = [*parts[:-1], stem]
-    slug = _DATE_PREFIX.sub("", stem).lower().replace(" ", "-")
+    slug = urls.segment(_DATE_PREFIX.sub("", stem)) or "untitled"
     folder = "/".join(rel.split("/")[:-1])
     sections = base_parts[:-1]  # the folders, less a bundle's own (`name/index.md`)
     return PathInfo(
@@ -165,5 +166,5 @@ def classify(site: Site, rel: str) -> PathInfo:
         slug=slug,
         base="/".join(base_parts),
         folder=folder,
-        section=sections[0].lower() if sections else "",
+        section=urls.segment(sections[0]) if sections else "",
     )

@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from masthead.content import urls
+
 ALIASES = {
     "lastmod": "updated",
     "authors": "author",
@@ -81,10 +83,9 @@ def term_key(name: str) -> str:
     text = unicodedata.normalize("NFKC", name).casefold().strip()
     text = text.replace("#", "sharp").replace("&", " and ")
     text = re.sub(r"[\\/?%<>\"'`{}|^\[\]]+", "", text)
-    text = re.sub(r"\s+", "-", text.strip()).strip("-")
-    if not text.strip("."):  # "." and ".." are not path segments a tag page can live at
-        text = text.replace(".", "dot-").strip("-")
-    return text or "untitled"
+    if not text.strip().strip("."):  # "." and ".." are not path segments a tag page can live at
+        text = text.replace(".", "dot-")
+    return urls.segment(text) or "untitled"
 
 
 def _bool(value: Any) -> bool:

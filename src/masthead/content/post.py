@@ -141,7 +141,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     plain, code = text.prose_and_code(html)
     words, cjk = text.count_words(plain)
     lo, hi = site.settings.toc_levels
-    slug = (meta.slug or info.slug).strip("/").lower().replace(" ", "-")
+    slug = urls.segment(meta.slug) or info.slug
     prefix = lang.prefix
     patterns = site.settings.permalinks
     pattern = patterns.posts if info.kind == "post" else patterns.pages

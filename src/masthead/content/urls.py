@@ -20,6 +20,21 @@ REF_PREFIX = "/_ref/"
 MEDIA_PREFIX = "/media/"
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_SEPARATORS = re.compile(r"[\s/\\]+")
+
+
+def segment(text: str) -> str:
+    """`text` as one URL path segment (a slug, a section, a term key): lower-cased, control
+    characters dropped, runs of whitespace, `/` and `\\` turned into one `-`; "" when nothing but
+    dots is left ("." and ".." are not segments a page can live at).
+
+    Browsers drop control characters and read `\\` as `/` (WHATWG URL Standard), and the site
+    301s any path that is not in that canonical form (`masthead.web.redirects`), so a permalink
+    holding one would redirect away from itself.
+    """
+    text = _SEPARATORS.sub("-", _CONTROL.sub("", text).strip()).strip("-").lower()
+    return "" if not text.strip(".") else text
 
 
 def post_url(prefix: str, slug: str) -> str:

@@ -26,6 +26,7 @@ in place (`WatchStats.armed`, on /healthz; `Watcher.armed`, a threading.Event).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 import tempfile
@@ -120,25 +121,28 @@ class Watcher:
         """Watch until `stop` is set. Each batch is applied in a worker thread, so the server
         keeps serving; changes that arrive meanwhile are queued by watchfiles and come next."""
         log.info("watching %s for changes", self.site.root)
-        with tempfile.TemporaryDirectory(prefix="masthead-watch-") as probe_dir:
-            self._probe_dir = Path(probe_dir).resolve()
-            prober = asyncio.create_task(self._probe(self._probe_dir / "probe", stop))
+        with contextlib.ExitStack() as cleanup:
+            paths: list[Path] = [self.site.root]
             try:
-                async for batch in awatch(
-                    self.site.root,
-                    self._probe_dir,  # last: once its event is seen, the site is watched too
-                    watch_filter=self.wanted,
-                    debounce=DEBOUNCE_MS,
-                    step=STEP_MS,
-                    stop_event=stop,
-                    recursive=True,
-                    ignore_permission_denied=True,
-                ):
-                    kinds = await self._apply_until_written(batch, stop)
-                    for kind in kinds:
-                        self.on_change(kind)
-            finally:
-                prober.cancel()
+                private = tempfile.TemporaryDirectory(prefix="masthead-watch-")
+                self._probe_dir = Path(cleanup.enter_context(private)).resolve()
+                paths.append(self._probe_dir)  # last: once its event is seen, all are watched
+                probe = asyncio.create_task(self._probe(self._probe_dir / "probe", stop))
+                cleanup.callback(probe.cancel)
+            except OSError as exc:
+                log.warning("no readiness probe (%s): /healthz will not report armed", exc)
+            async for batch in awatch(
+                *paths,
+                watch_filter=self.wanted,
+                debounce=DEBOUNCE_MS,
+                step=STEP_MS,
+                stop_event=stop,
+                recursive=True,
+                ignore_permission_denied=True,
+            ):
+                kinds = await self._apply_until_written(batch, stop)
+                for kind in kinds:
+                    self.on_change(kind)
 
     def _arm(self) -> None:
         if not self.armed.is_set():
@@ -152,7 +156,11 @@ class Watcher:
         count = 0
         while not self.armed.is_set() and not stop.is_set():
             count += 1
-            probe.write_text(str(count))  # new content each time: a modify event every time
+            try:
+                probe.write_text(str(count))  # new content each time: an event every time
+            except OSError as exc:  # a full temporary folder, say: try again later
+                if count == 1:
+                    log.warning("cannot write the watcher's readiness probe: %s", exc)
             await asyncio.sleep(PROBE_EVERY)
 
     async def _apply_until_written(

@@ -30,7 +30,7 @@ from masthead.web.app import create_app
 from conftest import BILINGUAL_TOML, post
 
 SCRIPTS = Path(__file__).parent / "data" / "cases" / "watcher"
-DEADLINE = 10.0  # seconds; generous on purpose (CI machines are slow), the benchmark measures
+DEADLINE = 30.0  # seconds; generous on purpose (loaded CI machines), the benchmark measures
 
 
 class Live:
@@ -40,7 +40,7 @@ class Live:
         self.site = site
         self.base = base
         self.app = app
-        self.http = httpx.Client(base_url=base, timeout=10)
+        self.http = httpx.Client(base_url=base, timeout=DEADLINE)
 
     @property
     def content(self) -> Path:
@@ -71,22 +71,6 @@ class Live:
 
     def watch_stats(self) -> dict:
         return self.get("/healthz").json()["watch"]
-
-    def written(self) -> None:
-        """Wait until the watcher has nothing left to write: the index generation stays the
-        same across two looks 0.3 s apart and no failed batch is waiting."""
-        last: list[int] = []
-
-        def still() -> bool:
-            health = self.get("/healthz").json()
-            last.append(health["generation"])
-            time.sleep(0.3)
-            return (
-                not health["watch"]["retrying"]
-                and last[-1] == self.get("/healthz").json()["generation"]
-            )
-
-        self.until(still, "the watcher to be idle")
 
 
 @pytest.fixture
@@ -192,9 +176,8 @@ def test_file_turning_invalid_keeps_the_last_good_version(live, caplog):
     s = live({"posts/a.md": post("Good title", "2024-01-01", body="Good body.\n")})
     with caplog.at_level(logging.WARNING, logger="masthead"):
         (s.content / "posts/a.md").write_text("---\ntitle: Broken: yes\ndate: 2024-01-01\n---\n")
-        # logged once the file has settled (the error is final), then written
+        # logged once the file has settled (the error is final), never before
         s.until(lambda: "posts/a.md:2" in caplog.text, "the error in the log")
-        s.written()
     assert s.shows("/posts/a/", "Good body"), "the last good version stays"
     assert s.found("good") == ["/posts/a/"]
     check = subprocess.run(

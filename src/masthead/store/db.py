@@ -107,7 +107,7 @@ def backup(source: Path, destination: Path) -> int:
     return int(pages)
 
 
-_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+_FULL = {errno.ENOSPC, errno.EDQUOT}
 _DENIED = {errno.EACCES, errno.EPERM, errno.EROFS}
 
 
@@ -186,7 +186,8 @@ class Database:
         self.path = Path(path)
         _prepare_folder(self.path)
         if self.path.exists() and not os.access(self.path, os.R_OK | os.W_OK):
-            # SQLite would open it read-only without a word, and fail at the first write
+            # SQLite would open it read-only without a word (in WAL mode changes then pile up
+            # in the -wal file, never written back), so say it now
             raise StorageError(self.path, "the database file is read-only for this user")
         self._local = threading.local()
         self._lock = threading.Lock()

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from masthead.cli import app
@@ -177,3 +179,135 @@ def test_backup_copies_the_database_while_it_is_in_use(make_site, serve):
     copy.close()
     missing = masthead("backup", str(site.root / "nowhere"), str(dest))
     assert missing.returncode == 2 and "no such site folder" in missing.stderr
+
+
+# --- start-up and disk errors: one line naming the path and the cause, exit 2 ---------------
+
+
+def unprivileged(*args: str) -> list[str]:
+    """The command, run so that file permission bits apply to it. Root ignores them (its
+    CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH capabilities), so as root (CI, containers) the
+    process keeps uid 0 but loses those capabilities and CAP_FOWNER (setpriv, util-linux):
+    a folder or file mode 0555/0444 owned by root is then read-only for it, exactly as for a
+    service user writing into a folder it does not own. Any other user runs it as is."""
+    cmd = [sys.executable, "-m", "masthead", *args]
+    if os.geteuid() != 0:
+        return cmd
+    setpriv = shutil.which("setpriv")
+    assert setpriv, "setpriv (util-linux) is needed to drop root's file capabilities"
+    caps = "--bounding-set=-dac_override,-dac_read_search,-fowner"
+    return [setpriv, caps, "--inh-caps=-all", "--", *cmd]
+
+
+def run(cmd: list[str]) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "60"}  # narrow: a wrapped message would show as two lines
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
+
+
+def one_line_error(result: subprocess.CompletedProcess[str], *expected: str) -> str:
+    """Assert exit 2 and a single `error: ...` line on stderr containing every `expected`."""
+    lines = result.stderr.splitlines()
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert "Traceback" not in result.stderr
+    for text in expected:
+        assert text in lines[0], (text, lines[0])
+    return lines[0]
+
+
+def test_a_read_only_database_folder_is_one_line(make_site):
+    site = make_site({"posts/a.md": post("A", "2024-03-01")}, 'database = "db/site.db"\n')
+    folder = site.root / "db"
+    folder.mkdir()
+    folder.chmod(0o555)  # a folder this user may not write (SQLite creates site.db there)
+    try:
+        for command in (["index"], ["serve", "--port", "0"], ["search-log"]):
+            result = run(unprivileged(*command, str(site.root)))
+            one_line_error(result, str(folder), "read-only")
+    finally:
+        folder.chmod(0o755)
+
+
+def test_a_read_only_database_file_is_one_line(make_site):
+    site = make_site({"posts/a.md": post("A", "2024-03-01")})
+    assert masthead("index", str(site.root)).returncode == 0
+    db = site.database_path
+    assert not db.with_name(db.name + "-wal").exists(), "closed cleanly: no journal beside it"
+    db.chmod(0o444)  # e.g. created by `sudo masthead index`, then served by another user
+    try:
+        (site.content_dir / "posts/b.md").write_text(post("B", "2024-03-02"))
+        for command in (["index"], ["serve", "--port", "0"]):
+            one_line_error(run(unprivileged(*command, str(site.root))), str(db), "read-only")
+        # a backup of it can be made (read-only), but not into a read-only folder
+        backups = site.root / "backups"
+        backups.mkdir(mode=0o555)
+        result = run(unprivileged("backup", str(site.root), str(backups / "copy.db")))
+        one_line_error(result, str(backups / "copy.db"), "read-only")
+        copy = site.root / "copy.db"
+        assert run(unprivileged("backup", str(site.root), str(copy))).returncode == 0
+    finally:
+        db.chmod(0o644)
+
+
+def test_a_database_folder_that_does_not_exist_or_cannot_be_created(make_site):
+    # the database's own folder is created (.masthead/ by default), not a missing parent:
+    # a `database` setting that points into a folder that does not exist is a mistake
+    site = make_site({"posts/a.md": post("A", "2024-03-01")}, 'database = "nowhere/deep/x.db"\n')
+    one_line_error(masthead("index", str(site.root)), str(site.root / "nowhere"), "does not exist")
+    assert not (site.root / "nowhere").exists()
+    (site.root / "masthead.toml").write_text('database = "data/x.db"\n')
+    assert masthead("index", str(site.root)).returncode == 0
+    assert (site.root / "data/x.db").is_file()
+    # a site folder this user may not write: .masthead/ cannot be created
+    (site.root / "masthead.toml").write_text("")
+    site.root.chmod(0o555)
+    try:
+        result = run(unprivileged("index", str(site.root)))
+        one_line_error(result, str(site.root / ".masthead"), "cannot create", "denied")
+    finally:
+        site.root.chmod(0o755)
+
+
+def in_a_full_disk(folder: Path, size: str, *args: str) -> list[str]:
+    """The command, run with a small tmpfs (size e.g. "512k") mounted on `folder` in a private
+    mount namespace (unshare, util-linux): a real full disk (ENOSPC, SQLite's SQLITE_FULL),
+    gone with the process. Root mounts directly; other users in a user namespace."""
+    ns = ["--mount"] if os.geteuid() == 0 else ["--user", "--map-root-user", "--mount"]
+    script = 'mount -t tmpfs -o size="$1" tmpfs "$2" && shift 2 && exec "$@"'
+    cmd = [sys.executable, "-m", "masthead", *args]
+    return ["unshare", *ns, "sh", "-c", script, "sh", size, str(folder), *cmd]
+
+
+def test_a_full_disk_is_one_line_not_a_failed_rollback(make_site):
+    words = " ".join(f"word{j}" for j in range(3000))
+    site = make_site({f"posts/p{i}.md": post(f"P{i}", "2024-03-01", body=words) for i in range(30)})
+    folder = site.database_path.parent
+    folder.mkdir()
+    probe = subprocess.run(
+        in_a_full_disk(folder, "64k", "--help"), capture_output=True, text=True, timeout=60
+    )
+    if probe.returncode != 0:  # a container without CAP_SYS_ADMIN and no user namespaces
+        pytest.skip(f"cannot mount a tmpfs here: {probe.stderr.strip()}")
+    # room for the empty database (its schema), not for 1.2 MB of posts and their index
+    for command in (["index"], ["serve", "--port", "0"]):
+        result = run(in_a_full_disk(folder, "512k", *command, str(site.root)))
+        line = one_line_error(result, str(site.database_path), "disk is full")
+        assert "rollback" not in line
+
+
+def test_check_and_index_print_file_names_and_link_targets_escaped(make_site):
+    site = make_site(
+        {
+            "posts/a\x1b[31mred.md": "---\ntitle: A: B\ndate: 2024-03-01\n---\n",  # an error
+            # a link target whose percent-escapes decode to BEL and a screen-clearing sequence
+            "posts/b.md": post("B", "2024-03-01", body="[x](gone%07%1B%5B2J.md)\n"),
+        }
+    )
+    checked = masthead("check", str(site.root))
+    indexed = masthead("index", str(site.root))
+    for result in (checked, indexed):
+        printed = result.stdout + result.stderr
+        assert "\x1b" not in printed and "\x07" not in printed, printed
+    assert "content/posts/a\\x1b[31mred.md:2: invalid front matter" in checked.stdout
+    assert "broken link to posts/gone\\x07\\x1b[2J.md" in checked.stdout
+    assert "content/posts/a\\x1b[31mred.md:2:" in indexed.stderr

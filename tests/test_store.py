@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sqlite3
 
+import pytest
+
 from masthead.indexer import index_site
 from masthead.store import posts as store
 from masthead.store.db import Database, migrate
@@ -156,3 +158,45 @@ def test_a_site_indexed_by_release_2_redirects_its_old_urls_after_a_new_pattern(
     r = client.get("/posts/a/")
     assert (r.status_code, r.headers["location"]) == (301, "/2024/05/a/")
     assert client.get("/2024/05/a/").status_code == 200
+
+
+def test_a_full_disk_raises_sqlite_full_and_the_writer_recovers(tmp_path):
+    db = Database(tmp_path / "site.db")
+    # SQLite's page limit on the writer connection gives the real SQLITE_FULL ("database or
+    # disk is full") a full disk gives; SQLite has then already rolled the transaction back
+    with db.write() as conn:
+        conn.execute("CREATE TABLE filler(x)")
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(sqlite3.OperationalError) as caught, db.write() as conn:
+        conn.execute("INSERT INTO filler VALUES (randomblob(200000))")
+    assert caught.value.sqlite_errorname == "SQLITE_FULL", caught.value  # not "cannot rollback"
+    with db.write() as conn:  # space is back: the same connection writes again
+        conn.execute("PRAGMA max_page_count = 1073741823")
+        conn.execute("INSERT INTO filler VALUES (randomblob(200000))")
+    assert db.read().execute("SELECT COUNT(*) FROM filler").fetchone()[0] == 1
+    db.close()
+
+
+def test_an_error_in_the_block_rolls_back_and_is_the_one_raised(tmp_path):
+    db = Database(tmp_path / "site.db")
+    with pytest.raises(ZeroDivisionError), db.write() as conn:
+        conn.execute("CREATE TABLE t(x)")
+        1 / 0  # noqa: B018
+    assert db.read().execute("SELECT name FROM sqlite_master WHERE name = 't'").fetchone() is None
+    db.close()
+
+
+def test_a_failed_commit_is_rolled_back_and_the_writer_stays_usable(tmp_path):
+    db = Database(tmp_path / "site.db")
+    with db.write() as conn:
+        conn.execute("CREATE TABLE parent(id INTEGER PRIMARY KEY)")
+        conn.execute("CREATE TABLE child(parent INTEGER REFERENCES parent(id))")
+    # a deferred foreign-key check fails the COMMIT itself, leaving the transaction open
+    with pytest.raises(sqlite3.IntegrityError), db.write() as conn:
+        conn.execute("PRAGMA defer_foreign_keys = ON")
+        conn.execute("INSERT INTO child VALUES (42)")
+    with db.write() as conn:  # not "cannot start a transaction within a transaction"
+        conn.execute("INSERT INTO parent VALUES (1)")
+    assert db.read().execute("SELECT COUNT(*) FROM child").fetchone()[0] == 0
+    db.close()

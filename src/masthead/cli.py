@@ -1,7 +1,10 @@
-"""The `masthead` command: serve, init, index, check.
+"""The `masthead` command: serve, init, index, check, search-log, backup.
 
-Errors a user can fix (bad settings, a missing folder) are printed as one line and exit 2;
-`check` exits 1 when a content file has an error (or a warning under `--strict`).
+Errors a user can fix (bad settings, a missing folder, a full disk, a database folder or file
+this user may not write) are printed as one line naming the path and the cause, and exit 2;
+`check` exits 1 when a content file has an error (or a warning under `--strict`). Every path,
+reason and reader's text printed goes through `masthead.errors.visible` (control characters
+escaped: no terminal escape sequence from a file name or a link target reaches the terminal).
 """
 
 from __future__ import annotations
@@ -9,9 +12,9 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import shutil
 import socket
+import sqlite3
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,6 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from masthead.config import Site, load_site
 from masthead.errors import ConfigError, ContentIssue, MastheadError
+from masthead.errors import visible as _visible
 
 app = typer.Typer(
     help="masthead: an editorial web platform on Markdown files and SQLite.",
@@ -38,6 +42,10 @@ SiteArg = Annotated[
 def demo_site() -> Site:
     """The bundled demo, with its database in the user's cache folder (not the package)."""
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "masthead"
+    try:
+        cache.mkdir(parents=True, exist_ok=True)  # our own folder: its parents too
+    except OSError as exc:
+        raise _storage(cache / "demo.db", exc) from None
     return load_site(DEMO, {"database": str(cache / "demo.db")})
 
 
@@ -49,8 +57,15 @@ def _site(path: Path | None) -> Site:
 
 
 def _fail(exc: MastheadError) -> typer.Exit:
-    err.print(f"[red]error:[/red] {exc}", highlight=False)
+    """Print `exc` as one line on stderr (never wrapped, no markup, controls escaped)."""
+    typer.echo(typer.style("error:", fg="red") + " " + _visible(str(exc)), err=True)
     return typer.Exit(2)
+
+
+def _storage(path: Path, exc: BaseException) -> MastheadError:
+    from masthead.store.db import storage_error
+
+    return storage_error(path, exc)
 
 
 def _server(config: Any) -> Any:
@@ -91,7 +106,10 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         s = _site(site) if site else demo_site()
-        application = create_app(s, dev=dev, watch=watch)
+        try:
+            application = create_app(s, dev=dev, watch=watch)
+        except (sqlite3.Error, OSError) as exc:  # a full disk while indexing, say
+            raise _storage(s.database_path, exc) from None
     except MastheadError as exc:
         raise _fail(exc) from None
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -109,7 +127,7 @@ def serve(
     )
     server = _server(config)
     shown = f"[{host}]" if family == socket.AF_INET6 else host
-    typer.echo(f"masthead: serving {s.root} at http://{shown}:{bound}/")
+    typer.echo(f"masthead: serving {_visible(str(s.root))} at http://{shown}:{bound}/")
     server.run(sockets=[sock])
 
 
@@ -126,7 +144,8 @@ def init(
         'title = "masthead demo"', f"title = {json.dumps(directory.resolve().name)}"
     )
     toml.write_text(text, encoding="utf-8")
-    out.print(f"Created a site in {directory}. Serve it with: masthead serve {directory}")
+    shown = _visible(str(directory))
+    typer.echo(f"Created a site in {shown}. Serve it with: masthead serve {shown}")
 
 
 @app.command()
@@ -145,19 +164,28 @@ def index(
         db = Database(s.database_path)
     except MastheadError as exc:
         raise _fail(exc) from None
-    with Progress(
-        TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), console=err, transient=True
-    ) as bar:
-        task = bar.add_task("index", total=None)
-        report = index_site(
-            s,
-            db,
-            full=full,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
-        )
-    # every open error, also of files this pass did not re-read (their last good post is served)
-    errors = [i for i in store.issues(db.read()) if i.severity == "error"]
-    db.close()
+    try:
+        with Progress(
+            TextColumn("indexing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=err,
+            transient=True,
+            disable=not err.is_terminal,  # a log or a pipe gets no bar (not even a blank line)
+        ) as bar:
+            task = bar.add_task("index", total=None)
+            report = index_site(
+                s,
+                db,
+                full=full,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
+        # every open error, also of files this pass did not re-read (their last good post is served)
+        errors = [i for i in store.issues(db.read()) if i.severity == "error"]
+    except (sqlite3.Error, OSError) as exc:  # a full disk while writing the index, say
+        raise _fail(_storage(s.database_path, exc)) from None
+    finally:
+        db.close()
     for issue in errors:
         typer.echo(issue.format(), err=True)
     out.print(
@@ -207,9 +235,9 @@ def search_log(
 
     try:
         s = _site(site)
+        db = Database(s.database_path)
     except MastheadError as exc:
         raise _fail(exc) from None
-    db = Database(s.database_path)
     since = time.time() - days * 86400
     conn = db.read()
     for title, rows in (
@@ -246,8 +274,6 @@ def backup(
 ) -> None:
     """Copy the site's database (posts index, search log; later comments and users) with
     SQLite's online backup: safe while the site is serving."""
-    import sqlite3
-
     from masthead.store.db import backup as sqlite_backup
 
     try:
@@ -257,16 +283,10 @@ def backup(
         pages = sqlite_backup(s.database_path, destination)
     except MastheadError as exc:
         raise _fail(exc) from None
-    except (sqlite3.Error, OSError) as exc:
-        raise _fail(MastheadError(f"backup failed: {exc}")) from None
     size = destination.stat().st_size
-    out.print(f"Backed up {s.database_path} to {destination} ({pages} pages, {size:,} bytes)")
-
-
-def _visible(text: str) -> str:
-    """`text` with control characters shown as escapes (`\\x1b`), safe for a terminal."""
-    return re.sub(
-        r"[\x00-\x1f\x7f-\x9f]", lambda m: m.group(0).encode("unicode_escape").decode(), text
+    typer.echo(
+        f"Backed up {_visible(str(s.database_path))} to {_visible(str(destination))} "
+        f"({pages} pages, {size:,} bytes)"
     )
 
 

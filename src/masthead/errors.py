@@ -1,12 +1,25 @@
 """Exceptions shared by every layer of masthead.
 
 `ContentError` carries the file, 1-based line and a reason, so that `masthead check` can print
-`path:line: reason`. `HTTPError` subclasses carry the HTTP `.status` the web layer renders.
+`path:line: reason`. `StorageError` names the database path and a plain cause (a full disk, a
+read-only folder). `HTTPError` subclasses carry the HTTP `.status` the web layer renders.
+`visible()` is the one escaping function for text printed to a terminal or a log.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+# C0 and C1 controls (ESC starts terminal escape sequences), DEL, line and paragraph separators
+# and the bidirectional overrides that reorder what a terminal shows ("Trojan Source").
+_INVISIBLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """`text` with control characters shown as Python escapes (ESC → ``\\x1b``, BEL →
+    ``\\x07``, newline → ``\\n``): safe to print to a terminal, always one line."""
+    return _INVISIBLE.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
 
 
 class MastheadError(Exception):
@@ -32,9 +45,10 @@ class ContentIssue:
     severity: str = "error"
 
     def format(self) -> str:
-        """Return ``path:line: reason`` (the format compilers and editors understand)."""
+        """Return ``path:line: reason`` (the format compilers and editors understand), one
+        line with control characters escaped (file names and link targets are the author's)."""
         kind = "" if self.severity == "error" else f"{self.severity}: "
-        return f"{self.path}:{self.line}: {kind}{self.reason}"
+        return visible(f"{self.path}:{self.line}: {kind}{self.reason}")
 
 
 class ContentError(MastheadError):
@@ -43,6 +57,18 @@ class ContentError(MastheadError):
     def __init__(self, path: str, line: int, reason: str) -> None:
         super().__init__(f"{path}:{line}: {reason}")
         self.issue = ContentIssue(path, line, reason, "error")
+
+
+class StorageError(MastheadError):
+    """The database cannot be opened or written: `path` (the file or folder concerned) and a
+    plain `cause` ("the disk is full", "the folder is read-only for this user"), printed as one
+    line ``path: cause``. Raised at start-up and by the CLI; see `masthead.store.db.storage_error`
+    for the mapping from sqlite3 and OS errors."""
+
+    def __init__(self, path: object, cause: str) -> None:
+        super().__init__(f"{path}: {cause}")
+        self.path = str(path)
+        self.cause = cause
 
 
 class HTTPError(MastheadError):

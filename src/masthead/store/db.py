@@ -4,17 +4,28 @@ Readers get one connection per thread and are never blocked by the writer (WAL).
 in `Database.write()`, a `BEGIN IMMEDIATE` transaction serialised by a lock. The schema version
 is `PRAGMA user_version`; migrations are numbered, each applied in one transaction, never edited
 once released (see `migrations.py`).
+
+A failed statement or COMMIT (a full disk, SQLITE_FULL) may already have rolled the transaction
+back (https://www.sqlite.org/lang_transaction.html, "Response To Errors Within A Transaction"):
+the ROLLBACK is issued only while a transaction is open, so the real error is the one raised.
+`storage_error()` turns sqlite3 and OS errors into a one-line `StorageError` for the CLI.
 """
 
 from __future__ import annotations
 
+import errno
+import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from masthead.errors import StorageError
 from masthead.store.migrations import MIGRATIONS
+
+log = logging.getLogger(__name__)
 
 
 def _open(path: Path) -> sqlite3.Connection:
@@ -39,47 +50,158 @@ def migrate(conn: sqlite3.Connection) -> int:
             conn.execute(f"PRAGMA user_version = {number}")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            _rollback(conn)
             raise
         version = number
     return version
 
 
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if SQLite has not already done so; a failing ROLLBACK
+    is logged, never raised over the error that caused it."""
+    if not conn.in_transaction:
+        return
+    try:
+        conn.execute("ROLLBACK")
+    except sqlite3.Error as exc:
+        log.warning("rollback failed after an error: %s", exc)
+
+
 def backup(source: Path, destination: Path) -> int:
     """Copy the database at `source` to `destination` with SQLite's online backup API
     (https://www.sqlite.org/backup.html): consistent even while the site is serving and
-    writing. Returns the number of pages copied. Raises sqlite3.Error (or OSError) on failure;
-    an existing `destination` is replaced only once the copy is complete."""
-    destination = Path(destination)
-    destination.parent.mkdir(parents=True, exist_ok=True)
+    writing. Returns the number of pages copied. Raises `StorageError` naming the file at fault
+    (a damaged source; a destination folder that cannot be written, a full disk); an existing
+    `destination` is replaced only once the copy is complete, a partial copy is removed."""
+    source, destination = Path(source), Path(destination)
     partial = destination.with_name(destination.name + ".partial")
-    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
-    dst = sqlite3.connect(partial)
     try:
-        src.backup(dst, pages=1024)  # in steps, so writers are never held up for long
-        pages = dst.execute("PRAGMA page_count").fetchone()[0]
-        ok = dst.execute("PRAGMA integrity_check").fetchone()[0]
+        destination.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise storage_error(destination, exc) from None
+    try:
+        src = sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise storage_error(source, exc) from None
+    try:
+        dst = sqlite3.connect(partial)
+        try:
+            src.backup(dst, pages=1024)  # in steps, so writers are never held up for long
+            pages = dst.execute("PRAGMA page_count").fetchone()[0]
+            ok = dst.execute("PRAGMA integrity_check").fetchone()[0]
+        finally:
+            dst.close()
         if ok != "ok":
-            raise sqlite3.DatabaseError(f"backup failed its integrity check: {ok}")
+            raise StorageError(source, f"the copy failed its integrity check ({ok})")
+        partial.replace(destination)
+    except (sqlite3.Error, OSError) as exc:
+        partial.unlink(missing_ok=True)  # a partial copy on a full disk only takes more space
+        name = getattr(exc, "sqlite_errorname", "") or ""
+        at_fault = source if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) else destination
+        raise storage_error(at_fault, exc) from None
+    except StorageError:
+        partial.unlink(missing_ok=True)
+        raise
     finally:
-        dst.close()
         src.close()
-    partial.replace(destination)
     return int(pages)
 
 
+_FULL = {errno.ENOSPC, errno.EDQUOT}
+_DENIED = {errno.EACCES, errno.EPERM, errno.EROFS}
+
+
+def storage_error(path: Path, exc: BaseException) -> StorageError:
+    """A one-line `StorageError` for a sqlite3.Error or OSError met on the database at `path`.
+
+    The cause is said plainly, with SQLite's own words or the OS's in parentheses: a full disk
+    (SQLITE_FULL, ENOSPC), a folder that does not exist, a folder or file this user may not
+    write (SQLITE_CANTOPEN, SQLITE_READONLY, EACCES, EROFS), a lock held by another process
+    (SQLITE_BUSY), a damaged file (SQLITE_CORRUPT, SQLITE_NOTADB). An OSError names its own file.
+    """
+    path = Path(path)
+    if isinstance(exc, StorageError):
+        return exc
+    if isinstance(exc, OSError) and not isinstance(exc, sqlite3.Error):
+        where = Path(exc.filename) if exc.filename else path
+        said = exc.strerror or str(exc)
+        if exc.errno in _FULL:
+            return StorageError(where, f"the disk is full ({said})")
+        if exc.errno in _DENIED:
+            return StorageError(where, f"{_access_problem(where) or 'not writable'} ({said})")
+        return StorageError(where, said)
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    said = f"SQLite: {exc}"
+    if name.startswith("SQLITE_FULL"):
+        return StorageError(path, f"the disk is full ({said})")
+    if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH")):
+        return StorageError(path, f"{_access_problem(path) or 'cannot be written'} ({said})")
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return StorageError(path, f"locked by another process for over 10 s ({said})")
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+        return StorageError(path, f"not a masthead database, or damaged ({said})")
+    return StorageError(path, said)
+
+
+def _access_problem(path: Path) -> str | None:
+    """Why this process may not create or write the database file `path`, if it can tell."""
+    folder = path.parent
+    if not folder.is_dir():
+        return f"the folder {folder} does not exist"
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        return "the database file is read-only for this user"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        # SQLite creates the database and its -wal and -shm files beside it
+        return "its folder is read-only for this user"
+    return None
+
+
+def _prepare_folder(path: Path) -> None:
+    """Create the database's own folder (`.masthead/`) if it is missing, not its parents: a
+    `database` setting pointing into a folder that does not exist is a mistake to report."""
+    folder = path.parent
+    if folder.is_dir():
+        return
+    if not folder.parent.is_dir():
+        raise StorageError(path, f"the folder {folder.parent} does not exist (create it first)")
+    try:
+        folder.mkdir()
+    except FileExistsError:
+        return  # created meanwhile by another masthead process
+    except OSError as exc:
+        cause = exc.strerror or str(exc)
+        raise StorageError(folder, f"cannot create the database folder ({cause})") from None
+
+
 class Database:
-    """One SQLite file. `read()` gives this thread's connection; `write()` a transaction."""
+    """One SQLite file. `read()` gives this thread's connection; `write()` a transaction.
+
+    Opening creates the file (and its own folder, see `_prepare_folder`) and applies migrations;
+    it raises `StorageError` when the file cannot be opened for writing (a read-only file or
+    folder, a full disk, a folder that does not exist). `write()` raises the sqlite3.Error
+    that failed it (SQLITE_FULL, SQLITE_BUSY...), after rolling back.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _prepare_folder(self.path)
+        if self.path.exists() and not os.access(self.path, os.R_OK | os.W_OK):
+            # SQLite would open it read-only without a word (in WAL mode changes then pile up
+            # in the -wal file, never written back), so say it now
+            raise StorageError(self.path, "the database file is read-only for this user")
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._writer = _open(self.path)
-        self._writer.execute("PRAGMA journal_mode = WAL")
-        migrate(self._writer)
         self._readers: list[sqlite3.Connection] = []
+        writer = None
+        try:
+            writer = _open(self.path)
+            writer.execute("PRAGMA journal_mode = WAL")
+            migrate(writer)
+        except (sqlite3.Error, OSError) as exc:
+            if writer is not None:
+                writer.close()
+            raise storage_error(self.path, exc) from None
+        self._writer = writer
 
     def read(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -93,16 +215,18 @@ class Database:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """A `BEGIN IMMEDIATE` transaction on the single writer connection."""
+        """A `BEGIN IMMEDIATE` transaction on the single writer connection, committed when the
+        block ends. Raises the sqlite3.Error that failed a statement or the COMMIT (SQLITE_FULL,
+        SQLITE_BUSY after the 10 s busy timeout), never one from the rollback after it."""
         with self._lock:
             conn = self._writer
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                conn.execute("COMMIT")  # inside the try: a failed COMMIT is rolled back too
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 raise
-            conn.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock:

@@ -303,7 +303,11 @@ def build_corpus(vectors: list[Vector]) -> Corpus:
 
 # --- serving -----------------------------------------------------------------------------------
 
-DROPPED_HEADERS = {b"content-security-policy", b"content-security-policy-report-only"}
+DROPPED_HEADERS = {
+    b"content-security-policy",
+    b"content-security-policy-report-only",
+    b"x-frame-options",
+}
 ATTACKER = {  # extension → (body, media type) of the attacker's same-origin files
     "html": (b"<!doctype html><title>x</title><script>alert('__xss.html')</script>", b"text/html"),
     "xml": (
@@ -320,6 +324,8 @@ class WithoutCSP:
     It drops Content-Security-Policy headers: the CSP of item 6 blocks inline script, and this
     test must show that the sanitizer and the templates' escaping stop every vector on their
     own (a CSP is a second wall, and feed readers or a proxy that drops headers have none).
+    X-Frame-Options goes too (like CSP `frame-ancestors`, it would refuse the same-origin
+    iframes the test loads pages in); it guards against framing, not against script.
     It also answers `/__xss*` as a same-origin attacker would (a page and a script that call
     `alert`), so vectors that load a file (`<script src>`, `<iframe src>`, `<object data>`)
     are detected when they load it. Every other request reaches the app unchanged.

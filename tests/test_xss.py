@@ -30,8 +30,10 @@ import html
 import json
 import re
 import socket
+import struct
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,10 +57,24 @@ from conftest import BILINGUAL_TOML
 DATA = Path(__file__).parent / "data" / "xss"
 TOML = BILINGUAL_TOML.replace("posts_per_page = 3", "posts_per_page = 100\nfeed_items = 500")
 LANG_PREFIXES = ("", "/zh")
-PNG = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
-)
+
+
+def _png() -> bytes:
+    """A 1×1 transparent PNG (ISO/IEC 15948: signature, IHDR, IDAT, IEND chunks)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 6, 0, 0, 0)  # 1×1, 8-bit RGBA
+    pixels = zlib.compress(b"\x00\x00\x00\x00\x00")  # filter byte, one transparent pixel
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+PNG = _png()
 BODY_CHUNK = 40  # vectors per body post: few page loads, one vector's mark-up near the next
 FIELD_PACK = 16  # vectors per front-matter value
 TERM_PACK = 32  # vectors per tag or category name

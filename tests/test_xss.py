@@ -30,8 +30,10 @@ import html
 import json
 import re
 import socket
+import struct
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,10 +57,24 @@ from conftest import BILINGUAL_TOML
 DATA = Path(__file__).parent / "data" / "xss"
 TOML = BILINGUAL_TOML.replace("posts_per_page = 3", "posts_per_page = 100\nfeed_items = 500")
 LANG_PREFIXES = ("", "/zh")
-PNG = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
-)
+
+
+def _png() -> bytes:
+    """A 1×1 transparent PNG (ISO/IEC 15948: signature, IHDR, IDAT, IEND chunks)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 6, 0, 0, 0)  # 1×1, 8-bit RGBA
+    pixels = zlib.compress(b"\x00\x00\x00\x00\x00")  # filter byte, one transparent pixel
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+PNG = _png()
 BODY_CHUNK = 40  # vectors per body post: few page loads, one vector's mark-up near the next
 FIELD_PACK = 16  # vectors per front-matter value
 TERM_PACK = 32  # vectors per tag or category name
@@ -303,9 +319,19 @@ def build_corpus(vectors: list[Vector]) -> Corpus:
 
 # --- serving -----------------------------------------------------------------------------------
 
-DROPPED_HEADERS = {b"content-security-policy", b"content-security-policy-report-only"}
-ATTACKER_HTML = b"<!doctype html><title>attacker</title><script>alert('__xss.html')</script>"
-ATTACKER_JS = b"alert('__xss.js')"
+DROPPED_HEADERS = {
+    b"content-security-policy",
+    b"content-security-policy-report-only",
+    b"x-frame-options",
+}
+ATTACKER = {  # extension → (body, media type) of the attacker's same-origin files
+    "html": (b"<!doctype html><title>x</title><script>alert('__xss.html')</script>", b"text/html"),
+    "xml": (
+        b'<x xmlns:h="http://www.w3.org/1999/xhtml"><h:script>alert("__xss.xml")</h:script></x>',
+        b"application/xml",
+    ),
+    "js": (b"alert('__xss.js')", b"text/javascript"),
+}
 
 
 class WithoutCSP:
@@ -314,6 +340,8 @@ class WithoutCSP:
     It drops Content-Security-Policy headers: the CSP of item 6 blocks inline script, and this
     test must show that the sanitizer and the templates' escaping stop every vector on their
     own (a CSP is a second wall, and feed readers or a proxy that drops headers have none).
+    X-Frame-Options goes too (like CSP `frame-ancestors`, it would refuse the same-origin
+    iframes the test loads pages in); it guards against framing, not against script.
     It also answers `/__xss*` as a same-origin attacker would (a page and a script that call
     `alert`), so vectors that load a file (`<script src>`, `<iframe src>`, `<object data>`)
     are detected when they load it. Every other request reaches the app unchanged.
@@ -324,9 +352,8 @@ class WithoutCSP:
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] == "http" and scope["path"].startswith("/__xss"):
-            page = scope["path"].endswith(".html")
-            body = ATTACKER_HTML if page else ATTACKER_JS
-            kind = b"text/html" if page else b"text/javascript"
+            ext = scope["path"].rsplit(".", 1)[-1]
+            body, kind = ATTACKER.get(ext, ATTACKER["js"])
             await send(
                 {"type": "http.response.start", "status": 200, "headers": [(b"content-type", kind)]}
             )
@@ -654,11 +681,13 @@ def test_no_vector_runs_in_error_pages_of_hostile_paths(served: Served, context)
     for group in _groups(VECTORS, TERM_PACK):
         for prefix in LANG_PREFIXES:
             path = f"{prefix}/" + quote(_joined(group).lstrip("/"), safe="") + "/"
-            response = served.http.get(path)
+            response = served.http.get(path, follow_redirects=True)
             assert response.status_code < 500, path
+            # a redirect (a path the site cleans up) must stay on this origin; load its target
+            assert response.url.host == urlsplit(served.url).hostname, (path, str(response.url))
             if problems := html_problems(response.text):
                 static[f"static {path}"] = problems
-            paths.append(path)
+            paths.append(response.url.raw_path.decode("ascii"))
     checker.frames(paths)
     result = {**static, **checker.result()}
     assert not result, _report(result)
@@ -682,6 +711,14 @@ INSPECT = (
 )
 INSPECT_TOP = f"async () => {{ {INSPECT}\n return await inspectTop(); }}"
 INSPECT_FRAMES = f"async () => {{ {INSPECT}\n return await inspectFrames(); }}"
+OPEN_AS_XML = """async (path) => {
+  const text = await (await fetch(path)).text();
+  const url = URL.createObjectURL(new Blob([text], { type: "application/xml" }));
+  const frame = document.createElement("iframe");
+  frame.name = "x";
+  await new Promise(done => { frame.onload = done; frame.src = url; document.body.append(frame); });
+  return url;
+}"""
 
 
 @dataclass
@@ -812,10 +849,25 @@ class Checker:
                 self.inspect_harness(markup, names)
                 batch = []
 
-    def inspect_harness(self, frames: str, names: dict[str, tuple[str, str]]) -> None:
+    def as_xml(self, path: str) -> str:
+        """Open `path` as an XML document on the site's origin (a same-origin blob URL typed
+        application/xml) and inspect it; returns its root element's name. Chromium shows RSS
+        and Atom media types as plain text, but a feed reader or another browser parses them
+        as XML, where XHTML-namespaced script or a stylesheet instruction would run."""
+        self.inspect_harness("", {})
+        blob = self.page.evaluate(OPEN_AS_XML, path)
+        self.inspect_harness(None, {"x": (f"{path} as XML", blob)})
+        return self.page.evaluate(
+            "document.querySelector('iframe').contentDocument.documentElement.localName"
+        )
+
+    def inspect_harness(self, frames: str | None, names: dict[str, tuple[str, str]]) -> None:
         if not self.page.url.startswith(self.base + "/__xss-harness"):
             self.page.goto(self.base + "/__xss-harness.js")  # any same-origin document
-        self.page.set_content(f"<!doctype html><title>harness</title>{frames}", wait_until="load")
+        if frames is not None:  # None: inspect the frames already in the harness
+            self.page.set_content(
+                f"<!doctype html><title>harness</title>{frames}", wait_until="load"
+            )
         found = self.page.evaluate(INSPECT_FRAMES)
         for name, (where, url) in names.items():
             if name not in found:
@@ -845,9 +897,10 @@ def test_the_detectors_see_script_that_runs(served: Served, browser: Browser, co
         '<a href="javascript:alert(7002)">x</a>',
     ]
     checker.snippets("control", controls)
+    assert checker.as_xml("/__xss.xml") == "x"
     result = checker.result()
     ran = "\n".join(result.get("ran", []))
-    assert ran.count("alert(__xss.html)") == 2, ran
+    assert ran.count("alert(__xss.html)") == 2 and "alert(__xss.xml)" in ran, ran
     assert "alert(7001)" in ran and "alert(7002)" in ran, ran
     found = "\n".join(p for where, items in result.items() if where != "ran" for p in items)
     assert "event attribute onerror" in found and "javascript: link" in found, found
@@ -1009,6 +1062,8 @@ def test_no_vector_runs_in_feeds_or_sitemap(served: Served, crawl: Crawl, contex
         entry_bodies.update(dict.fromkeys(bodies))
     for path in [*FEEDS, "/sitemap.xml"]:  # the documents themselves, as a browser opens them
         checker.top(path, interact=False)
+        root = checker.as_xml(path)
+        assert root in ("rss", "feed", "urlset"), f"{path} parsed as <{root}>, not as its XML"
     checker.snippets("feed entry", list(entry_bodies))
     result = {**{f"static {k}": v for k, v in static.items()}, **checker.result()}
     assert not result, _report(result)

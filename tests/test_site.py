@@ -339,3 +339,15 @@ def test_out_of_range_page_numbers_are_404(make_site, serve):
         assert client.get(f"/page/{n}/").status_code == 404, n
     assert client.get("/page/2/").status_code == 200
     assert client.get("/tags/t/page/2/").status_code == 200
+
+
+def test_aliases_with_non_ascii_and_spaces_redirect(make_site, serve):
+    """Aliases are stored percent-encoded and looked up by the encoded request path, so one in
+    Chinese, with a space or with punctuation answers 301 like a plain one (not a 404)."""
+    site = make_site(
+        {"posts/x.md": post("X", aliases='["/旧文章/", "/old post/", "/2019/a+b(c)/", "/plain/"]')}
+    )
+    client = serve(site)
+    for old in ("/旧文章/", "/old post/", "/2019/a+b(c)/", "/plain/", "/旧文章"):
+        r = client.get(old)
+        assert (r.status_code, r.headers.get("location")) == (301, "/posts/x/"), old

@@ -280,7 +280,8 @@ def _moved(path: str, state: SiteState) -> str | None:
     """Where a 404 path (decoded) has moved, as a URL path: an alias of a post, or the same path
     with a trailing slash."""
     slashed = path if path.endswith("/") else path + "/"
-    target = store.alias_target(state.db.read(), slashed, state.now())
+    # stored aliases and URLs are percent-encoded as `quote` writes them (content.post)
+    target = store.alias_target(state.db.read(), quote(slashed), state.now())
     if target:
         return target
     last = path.rsplit("/", 1)[-1]

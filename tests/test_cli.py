@@ -313,3 +313,23 @@ def test_check_and_index_print_file_names_and_link_targets_escaped(make_site):
     assert "content/posts/a\\x1b[31mred.md:2: invalid front matter" in checked.stdout
     assert "broken link to posts/gone\\x07\\x1b[2J.md" in checked.stdout
     assert "content/posts/a\\x1b[31mred.md:2:" in indexed.stderr
+
+
+def test_init_where_no_site_can_be_made_is_one_line(tmp_path):
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("keep me")
+    cases = {
+        a_file: "not empty (or not a folder)",
+        Path("/proc/masthead-site"): "cannot create the site",  # a file system nobody writes
+    }
+    for target, reason in cases.items():
+        result = run([sys.executable, "-m", "masthead", "init", str(target)])
+        one_line_error(result, str(target), reason)
+    assert a_file.read_text() == "keep me"
+
+
+def test_serve_refuses_a_port_out_of_range_without_a_traceback(make_site):
+    site = make_site({"posts/a.md": post("A", "2024-03-01")})
+    result = run([sys.executable, "-m", "masthead", "serve", str(site.root), "--port", "99999"])
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and "--port" in result.stderr

@@ -351,3 +351,12 @@ def test_aliases_with_non_ascii_and_spaces_redirect(make_site, serve):
     for old in ("/旧文章/", "/old post/", "/2019/a+b(c)/", "/plain/", "/旧文章"):
         r = client.get(old)
         assert (r.status_code, r.headers.get("location")) == (301, "/posts/x/"), old
+
+
+def test_head_answers_like_get_on_health_and_the_search_api(make_site, serve):
+    """Load balancers check health with HEAD: it must not fall through to a redirect."""
+    client = serve(make_site({"posts/a.md": post("A")}))
+    for path in ("/healthz", "/api/search?q=body"):
+        get, head = client.get(path), client.head(path)
+        assert (get.status_code, head.status_code) == (200, 200), path
+        assert head.content == b"", path

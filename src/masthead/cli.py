@@ -62,6 +62,13 @@ def _fail(exc: MastheadError) -> typer.Exit:
     return typer.Exit(2)
 
 
+def _cause(exc: BaseException) -> str:
+    """The OS's words for `exc` without Python's `[Errno N]` prefix."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror + (f": {exc.filename}" if exc.filename else "")
+    return str(exc)
+
+
 def _storage(path: Path, exc: BaseException) -> MastheadError:
     from masthead.store.db import storage_error
 
@@ -89,7 +96,9 @@ def serve(
         Path | None, typer.Argument(help="Site folder; without one, the bundled demo site.")
     ] = None,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port; 0 picks a free one.")] = 8000,
+    port: Annotated[
+        int, typer.Option(help="TCP port; 0 picks a free one.", min=0, max=65535)
+    ] = 8000,
     dev: Annotated[
         bool,
         typer.Option(help="Development mode: drafts shown, no caching, pages reload on save."),
@@ -136,14 +145,19 @@ def init(
     directory: Annotated[Path, typer.Argument(help="New site folder (empty or absent).")],
 ) -> None:
     """Create a new site: settings, sample posts (a bilingual pair among them), ready to serve."""
-    if directory.exists() and any(directory.iterdir()):
-        raise _fail(ConfigError(f"{directory}: folder is not empty"))
-    shutil.copytree(DEMO, directory, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".masthead"))
-    toml = directory / "masthead.toml"
-    text = toml.read_text(encoding="utf-8").replace(
-        'title = "masthead demo"', f"title = {json.dumps(directory.resolve().name)}"
-    )
-    toml.write_text(text, encoding="utf-8")
+    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+        raise _fail(ConfigError(f"{directory}: folder is not empty (or not a folder)"))
+    try:
+        shutil.copytree(
+            DEMO, directory, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".masthead")
+        )
+        toml = directory / "masthead.toml"
+        text = toml.read_text(encoding="utf-8").replace(
+            'title = "masthead demo"', f"title = {json.dumps(directory.resolve().name)}"
+        )
+        toml.write_text(text, encoding="utf-8")
+    except (OSError, shutil.Error) as exc:  # a read-only or missing parent, a full disk
+        raise _fail(ConfigError(f"{directory}: cannot create the site ({_cause(exc)})")) from None
     shown = _visible(str(directory))
     typer.echo(f"Created a site in {shown}. Serve it with: masthead serve {shown}")
 

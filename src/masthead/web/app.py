@@ -164,7 +164,7 @@ def create_app(
     def add(path: str, endpoint: Callable[..., Any]) -> None:
         app.add_api_route(path, endpoint, methods=["GET", "HEAD"], include_in_schema=False)
 
-    @app.get("/healthz", tags=["ops"])
+    @app.api_route("/healthz", methods=["GET", "HEAD"], tags=["ops"])
     def healthz() -> dict[str, Any]:
         """Liveness: the database answers; reports the index generation."""
         conn = db.read()
@@ -285,7 +285,8 @@ def _moved(path: str, state: SiteState) -> str | None:
     if target:
         return target
     last = path.rsplit("/", 1)[-1]
-    files = path.startswith(("/static/", "/media/"))  # file URLs have no trailing slash
+    # file and API URLs have no trailing slash
+    files = path.startswith(("/static/", "/media/", "/api/")) or path == "/healthz"
     if not path.endswith("/") and "." not in last and not files:
         return encode_path(slashed)  # `path` is decoded: a literal % must stay one
     return None

@@ -137,7 +137,9 @@ def install(app: FastAPI, service: SearchService, renderer: Renderer) -> None:
     """Add the search page of every language and the JSON API to `app`."""
     router = APIRouter()
 
-    @router.get("/api/search", response_model=Result, tags=["search"])
+    @router.api_route(
+        "/api/search", methods=["GET", "HEAD"], response_model=Result, tags=["search"]
+    )
     def api_search(
         request: Request,
         q: Q = "",

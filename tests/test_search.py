@@ -623,6 +623,9 @@ def test_contradictory_dates_are_a_422_and_a_notice_not_an_empty_result(lang_sit
         assert page.status_code == 400
         notice = BeautifulSoup(page.text, "html.parser").select_one('[role="alert"]')
         assert "later than before" in notice.get_text()
+    zh = c.get("/zh/search", params={"q": "kubelet after:2024-05-01 before:2024-01-01"})
+    notice = BeautifulSoup(zh.text, "html.parser").select_one('[role="alert"]')
+    assert zh.status_code == 400 and "互相矛盾" in notice.get_text(), "in the page's language"
     assert api(c, "", after="2024-05-01", before="2024-05-01")["total"] == 1, "one day: inclusive"
 
 

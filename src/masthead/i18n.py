@@ -18,6 +18,10 @@ CATALOGS: dict[str, dict[str, str]] = {
         "close": "Close",
         "on_this_page": "On this page",
         "minutes_read": "{n} min read",
+        "dates_contradict": (
+            "The dates contradict each other: after {after} is later than before {before}, "
+            "so no post can match."
+        ),
         "by": "By",
         "tags": "Tags",
         "categories": "Categories",
@@ -83,6 +87,9 @@ CATALOGS: dict[str, dict[str, str]] = {
         "close": "关闭",
         "on_this_page": "本页目录",
         "minutes_read": "阅读约 {n} 分钟",
+        "dates_contradict": (
+            "日期条件互相矛盾：起始日期 {after} 晚于截止日期 {before}，没有文章能同时满足。"
+        ),
         "by": "作者",
         "tags": "标签",
         "categories": "分类",

@@ -135,12 +135,17 @@ class Ranked:
 
 class SearchError(ValueError):
     """A search that cannot run as asked (filters that contradict each other). `param` names
-    the filter, `message` says why: the API answers 422, the search page shows a notice."""
+    the filter, `message` says why in English: the API answers 422; the search page shows the
+    interface text `key` (masthead.i18n) filled from `values` in the page's language."""
 
-    def __init__(self, param: str, message: str) -> None:
+    def __init__(
+        self, param: str, message: str, key: str = "", values: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.param = param
         self.message = message
+        self.key = key
+        self.values = values or {}
 
 
 class SearchService:
@@ -240,6 +245,8 @@ class SearchService:
                 "after",
                 f"the dates contradict each other: after {after.isoformat()} is later than "
                 f"before {before.isoformat()}, so no post can match",
+                "dates_contradict",
+                {"after": after.isoformat(), "before": before.isoformat()},
             )
         lang_text = opts.lang or f.lang
         lang = None

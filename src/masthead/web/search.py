@@ -184,7 +184,10 @@ def _page_route(app: FastAPI, service: SearchService, renderer: Renderer, lang: 
         notice = None
         try:
             opts = _options(service, lang_filter, tag, category, author, after, before, year, page)
-            result = _search(service, q, opts, request)
+            result = service.search(q, opts, request.client.host if request.client else "")
+        except SearchError as exc:
+            notice = gettext(lang.locale, exc.key, **exc.values) if exc.key else exc.message
+            result = Result(q, 0, 1, 1, PER_PAGE, [], {}, {}, ran=False)
         except RequestValidationError as exc:
             first = exc.errors()[0]
             notice = f"{first['loc'][-1]}: {first['msg']}"

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import shutil
+import socket
 import textwrap
+import threading
+import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
+import uvicorn
 from starlette.testclient import TestClient
 
 from masthead.config import Site, load_site
@@ -82,3 +88,23 @@ def demo_site(tmp_path: Path) -> Site:
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".masthead"))
     return load_site(root)
+
+
+@contextmanager
+def uvicorn_server(app: Any, *, timeout: float = 60, **config: Any) -> Iterator[str]:
+    """Serve the ASGI `app` with a real uvicorn on a free 127.0.0.1 port in a thread; yields
+    `http://127.0.0.1:PORT` once it accepts connections, and stops it afterwards."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **config))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not server.started:
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

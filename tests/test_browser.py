@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 from playwright.sync_api import Browser, Error, Page, sync_playwright
 
 from masthead.web.app import create_app
+
+from conftest import uvicorn_server
 
 POST = "/posts/typography-for-long-reads/"
 FLAGS = [
@@ -61,20 +59,9 @@ def _serve(tmp_path_factory, dev: bool = False) -> Iterator[str]:
     root = tmp_path_factory.mktemp("browser") / "demo"
     shutil.copytree(Path(__file__).parent.parent / "src" / "masthead" / "demo", root)
     app = create_app(load_site(root), dev=dev)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not srv.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    app.state.reloader.close()  # ends open live-reload streams
-    srv.should_exit = True
-    thread.join(5)
+    with uvicorn_server(app, timeout=15) as base:
+        yield base
+        app.state.reloader.close()  # ends open live-reload streams
 
 
 @pytest.fixture(scope="module")

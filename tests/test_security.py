@@ -10,10 +10,8 @@ from __future__ import annotations
 import http.client
 import os
 import re
-import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,7 +19,6 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 import pytest
-import uvicorn
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
@@ -30,7 +27,7 @@ from masthead.errors import ConfigError
 from masthead.web.app import create_app
 from masthead.web.redirects import canonical_path, location
 
-from conftest import BILINGUAL_TOML, post
+from conftest import BILINGUAL_TOML, post, uvicorn_server
 
 ROOT = Path(__file__).parent.parent
 PNG = (
@@ -371,19 +368,8 @@ def live(make_site) -> Iterator[str]:
             "posts/pic.png": PNG,
         }
     )
-    app = create_app(site)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    yield f"127.0.0.1:{sock.getsockname()[1]}"
-    server.should_exit = True
-    thread.join(5)
+    with uvicorn_server(create_app(site), timeout=15) as base:
+        yield base.removeprefix("http://")
 
 
 def raw_get(hostport: str, target: str) -> tuple[int, str | None]:

@@ -12,22 +12,21 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 
 from masthead.config import Site, load_site
 from masthead.web.app import create_app
 
-from conftest import BILINGUAL_TOML, post
+from conftest import BILINGUAL_TOML, post, uvicorn_server
 
 SCRIPTS = Path(__file__).parent / "data" / "cases" / "watcher"
 DEADLINE = 30.0  # seconds; generous on purpose (loaded CI machines), the benchmark measures
@@ -75,7 +74,7 @@ class Live:
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[Callable[..., Live]]:
-    servers: list[tuple[uvicorn.Server, threading.Thread, Live]] = []
+    servers: list[tuple[AbstractContextManager[str], Live]] = []
 
     def start(files: dict[str, str], toml: str = BILINGUAL_TOML, dev: bool = False) -> Live:
         root = tmp_path / f"site{len(servers)}"
@@ -87,27 +86,16 @@ def live(tmp_path: Path) -> Iterator[Callable[..., Live]]:
             path.write_text(text)
         site = load_site(root)
         app = create_app(site, watch=True, dev=dev)
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        server = uvicorn.Server(
-            uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
-        )
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 15
-        while not server.started:
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.02)
-        result = Live(site, f"http://127.0.0.1:{sock.getsockname()[1]}", app)
-        servers.append((server, thread, result))
+        running = uvicorn_server(app, timeout=15, timeout_graceful_shutdown=1)
+        result = Live(site, running.__enter__(), app)
+        servers.append((running, result))
         result.until(lambda: result.watch_stats()["armed"], "the watcher to be armed")
         return result
 
     yield start
-    for server, thread, result in servers:
+    for running, result in servers:
         result.http.close()
-        server.should_exit = True
-        thread.join(10)
+        running.__exit__(None, None, None)
 
 
 def test_created_modified_renamed_moved_and_deleted_posts(live):

@@ -29,10 +29,7 @@ from __future__ import annotations
 import html
 import json
 import re
-import socket
 import struct
-import threading
-import time
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -43,7 +40,6 @@ from urllib.parse import quote, urlencode, urljoin, urlsplit
 import httpx
 import lxml.html
 import pytest
-import uvicorn
 import yaml
 from lxml import etree
 from playwright.sync_api import Browser, BrowserContext, Error, Page, sync_playwright
@@ -52,7 +48,7 @@ from test_browser import FLAGS, INSTALL, chromium_path
 from masthead.config import load_site
 from masthead.web.app import create_app
 
-from conftest import BILINGUAL_TOML
+from conftest import BILINGUAL_TOML, uvicorn_server
 
 DATA = Path(__file__).parent / "data" / "xss"
 TOML = BILINGUAL_TOML.replace("posts_per_page = 3", "posts_per_page = 100\nfeed_items = 500")
@@ -397,22 +393,11 @@ def served(tmp_path_factory) -> Iterator[Served]:
             path.write_text(text, encoding="utf-8")
     site = load_site(root)
     assert not site.settings.raw_html
-    app = WithoutCSP(create_app(site))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not srv.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.05)
-    base = f"http://127.0.0.1:{port}"
-    with httpx.Client(base_url=base, timeout=30) as client:
+    with (
+        uvicorn_server(WithoutCSP(create_app(site))) as base,
+        httpx.Client(base_url=base, timeout=30) as client,
+    ):
         yield Served(base, corpus, client)
-    srv.should_exit = True
-    thread.join(5)
 
 
 # --- static rules ------------------------------------------------------------------------------

@@ -137,9 +137,7 @@ def install(app: FastAPI, service: SearchService, renderer: Renderer) -> None:
     """Add the search page of every language and the JSON API to `app`."""
     router = APIRouter()
 
-    @router.api_route(
-        "/api/search", methods=["GET", "HEAD"], response_model=Result, tags=["search"]
-    )
+    @router.get("/api/search", response_model=Result, tags=["search"])
     def api_search(
         request: Request,
         q: Q = "",
@@ -159,6 +157,8 @@ def install(app: FastAPI, service: SearchService, renderer: Renderer) -> None:
         opts = _options(service, lang, tag, category, author, after, before, year, page, per_page)
         return _search(service, q, opts, request).as_dict()
 
+    # HEAD answers like GET (health checks, link checkers), outside the OpenAPI schema
+    router.add_api_route("/api/search", api_search, methods=["HEAD"], include_in_schema=False)
     app.include_router(router)
     for lang in renderer.site.languages.values():
         _page_route(app, service, renderer, lang)

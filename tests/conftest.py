@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import socket
+import subprocess
+import sys
 import textwrap
 import threading
 import time
@@ -12,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import uvicorn
 from starlette.testclient import TestClient
@@ -36,6 +40,23 @@ name = "English"
 name = "中文"
 prefix = "zh"
 hreflang = "zh-Hans"
+"""
+
+# Hugo's layout: one content folder per language (content/en/…, content/zh/…)
+HUGO_TOML = """
+title = "Hugo site"
+base_url = "https://example.com"
+default_language = "en"
+timezone = "Asia/Shanghai"
+
+[languages.en]
+name = "English"
+folder = "en"
+
+[languages.zh]
+name = "中文"
+prefix = "zh"
+folder = "zh"
 """
 
 
@@ -108,3 +129,27 @@ def uvicorn_server(app: Any, *, timeout: float = 60, **config: Any) -> Iterator[
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@contextmanager
+def cli_server(*args: str, timeout: float = 20) -> Iterator[str]:
+    """Run `masthead serve ARGS --port 0` as a real process; yields the URL it printed
+    (`http://127.0.0.1:PORT/`) once `/healthz` answers, and stops the process afterwards."""
+    cmd = [sys.executable, "-m", "masthead", "serve", *args, "--port", "0"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        m = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
+        assert m, f"serve printed no URL: {line!r}"
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                httpx.get(m.group(1) + "healthz")
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "server never answered"
+                time.sleep(0.1)
+        yield m.group(1)
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -7,7 +7,7 @@ from bs4 import BeautifulSoup
 
 from masthead.content.post import parse_post
 
-from conftest import post
+from conftest import HUGO_TOML, post
 
 
 def parse(site, rel, text):  # type: ignore[no-untyped-def]
@@ -154,18 +154,6 @@ def test_explicit_heading_ids(make_site):
 
 # --- what is content: Hugo's rules (issue 9, item 8) ------------------------------------------
 
-HUGO_LAYOUT = """
-base_url = "https://example.com"
-default_language = "en"
-[languages.en]
-name = "English"
-folder = "en"
-[languages.zh]
-name = "中文"
-prefix = "zh"
-folder = "zh"
-"""
-
 
 def masthead_check(site, *options):  # type: ignore[no-untyped-def]
     """`masthead check` run as a real process: (exit code, stdout lines)."""
@@ -194,7 +182,7 @@ def test_posts_in_underscore_folders_are_listed_and_served_as_in_hugo(make_site,
             "en/_index.md": post("Home section", "2024-01-01"),
             "zh/_index.zh.md": post("首页", "2024-01-01"),
         },
-        HUGO_LAYOUT,
+        HUGO_TOML,
     )
     client = serve(site)
     home = client.get("/").text
@@ -266,7 +254,7 @@ def test_the_watcher_and_the_indexer_agree_with_discover(make_site):
     from masthead.store.db import Database
     from masthead.watch import Watcher
 
-    site = make_site({"en/blog/_posts/a.md": post("A", "2024-05-02")}, HUGO_LAYOUT)
+    site = make_site({"en/blog/_posts/a.md": post("A", "2024-05-02")}, HUGO_TOML)
     db = Database(site.database_path)
     assert index_site(site, db).files == 1
     watcher = Watcher(site, db)

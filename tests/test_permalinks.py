@@ -11,23 +11,7 @@ from bs4 import BeautifulSoup
 from masthead.config import load_site
 from masthead.errors import ConfigError
 
-from conftest import BILINGUAL_TOML, post
-
-HUGO_TOML = """
-title = "Hugo site"
-base_url = "https://example.com"
-default_language = "en"
-timezone = "Asia/Shanghai"
-
-[languages.en]
-name = "English"
-folder = "en"
-
-[languages.zh]
-name = "中文"
-prefix = "zh"
-folder = "zh"
-"""
+from conftest import BILINGUAL_TOML, HUGO_TOML, post
 
 # Thursday 2 May 2024: day 123 of the year (31 + 29 + 31 + 30 + 2)
 LIGHTHOUSE = post("The Lighthouse, Revisited", "2024-05-02", body="Keeper's log.\n")

@@ -10,9 +10,6 @@ from __future__ import annotations
 import http.client
 import os
 import re
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -27,7 +24,7 @@ from masthead.errors import ConfigError
 from masthead.web.app import create_app
 from masthead.web.redirects import canonical_path, location
 
-from conftest import BILINGUAL_TOML, post, uvicorn_server
+from conftest import BILINGUAL_TOML, cli_server, post, uvicorn_server
 
 ROOT = Path(__file__).parent.parent
 PNG = (
@@ -330,30 +327,11 @@ def test_security_settings_are_documented():
 
 def test_serve_sends_no_server_header(make_site):
     site = make_site({"posts/a.md": post("A")})
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "masthead", "serve", str(site.root), "--port", "0", "--no-watch"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        line = proc.stdout.readline() if proc.stdout else ""
-        m = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
-        assert m, line
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                r = httpx.head(m.group(1) + "posts/a/")
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "server never answered"
-                time.sleep(0.1)
-        assert r.status_code == 200
-        assert "server" not in r.headers, r.headers.get("server")
-        assert_secure(r)
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    with cli_server(str(site.root), "--no-watch") as url:
+        r = httpx.head(url + "posts/a/")
+    assert r.status_code == 200
+    assert "server" not in r.headers, r.headers.get("server")
+    assert_secure(r)
 
 
 # --- item 3: redirects stay on this origin -------------------------------------------------------

@@ -37,17 +37,28 @@ def segment(text: str) -> str:
     return "" if not text.strip(".") else text
 
 
+def lang_path(prefix: str, path: str) -> str:
+    """Site path `path` (`/archive/`) in the language whose URL prefix is `prefix`:
+    `/archive/` for the default language (prefix ""), `/zh/archive/` for `zh`."""
+    return f"/{prefix}{path}" if prefix else path
+
+
+def absolute(base_url: str, path: str) -> str:
+    """The absolute URL of site path `path` (which starts with `/`) under `base_url` (the
+    `base_url` setting, validated without a trailing slash)."""
+    return base_url + path
+
+
 def post_url(prefix: str, slug: str) -> str:
-    return f"/{prefix}/posts/{quote(slug)}/" if prefix else f"/posts/{quote(slug)}/"
+    return lang_path(prefix, f"/posts/{quote(slug)}/")
 
 
 def page_url(prefix: str, slug: str) -> str:
-    return f"/{prefix}/{quote(slug)}/" if prefix else f"/{quote(slug)}/"
+    return lang_path(prefix, f"/{quote(slug)}/")
 
 
 def term_url(prefix: str, taxonomy: str, key: str) -> str:
-    base = f"/{prefix}" if prefix else ""
-    return f"{base}/{taxonomy}/{quote(key)}/"
+    return lang_path(prefix, f"/{taxonomy}/{quote(key)}/")
 
 
 FEED_FILES = {"rss": "feed.xml", "atom": "atom.xml"}
@@ -57,9 +68,7 @@ ALL_LANGUAGES = "all"  # `/all/feed.xml`: every language in one feed
 def feed_url(prefix: str, fmt: str, taxonomy: str | None = None, key: str | None = None) -> str:
     """`/feed.xml`, `/zh/atom.xml`, `/tags/{key}/feed.xml`: the RSS (`fmt="rss"`) or Atom
     (`fmt="atom"`) feed of a language's home page or of one of its term pages."""
-    base = (
-        term_url(prefix, taxonomy, key) if taxonomy and key else (f"/{prefix}/" if prefix else "/")
-    )
+    base = term_url(prefix, taxonomy, key) if taxonomy and key else lang_path(prefix, "/")
     return base + FEED_FILES[fmt]
 
 

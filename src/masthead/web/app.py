@@ -41,6 +41,7 @@ from masthead.store.db import Database
 from masthead.watch import Watcher
 from masthead.web import search as search_routes
 from masthead.web import security, seo_routes
+from masthead.web.conditional import etag_matches
 from masthead.web.media import MEDIA_TYPES, STATIC_CACHE, Files
 from masthead.web.redirects import CanonicalPaths, encode_path, redirect
 from masthead.web.reload import Reloader
@@ -268,16 +269,6 @@ def create_app(
     return app
 
 
-def etag_matches(header: str | None, etag: str) -> bool:
-    """RFC 9110 §13.1.2 If-None-Match: `*`, or a list of (weak or strong) tags, weakly compared."""
-    if not header:
-        return False
-    if header.strip() == "*":
-        return True
-    tags = (t.strip().removeprefix("W/") for t in header.split(","))
-    return etag.removeprefix("W/") in tags
-
-
 def _moved(path: str, state: SiteState) -> str | None:
     """Where a 404 path (decoded) has moved, as a URL path: an alias of a post, or the same path
     with a trailing slash."""
@@ -300,7 +291,7 @@ def _language_routes(
     renderer: Renderer,
     lang: Language,
 ) -> None:
-    p = f"/{lang.prefix}" if lang.prefix else ""
+    p = urls.lang_path(lang.prefix, "")
 
     def home(request: Request) -> Response:
         return respond(request, ("home", lang.code, 1), lambda: renderer.listing(lang, 1))
@@ -338,7 +329,7 @@ def _permalink_route(
 ) -> None:
     """Any other path of `lang` may be a post or page at a `[permalinks]` pattern's URL
     (`/blog/2024/05/02/name/`): looked up by its exact URL, cached like the post route."""
-    p = f"/{lang.prefix}" if lang.prefix else ""
+    p = urls.lang_path(lang.prefix, "")
 
     def by_url(request: Request, path: str) -> Response:
         if not path.endswith("/"):  # every permalink ends with a slash; 404 offers the redirect
@@ -356,7 +347,7 @@ def _taxonomy_routes(
     lang: Language,
     taxonomy: str,
 ) -> None:
-    p = f"/{lang.prefix}" if lang.prefix else ""
+    p = urls.lang_path(lang.prefix, "")
 
     def index(request: Request) -> Response:
         return respond(request, (taxonomy, lang.code), lambda: renderer.terms(lang, taxonomy))

@@ -16,6 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 
 from masthead.config import Language
+from masthead.content import urls
 from masthead.i18n import gettext, long_date
 from masthead.search.query import day
 from masthead.search.service import PER_PAGE, Options, Result, SearchError, SearchService
@@ -165,7 +166,7 @@ def install(app: FastAPI, service: SearchService, renderer: Renderer) -> None:
 
 
 def _page_route(app: FastAPI, service: SearchService, renderer: Renderer, lang: Language) -> None:
-    path = (f"/{lang.prefix}" if lang.prefix else "") + "/search"
+    path = urls.lang_path(lang.prefix, "/search")
 
     def search_page(
         request: Request,

@@ -18,8 +18,7 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from datetime import UTC, datetime
-from email.utils import format_datetime, parsedate_to_datetime
+from datetime import datetime
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -32,6 +31,7 @@ from masthead.i18n import gettext
 from masthead.seo import feeds, robots, sitemap
 from masthead.store import posts as store
 from masthead.store import seo as seo_store
+from masthead.web.conditional import etag_matches, http_date, modified_since
 from masthead.web.state import SiteState
 from masthead.web.views import TAXONOMIES, Renderer, author_people
 
@@ -72,24 +72,6 @@ class _LastModified:
             return self._items.get(etag)
 
 
-def http_date(value: datetime) -> str:
-    """An IMF-fixdate (RFC 9110 §5.6.7), e.g. `Fri, 01 Mar 2024 01:00:00 GMT`."""
-    return format_datetime(value.astimezone(UTC), usegmt=True)
-
-
-def _modified_since(header: str | None, modified: datetime | None) -> bool:
-    """True when `If-Modified-Since` shows the client's copy is as new as `modified`."""
-    if not header or modified is None:
-        return False
-    try:
-        since = parsedate_to_datetime(header)
-    except (TypeError, ValueError):
-        return False
-    if since.tzinfo is None:
-        return False
-    return int(modified.timestamp()) <= since.timestamp()
-
-
 class SeoOutputs:
     """Builds each output from the database: one method per document, each returning `Built`.
 
@@ -102,7 +84,7 @@ class SeoOutputs:
         self.site = state.site
 
     def absolute(self, path: str) -> str:
-        return self.site.settings.base_url + path
+        return urls.absolute(self.site.settings.base_url, path)
 
     # --- feeds -------------------------------------------------------------------------------
 
@@ -274,8 +256,6 @@ def _latest(into: dict[str, datetime], lang: str, date: str, updated: str | None
 
 def install(app: FastAPI, state: SiteState, renderer: Renderer) -> None:
     """Add the feed, sitemap and robots.txt routes of every language to `app`."""
-    from masthead.web.app import etag_matches  # app.py imports this module first
-
     outputs = SeoOutputs(state, renderer)
     stamps = _LastModified()
 
@@ -296,7 +276,7 @@ def install(app: FastAPI, state: SiteState, renderer: Renderer) -> None:
             headers["Last-Modified"] = http_date(modified)
         inm = request.headers.get("if-none-match")
         if etag_matches(inm, page.etag) or (
-            inm is None and _modified_since(request.headers.get("if-modified-since"), modified)
+            inm is None and modified_since(request.headers.get("if-modified-since"), modified)
         ):
             return Response(status_code=304, headers=headers)
         return Response(page.body, 200, headers=headers, media_type=MEDIA[media])
@@ -335,7 +315,7 @@ def _feed_routes(
 ) -> None:
     """The RSS and Atom routes of one language (None: all languages, with no term feeds)."""
     prefix = lang.prefix if lang else urls.ALL_LANGUAGES
-    base = f"/{prefix}" if prefix else ""
+    base = urls.lang_path(prefix, "")
     code = lang.code if lang else None
 
     def home_feed(fmt: str) -> Callable[..., Response]:

@@ -72,11 +72,11 @@ class Renderer:
     # --- helpers -----------------------------------------------------------------------------
 
     def absolute(self, path: str) -> str:
-        return self.site.settings.base_url + path
+        return urls.absolute(self.site.settings.base_url, path)
 
     def lang_path(self, lang: Language, path: str) -> str:
         """`/archive/` in `lang`: `/archive/` or `/zh/archive/`."""
-        return (f"/{lang.prefix}" if lang.prefix else "") + path
+        return urls.lang_path(lang.prefix, path)
 
     def body_html(self, html: str, lang: str) -> str:
         """A stored post body as a page shows it, the allowlist its last step: `/_ref/` links

@@ -41,11 +41,11 @@ from masthead.store.db import Database
 from masthead.watch import Watcher
 from masthead.web import search as search_routes
 from masthead.web import security, seo_routes
-from masthead.web.conditional import etag_matches
+from masthead.web.conditional import conditional_response
 from masthead.web.media import MEDIA_TYPES, STATIC_CACHE, Files
 from masthead.web.redirects import CanonicalPaths, encode_path, redirect
 from masthead.web.reload import Reloader
-from masthead.web.state import Page, SiteState
+from masthead.web.state import SiteState
 from masthead.web.views import TAXONOMIES, Renderer
 
 log = logging.getLogger(__name__)
@@ -156,11 +156,8 @@ def create_app(
     app.router.redirect_slashes = False
 
     def respond(request: Request, key: tuple, render: Callable[[], tuple[str, int]]) -> Response:
-        page: Page = state.cached(key, render)
-        headers = {"ETag": page.etag, "Cache-Control": "no-cache" if dev else HTML_CACHE}
-        if page.status == 200 and etag_matches(request.headers.get("if-none-match"), page.etag):
-            return Response(status_code=304, headers=headers)
-        return Response(page.body, page.status, headers=headers, media_type=page.media_type)
+        page = state.cached(key, render)
+        return conditional_response(request.headers, page, "no-cache" if dev else HTML_CACHE)
 
     def add(path: str, endpoint: Callable[..., Any]) -> None:
         app.add_api_route(path, endpoint, methods=["GET", "HEAD"], include_in_schema=False)

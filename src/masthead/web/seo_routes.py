@@ -15,8 +15,6 @@ and, for feeds and sitemaps, a `Last-Modified` (the newest `updated`-else-`date`
 from __future__ import annotations
 
 import sqlite3
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -31,7 +29,7 @@ from masthead.i18n import gettext
 from masthead.seo import feeds, robots, sitemap
 from masthead.store import posts as store
 from masthead.store import seo as seo_store
-from masthead.web.conditional import etag_matches, http_date, modified_since
+from masthead.web.conditional import conditional_response
 from masthead.web.state import SiteState
 from masthead.web.views import TAXONOMIES, Renderer, author_people
 
@@ -44,32 +42,6 @@ MEDIA = {
 }
 
 Built = tuple[str, datetime | None]  # the document and its Last-Modified
-
-
-class _LastModified:
-    """ETag → Last-Modified of the outputs in the page cache (the cache keeps bodies only).
-
-    An entry is written when its body is rendered and read on every hit; holding more entries
-    than the page cache, touched on every hit of an XML output, it never loses one that the page
-    cache still holds."""
-
-    def __init__(self, size: int = 2048) -> None:
-        self._items: OrderedDict[str, datetime | None] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def put(self, etag: str, value: datetime | None) -> None:
-        with self._lock:
-            self._items[etag] = value
-            self._items.move_to_end(etag)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-    def get(self, etag: str) -> datetime | None:
-        with self._lock:
-            if etag in self._items:
-                self._items.move_to_end(etag)
-            return self._items.get(etag)
 
 
 class SeoOutputs:
@@ -257,29 +229,17 @@ def _latest(into: dict[str, datetime], lang: str, date: str, updated: str | None
 def install(app: FastAPI, state: SiteState, renderer: Renderer) -> None:
     """Add the feed, sitemap and robots.txt routes of every language to `app`."""
     outputs = SeoOutputs(state, renderer)
-    stamps = _LastModified()
 
     def reply(request: Request, key: tuple, media: str, build: Callable[[], Built]) -> Response:
-        fresh: list[datetime | None] = []
+        built: list[datetime | None] = []
 
         def render() -> tuple[str, int]:
             text, modified = build()
-            fresh.append(modified)
+            built.append(modified)
             return text, 200
 
-        page = state.cached(("seo", *key), render)
-        if fresh:
-            stamps.put(page.etag, fresh[0])
-        modified = stamps.get(page.etag)
-        headers = {"ETag": page.etag, "Cache-Control": "no-cache" if state.dev else CACHE}
-        if modified is not None:
-            headers["Last-Modified"] = http_date(modified)
-        inm = request.headers.get("if-none-match")
-        if etag_matches(inm, page.etag) or (
-            inm is None and modified_since(request.headers.get("if-modified-since"), modified)
-        ):
-            return Response(status_code=304, headers=headers)
-        return Response(page.body, 200, headers=headers, media_type=MEDIA[media])
+        page = state.cached(("seo", *key), render, MEDIA[media], lambda: built[0])
+        return conditional_response(request.headers, page, "no-cache" if state.dev else CACHE)
 
     def add(path: str, endpoint: Callable[..., Any]) -> None:
         app.add_api_route(path, endpoint, methods=["GET", "HEAD"], include_in_schema=False)

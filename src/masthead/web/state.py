@@ -13,6 +13,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from masthead.config import Site
@@ -24,10 +25,14 @@ CACHE_ENTRIES = 512
 
 @dataclass
 class Page:
+    """A cached response body: `etag` is strong (a hash of `body`), `modified` the
+    Last-Modified date of the document (feeds and sitemaps), None for HTML pages."""
+
     body: bytes
     etag: str
     status: int = 200
     media_type: str = "text/html; charset=utf-8"
+    modified: datetime | None = None
 
 
 @dataclass
@@ -75,8 +80,15 @@ class SiteState:
             self._refs = (gen, urls)
         return urls
 
-    def cached(self, key: tuple, render: Callable[[], tuple[str, int]]) -> Page:
-        """The page for `key` at the current version, rendering it once per version."""
+    def cached(
+        self,
+        key: tuple,
+        render: Callable[[], tuple[str, int]],
+        media_type: str = "text/html; charset=utf-8",
+        modified: Callable[[], datetime | None] | None = None,
+    ) -> Page:
+        """The page for `key` at the current version, rendering it once per version: `render`
+        gives `(text, status)`; `modified`, called right after it, the document's Last-Modified."""
         full_key = (*key, *self.version(), self.dev, self.theme_epoch, self.reload_version())
         with self._lock:
             page = self._cache.get(full_key)
@@ -85,7 +97,8 @@ class SiteState:
                 return page
         text, status = render()
         body = text.encode("utf-8")
-        page = Page(body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"', status)
+        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        page = Page(body, etag, status, media_type, modified() if modified else None)
         with self._lock:
             self._cache[full_key] = page
             while len(self._cache) > CACHE_ENTRIES:

@@ -72,19 +72,24 @@ def make_site(tmp_path: Path) -> Callable[..., Site]:
     """Write `files` (content-relative path → text or bytes) into a new site folder."""
 
     def make(files: dict[str, str | bytes], toml: str = BILINGUAL_TOML) -> Site:
-        root = tmp_path / "site"
-        (root / "content").mkdir(parents=True, exist_ok=True)
-        (root / "masthead.toml").write_text(toml, encoding="utf-8")
-        for rel, text in files.items():
-            path = root / "content" / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(text, bytes):
-                path.write_bytes(text)
-            else:
-                path.write_text(text, encoding="utf-8")
-        return load_site(root)
+        return write_site(tmp_path / "site", files, toml)
 
     return make
+
+
+def write_site(root: Path, files: dict[str, str | bytes], toml: str = BILINGUAL_TOML) -> Site:
+    """A site folder at `root`: `masthead.toml` and `files` (content-relative path → text or
+    bytes) under `content/`; the loaded settings."""
+    (root / "content").mkdir(parents=True, exist_ok=True)
+    (root / "masthead.toml").write_text(toml, encoding="utf-8")
+    for rel, text in files.items():
+        path = root / "content" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    return load_site(root)
 
 
 @pytest.fixture

@@ -45,10 +45,9 @@ from lxml import etree
 from playwright.sync_api import Browser, BrowserContext, Error, Page, sync_playwright
 from test_browser import FLAGS, INSTALL, chromium_path
 
-from masthead.config import load_site
 from masthead.web.app import create_app
 
-from conftest import BILINGUAL_TOML, uvicorn_server
+from conftest import BILINGUAL_TOML, uvicorn_server, write_site
 
 DATA = Path(__file__).parent / "data" / "xss"
 TOML = BILINGUAL_TOML.replace("posts_per_page = 3", "posts_per_page = 100\nfeed_items = 500")
@@ -382,16 +381,7 @@ class Served:
 def served(tmp_path_factory) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("xss") / "site"
     corpus = build_corpus(VECTORS)
-    (root / "content").mkdir(parents=True)
-    (root / "masthead.toml").write_text(TOML, encoding="utf-8")
-    for rel, text in corpus.files.items():
-        path = root / "content" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
-    site = load_site(root)
+    site = write_site(root, corpus.files, TOML)
     assert not site.settings.raw_html
     with (
         uvicorn_server(WithoutCSP(create_app(site))) as base,

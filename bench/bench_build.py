@@ -73,6 +73,18 @@ def corpus(out: Path, posts: int, seed: int, layout: str) -> None:
     )
 
 
+def old_hugo_layout(site: Path) -> None:
+    """Debian 12's Hugo (0.111) looks up templates under `layouts/_default/` and reads
+    `paginate`; the generator writes the flat layout and `[pagination]` of Hugo 0.146+. Both
+    are written, so every Hugo version renders every page."""
+    default = site / "layouts" / "_default"
+    default.mkdir(exist_ok=True)
+    for template in (site / "layouts").glob("*.html"):
+        shutil.copy(template, default / template.name)
+    toml = site / "hugo.toml"
+    toml.write_text("paginate = 10\n" + toml.read_text(encoding="utf-8"), encoding="utf-8")
+
+
 def count_files(folder: Path) -> int:
     return sum(1 for p in folder.rglob("*") if p.is_file())
 
@@ -91,6 +103,7 @@ def main() -> int:
     try:
         hugo_site = work / "hugo"
         corpus(hugo_site, args.posts, args.seed, "hugo")
+        old_hugo_layout(hugo_site)
         site = work / "site"
         (site / "content").mkdir(parents=True)
         (site / "masthead.toml").write_text(SITE_TOML, encoding="utf-8")

@@ -3,6 +3,11 @@
 Cache entries and ETags are keyed by the index generation (bumped by every index change) and by a
 schedule epoch that advances when a post dated in the future becomes due, so future posts appear
 on time with no restart and no reader ever sees a stale page after an index change.
+
+The generation is held in memory: it is read from SQLite (with the date of the next scheduled
+post) only when the database's change signal (store/signal.py) has moved since the last read,
+which any process that commits a change bumps. So a change made by another worker or by
+`masthead index` is seen on the very next request, for the cost of one `os.stat`.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 from masthead.config import Site
 from masthead.store import posts as store
 from masthead.store.db import Database
+from masthead.store.signal import Stamp
 
 CACHE_ENTRIES = 512
 
@@ -35,6 +41,17 @@ class Page:
     modified: datetime | None = None
 
 
+@dataclass(frozen=True)
+class Seen:
+    """What the last read of SQLite found: the signal's stamp read just before it, the
+    generation, the date of the next scheduled post (None: none) and the schedule epoch."""
+
+    stamp: Stamp
+    generation: int
+    due: float | None
+    epoch: int
+
+
 @dataclass
 class SiteState:
     site: Site
@@ -44,8 +61,7 @@ class SiteState:
     clock: Callable[[], float] = time.time
     _cache: OrderedDict[tuple, Page] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _seen: tuple[int, float | None] = (-1, None)
-    _epoch: int = 0
+    _seen: Seen | None = None
     _refs: tuple[int, dict[str, tuple[str, str]]] = (-1, {})
 
     reloader: Any = None
@@ -59,19 +75,35 @@ class SiteState:
 
     def version(self) -> tuple[int, int]:
         """`(generation, schedule_epoch)`: changes whenever any page may have changed."""
-        conn = self.db.read()
-        gen = store.generation(conn)
-        now = self.now()
+        current = self.current()
+        return current if current is not None else self._refresh()
+
+    def current(self) -> tuple[int, int] | None:
+        """`version()` when it can be told without SQLite (the change signal has not moved and
+        no scheduled post has become due since the last read), else None. One `os.stat`."""
+        seen = self._seen
+        if seen is None or self.db.signal.stamp() != seen.stamp:
+            return None
+        if seen.due is not None and self.now() >= seen.due:
+            return None
+        return seen.generation, seen.epoch
+
+    def _refresh(self) -> tuple[int, int]:
         with self._lock:
-            seen_gen, due = self._seen
-            if gen != seen_gen or (due is not None and now >= due):
-                if gen == seen_gen:
-                    self._epoch += 1
-                self._seen = (gen, store.next_scheduled(conn, now))
-            return gen, self._epoch
+            # the stamp first: a change committed after it moves the signal again
+            stamp = self.db.signal.stamp()
+            conn = self.db.read()
+            gen = store.generation(conn)
+            now = self.now()
+            seen = self._seen
+            epoch = seen.epoch if seen else 0
+            if seen and gen == seen.generation and seen.due is not None and now >= seen.due:
+                epoch += 1  # a post became due: every page may show it
+            self._seen = Seen(stamp, gen, store.next_scheduled(conn, now), epoch)
+            return gen, epoch
 
     def source_urls(self) -> dict[str, tuple[str, str]]:
-        gen = store.generation(self.db.read())
+        gen = self.version()[0]
         with self._lock:
             if self._refs[0] == gen:
                 return self._refs[1]

@@ -31,7 +31,7 @@ from masthead.search.service import SearchService
 from masthead.store import posts as store
 from masthead.store.db import Database
 from masthead.watch import Watcher
-from masthead.web import errors, security
+from masthead.web import errors, fastpath, security
 from masthead.web.media import MEDIA_TYPES, Files
 from masthead.web.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
@@ -94,7 +94,10 @@ def create_app(
 
     errors.install(app)
     app.add_middleware(CanonicalPaths)
-    security.install(app, security.security_headers(site.settings))
+    headers = security.security_headers(site.settings)
+    security.install(app, headers)
+    if not dev:  # cache hits answered before any routing (web/fastpath.py)
+        fastpath.install(app, state, headers)
     return app
 
 

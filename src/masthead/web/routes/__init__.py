@@ -19,12 +19,10 @@ from starlette.convertors import Convertor, register_url_convertor
 
 from masthead.config import Language
 from masthead.web.conditional import conditional_response
-from masthead.web.state import SiteState
+from masthead.web.state import HTML, SiteState
 from masthead.web.views import Renderer
 
 EVERY_LANGUAGE = "*"  # the code in a route name for the feeds of all languages together
-HTML = "text/html; charset=utf-8"
-CACHE = "public, max-age=0, must-revalidate"  # cached pages: revalidated on every use
 
 
 class PageNumber(Convertor[int]):
@@ -80,7 +78,10 @@ def respond(
     modified: Callable[[], datetime | None] | None = None,
 ) -> Response:
     """The cached page for `key` (rendered by `render` on a miss, see `SiteState.cached`) as
-    a conditional response to `request`."""
+    a conditional response to `request`. Outside `--dev` the page is remembered under the
+    request path, for the fast path (web/fastpath.py), when the request has no query string."""
     state = site_state(request)
     page = state.cached(key, render, media_type, modified)
-    return conditional_response(request.headers, page, "no-cache" if state.dev else CACHE)
+    if not state.dev and not request.scope.get("query_string"):
+        state.remember(request.scope["path"], page)
+    return conditional_response(request.headers, page)

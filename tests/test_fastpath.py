@@ -189,3 +189,58 @@ def test_accept_encoding_is_negotiated_by_q_values(header: str | None, coding: s
 def test_negotiation_never_fails(header: str) -> None:
     assert negotiate(header) in CODINGS
     assert negotiate(header, ("identity",)) == "identity"
+
+
+def test_static_text_files_are_served_precompressed(site: Site) -> None:
+    static = site.root / "static"
+    (static / "js").mkdir(parents=True)
+    script = ("function hello() { return 'hello, reader'; }\n" * 40).encode()
+    (static / "js" / "extra.js").write_bytes(script)
+    (static / "logo.svg").write_text(
+        "<svg xmlns='http://www.w3.org/2000/svg'>" + " " * 500 + "</svg>"
+    )
+    (static / ".env").write_text("SECRET=1\n" * 100)
+    (static / "pixel.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 600)
+    app = create_app(site)
+    with uvicorn_server(app) as base, httpx.Client(base_url=base) as client:
+        for path, source in (
+            ("/static/js/extra.js", script),  # the site's own
+            ("/static/css/site.css", None),  # the package's
+        ):
+            plain, identity = raw_get(client, path, **{"Accept-Encoding": "identity"})
+            assert plain.status_code == 200
+            if source is not None:
+                assert identity == source
+            br, br_body = raw_get(client, path, **{"Accept-Encoding": "br, gzip"})
+            gz, gz_body = raw_get(client, path, **{"Accept-Encoding": "gzip"})
+            assert br.headers["content-encoding"] == "br"
+            assert brotli.decompress(br_body) == identity
+            assert gzip.decompress(gz_body) == identity
+            assert len(br_body) < len(identity)
+            assert len({plain.headers["etag"], br.headers["etag"], gz.headers["etag"]}) == 3
+            for response in (plain, br, gz):
+                assert response.headers["vary"] == "Accept-Encoding"
+                assert response.headers["cache-control"] == "public, max-age=3600"
+                assert response.headers["last-modified"]
+            again = client.get(
+                path, headers={"Accept-Encoding": "br", "If-None-Match": br.headers["etag"]}
+            )
+            assert again.status_code == 304 and again.content == b""
+            assert again.headers["etag"] == br.headers["etag"]
+            assert again.headers["x-content-type-options"] == "nosniff"
+            since = {"Accept-Encoding": "br", "If-Modified-Since": br.headers["last-modified"]}
+            assert client.get(path, headers=since).status_code == 304
+        svg, _ = raw_get(client, "/static/logo.svg", **{"Accept-Encoding": "gzip"})
+        assert svg.headers["content-encoding"] == "gzip"
+        assert "sandbox" in svg.headers["content-security-policy"]  # its own policy kept
+        assert client.get("/static/.env", headers={"Accept-Encoding": "gzip"}).status_code == 404
+        png, _ = raw_get(client, "/static/pixel.png", **{"Accept-Encoding": "gzip, br"})
+        assert png.status_code == 200 and "content-encoding" not in png.headers
+        css, _ = raw_get(client, "/static/css/highlight.css", **{"Accept-Encoding": "br"})
+        assert css.headers["content-encoding"] == "br" and css.headers["vary"]
+        # a changed file is served as it is now
+        before = client.head("/static/js/extra.js", headers={"Accept-Encoding": "identity"})
+        (static / "js" / "extra.js").write_bytes(b"// changed\n" * 50)
+        changed, body = raw_get(client, "/static/js/extra.js", **{"Accept-Encoding": "identity"})
+        assert body == b"// changed\n" * 50
+        assert changed.headers["etag"] != before.headers["etag"]

@@ -139,7 +139,9 @@ def _index(site: Site, db: Database) -> None:
 
 def _static(site: Site, dev: bool) -> Files:
     """`/static/`: the site's `static/` files over the package's."""
-    statics = Files(directory=PACKAGE_STATIC, cache_control="no-cache" if dev else None)
+    statics = Files(
+        directory=PACKAGE_STATIC, cache_control="no-cache" if dev else None, precompressed=True
+    )
     site_static = site.root / site.settings.static_dir
     if site_static.is_dir():
         statics.all_directories = [site_static, PACKAGE_STATIC]

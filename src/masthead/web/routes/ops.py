@@ -12,8 +12,10 @@ from fastapi.responses import Response, StreamingResponse
 from pygments.formatters import HtmlFormatter
 
 from masthead.store import posts as store
+from masthead.web.conditional import conditional_response
 from masthead.web.media import STATIC_CACHE
 from masthead.web.routes import add, site_state
+from masthead.web.state import Page
 
 
 def router(dev: bool) -> APIRouter:
@@ -46,8 +48,15 @@ def highlight_css() -> str:
     return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
 
 
-def static_highlight() -> Response:
-    return Response(highlight_css(), media_type="text/css", headers={"Cache-Control": STATIC_CACHE})
+@lru_cache(maxsize=1)
+def _highlight_page() -> Page:
+    css = highlight_css().encode("utf-8")
+    return Page.make(css, media_type="text/css; charset=utf-8", cache_control=STATIC_CACHE)
+
+
+def static_highlight(request: Request) -> Response:
+    """The token colours, compressed once, with an ETag (a 304 when unchanged)."""
+    return conditional_response(request.headers, _highlight_page())
 
 
 async def dev_reload(request: Request) -> StreamingResponse:

@@ -248,3 +248,12 @@ def test_static_text_files_are_served_precompressed(site: Site) -> None:
         changed, body = raw_get(client, "/static/js/extra.js", **{"Accept-Encoding": "identity"})
         assert body == b"// changed\n" * 50
         assert changed.headers["etag"] != before.headers["etag"]
+
+
+@pytest.mark.parametrize("query", ["", "?x=1"])  # the fast path and the router path
+def test_a_hostile_if_modified_since_is_no_date(site: Site, query: str) -> None:
+    app = create_app(site)
+    with uvicorn_server(app) as base, httpx.Client(base_url=base) as client:
+        assert client.get("/feed.xml").status_code == 200
+        since = {"If-Modified-Since": "Mon, 01 Jan 99999999999 00:00:00 GMT"}
+        assert client.get("/feed.xml" + query, headers=since).status_code == 200

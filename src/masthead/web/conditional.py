@@ -113,12 +113,12 @@ def http_date(value: datetime) -> str:
 
 def modified_since(header: str | None, modified: datetime | None) -> bool:
     """True when `If-Modified-Since` (RFC 9110 §13.1.3) shows the client's copy is as new as
-    `modified`; False for a missing, unparsable or zone-less date."""
+    `modified`; False for a missing, unparsable (a year of 12 digits) or zone-less date."""
     if not header or modified is None:
         return False
     try:
         since = parsedate_to_datetime(header)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # a year past C's int: not a date either
         return False
     if since.tzinfo is None:
         return False

@@ -26,11 +26,12 @@ class ChangeSignal:
 
     def __init__(self, database: Path) -> None:
         self.path = Path(database).with_name(Path(database).name + ".gen")
+        self._name = str(self.path)  # os.stat of a str skips pathlib's conversion
 
     def stamp(self) -> Stamp:
         """`(st_ino, st_size, st_mtime_ns)` of the file now, None while there is none."""
         try:
-            st = os.stat(self.path)
+            st = os.stat(self._name)
         except FileNotFoundError:
             return None
         return (st.st_ino, st.st_size, st.st_mtime_ns)

@@ -60,7 +60,7 @@ def create_app(
     if index:
         _index(site, db)
     state = SiteState(site=site, db=db, dev=dev, clock=clock)
-    app = FastAPI(
+    app = fastpath.App(
         title=site.settings.title,
         version=masthead.__version__,
         docs_url=None,  # Swagger UI loads from a CDN; pages make no requests to other hosts

@@ -23,7 +23,7 @@ from email.utils import format_datetime, parsedate_to_datetime
 from starlette.datastructures import Headers
 from starlette.responses import Response
 
-from masthead.web.encoding import CODINGS, negotiate
+from masthead.web.encoding import negotiate
 from masthead.web.state import Page
 
 Raw = list[tuple[bytes, bytes]]
@@ -68,8 +68,7 @@ def choose(
 ) -> tuple[int, Variant]:
     """The status (the page's own, or 304 when a 200 page is current for the client) and the
     prepared coding to send, for a request with these header values (None: not sent)."""
-    available = tuple(c for c in CODINGS if c in page.bodies)
-    ready = variant(page, negotiate(accept_encoding, available))
+    ready = variant(page, negotiate(accept_encoding, page.codings))
     if page.status == 200 and (
         etag_matches(if_none_match, ready.etag)
         or (if_none_match is None and modified_since(if_modified_since, page.modified))

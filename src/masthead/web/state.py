@@ -25,7 +25,7 @@ from masthead.config import Site
 from masthead.store import posts as store
 from masthead.store.db import Database
 from masthead.store.signal import Stamp
-from masthead.web.encoding import compress
+from masthead.web.encoding import CODINGS, compress
 
 HTML = "text/html; charset=utf-8"
 CACHE = "public, max-age=0, must-revalidate"  # cached pages: revalidated on every use
@@ -53,6 +53,10 @@ class Page:
     prepared: dict[str, Any] = field(default_factory=dict)
     key: tuple = ()  # its key in the page cache
     paths: set[str] = field(default_factory=set)  # request paths the fast path finds it by
+    codings: tuple[str, ...] = ()  # those of `bodies`, in the server's order of preference
+
+    def __post_init__(self) -> None:
+        self.codings = tuple(c for c in CODINGS if c in self.bodies)
 
     @classmethod
     def make(cls, body: bytes, **fields: Any) -> Page:

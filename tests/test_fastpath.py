@@ -5,6 +5,7 @@ kept gzip- and brotli-compressed per entry (web/conditional.py)."""
 from __future__ import annotations
 
 import gzip
+import itertools
 import sqlite3
 import subprocess
 import sys
@@ -257,3 +258,37 @@ def test_a_hostile_if_modified_since_is_no_date(site: Site, query: str) -> None:
         assert client.get("/feed.xml").status_code == 200
         since = {"If-Modified-Since": "Mon, 01 Jan 99999999999 00:00:00 GMT"}
         assert client.get("/feed.xml" + query, headers=since).status_code == 200
+
+
+def test_every_bump_of_the_change_signal_moves_its_stamp(tmp_path: Path) -> None:
+    from masthead.store.signal import ROTATE_AT, ChangeSignal
+
+    signal = ChangeSignal(tmp_path / "site.db")
+    assert signal.path == tmp_path / "site.db.gen"
+    assert signal.stamp() is None
+    stamps = [signal.stamp()]
+    for _ in range(ROTATE_AT + 10):  # across a rotation to a fresh file
+        signal.bump()
+        stamps.append(signal.stamp())
+    assert all(a != b for a, b in itertools.pairwise(stamps))
+    assert signal.path.stat().st_size < ROTATE_AT
+
+
+def test_the_page_cache_is_bounded_by_bytes(
+    make_site: Callable[..., Site], statements: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from masthead.web import state as state_module
+
+    site = make_site({f"posts/p{n}.md": post(f"Post {n}", body="Words. " * 200) for n in range(3)})
+    app = create_app(site)
+    with uvicorn_server(app) as base, httpx.Client(base_url=base) as client:
+        assert client.get("/posts/p0/").status_code == 200
+        statements.clear()
+        assert client.get("/posts/p0/").status_code == 200
+        assert statements == [], "a hit"
+        one_page = app.state.masthead.cached(("post", "/posts/p0/"), lambda: ("", 200)).size
+        monkeypatch.setattr(state_module, "CACHE_BYTES", one_page)
+        assert client.get("/posts/p1/").status_code == 200  # p0 out
+        statements.clear()
+        assert "Post 0" in client.get("/posts/p0/").text
+        assert statements, "rendered again: the cache held no more than its bound"

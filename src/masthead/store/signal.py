@@ -14,8 +14,11 @@ re-read what they key caches by.
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 ROTATE_AT = 4096  # bytes; the file stays one disk block
 Stamp = tuple[int, int, int] | None
@@ -47,5 +50,8 @@ class ChangeSignal:
             os.close(fd)
         if size + 1 >= ROTATE_AT:
             fresh = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            fresh.write_bytes(b".")
-            os.replace(fresh, self.path)
+            try:
+                fresh.write_bytes(b".")
+                os.replace(fresh, self.path)
+            except OSError as exc:  # the bump above is done: readers see it; rotate next time
+                log.warning("could not start a new change signal file %s: %s", self.path, exc)

@@ -79,6 +79,7 @@ def create_app(
     app.router.redirect_slashes = False
 
     app.include_router(ops.router(dev))
+    app.include_router(pages.refs())
     app.include_router(search.router(site))
     app.include_router(seo.router(site))
     app.include_router(pages.router(site))

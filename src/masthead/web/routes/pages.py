@@ -3,9 +3,9 @@
 for the others; the permalink catch-all (`[permalinks]` URLs such as `/blog/2024/05/02/name/`)
 and `/_ref/PATH` (a redirect to the post written in a content file).
 
-`router(site)` holds every route but the catch-all, which `permalinks(site)` holds: it goes
-after the `/static` and `/media` mounts. Non-default languages come first in both, so their
-prefix wins over the default language's `/{slug}/`.
+`refs()` holds `/_ref/`, `router(site)` the page routes and `permalinks(site)` the catch-all,
+which goes after the `/static` and `/media` mounts. Non-default languages come first in both,
+so their prefix wins over the default language's `/{slug}/`.
 """
 
 from __future__ import annotations
@@ -23,10 +23,16 @@ from masthead.web.routes import add, bound, language, renderer, respond, site_st
 from masthead.web.views import TAXONOMIES
 
 
-def router(site: Site) -> APIRouter:
-    """`/_ref/` and the page routes of every language, non-default languages first."""
+def refs() -> APIRouter:
+    """`/_ref/PATH` (it comes before the search, feed and page routes, as it always has)."""
     routes = APIRouter()
     add(routes, "/_ref/{target:path}", ref)
+    return routes
+
+
+def router(site: Site) -> APIRouter:
+    """The page routes of every language, non-default languages first."""
+    routes = APIRouter()
     for lang in _languages(site):
         p, code = urls.lang_path(lang.prefix, ""), lang.code
         add(routes, f"{p}/", home, code)

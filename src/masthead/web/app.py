@@ -85,12 +85,7 @@ def create_app(
     app.include_router(pages.router(site))
     app.mount("/static", _static(site, dev), name="static")
     if site.content_dir.is_dir():
-        cache = "no-cache" if dev else None
-        app.mount(
-            "/media",
-            Files(directory=site.content_dir, cache_control=cache, types=MEDIA_TYPES),
-            name="media",
-        )
+        app.mount("/media", _media(site, dev), name="media")
     app.include_router(pages.permalinks(site))  # last: the fixed routes and mounts above win
 
     errors.install(app)
@@ -147,6 +142,12 @@ def _static(site: Site, dev: bool) -> Files:
     if site_static.is_dir():
         statics.all_directories = [site_static, PACKAGE_STATIC]
     return statics
+
+
+def _media(site: Site, dev: bool) -> Files:
+    """`/media/`: the files beside posts, of the media types only."""
+    cache = "no-cache" if dev else None
+    return Files(directory=site.content_dir, cache_control=cache, types=MEDIA_TYPES)
 
 
 def _templates(site: Site) -> Environment:

@@ -156,13 +156,21 @@ def commit(
     """Apply re-parsed files and deletions in one transaction; return the index generation
     (bumped when anything a reader sees may have changed). `touched` files only had their
     mtime change: their source rows are refreshed."""
-    with db.write() as conn:
+
+    def record_touched(conn: sqlite3.Connection) -> None:
         for change in touched or []:
             store.record_source(
                 conn, change.path, change.size, change.mtime_ns, change.sha256, "ok"
             )
-        if not changes and not gone:
-            return store.generation(conn)
+
+    if not changes and not gone:
+        if touched:
+            with db.write() as conn:
+                record_touched(conn)
+        return store.generation(db.read())
+
+    def apply(conn: sqlite3.Connection) -> None:
+        record_touched(conn)
         sources = [c.path for c in changes] + gone
         urls = store.urls_of(conn, sources)
         for change in changes:
@@ -171,7 +179,8 @@ def commit(
             store.delete_source(conn, path)
         urls |= {c.post.url for c in changes if c.post is not None}
         store.resolve_duplicates(conn, urls)
-        return store.bump_generation(conn)
+
+    return store.commit_generation(db, apply)
 
 
 def apply_change(conn: sqlite3.Connection, change: Change) -> None:

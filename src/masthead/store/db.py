@@ -24,6 +24,7 @@ from pathlib import Path
 
 from masthead.errors import StorageError
 from masthead.store.migrations import MIGRATIONS
+from masthead.store.signal import ChangeSignal
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +175,9 @@ def _prepare_folder(path: Path) -> None:
 
 
 class Database:
-    """One SQLite file. `read()` gives this thread's connection; `write()` a transaction.
+    """One SQLite file. `read()` gives this thread's connection; `write()` a transaction;
+    `signal` the change signal beside the file (store/signal.py), bumped after every commit
+    that changes what readers see (`store.posts.commit_generation`).
 
     Opening creates the file (and its own folder, see `_prepare_folder`) and applies migrations;
     it raises `StorageError` when the file cannot be opened for writing (a read-only file or
@@ -184,6 +187,7 @@ class Database:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self.signal = ChangeSignal(self.path)
         _prepare_folder(self.path)
         if self.path.exists() and not os.access(self.path, os.R_OK | os.W_OK):
             # SQLite would open it read-only without a word (in WAL mode changes then pile up

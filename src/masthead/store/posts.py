@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from masthead.content.post import Post
 from masthead.errors import ContentIssue
 from masthead.store import search
+from masthead.store.db import Database
 
 _POST_COLUMNS = (
     "source, kind, lang, slug, url, title, date, date_ts, updated, authors, excerpt, cover, draft, "
@@ -201,8 +202,20 @@ def resolve_duplicates(conn: sqlite3.Connection, urls: set[str] | None = None) -
     )
 
 
+def commit_generation(db: Database, apply: Callable[[sqlite3.Connection], None]) -> int:
+    """Run `apply(conn)` in one write transaction that also bumps the index generation, then,
+    after the COMMIT, the change signal every reader stats (store/signal.py); return the new
+    generation. The one way a change readers see is committed: every cache follows it."""
+    with db.write() as conn:
+        apply(conn)
+        generation = bump_generation(conn)
+    db.signal.bump()
+    return generation
+
+
 def bump_generation(conn: sqlite3.Connection) -> int:
-    """Increase and return the index generation (keys ETags and caches)."""
+    """Increase and return the index generation (keys ETags and caches); inside a transaction
+    of `commit_generation`, which tells other processes."""
     row = conn.execute(
         "INSERT INTO site_state (key, value) VALUES ('generation', '1') ON CONFLICT (key) "
         "DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING value"

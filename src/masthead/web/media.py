@@ -12,18 +12,28 @@ Vim's `.post.md.swp`, Emacs's `.#post.md`), editor backups and temporary files (
 `#post.md#`, `*.bak`, `*.tmp`, `*.swp`…) and sources (`*.md`, `*.toml`, SQLite files), also
 when a link's target has such a name. ETag, Last-Modified and 304 come from Starlette's
 StaticFiles (RFC 9110 §13); a 304 repeats Cache-Control and the file's own headers.
+
+`/static/` text files (`COMPRESSIBLE`: CSS, JavaScript, SVG, XML, JSON, plain text, up to
+`MEMORY_LIMIT`) are served from memory instead, read and compressed (gzip, brotli) once per
+version of the file, and answered like cached pages by `conditional.conditional_response`
+(ETag per coding, `Vary: Accept-Encoding`, Last-Modified from the file, 304).
 """
 
 from __future__ import annotations
 
+import mimetypes
 import os
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.responses import FileResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
+
+from masthead.web.conditional import conditional_response
+from masthead.web.state import Page
 
 STATIC_CACHE = "public, max-age=3600"
 SVG_POLICY = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox"
@@ -66,6 +76,9 @@ MEDIA_TYPES: Mapping[str, str] = {
     ".txt": "text/plain; charset=utf-8",
     ".vtt": "text/vtt; charset=utf-8",
 }
+COMPRESSIBLE = frozenset({".css", ".js", ".mjs", ".svg", ".xml", ".json", ".txt", ".map"})
+MEMORY_LIMIT = 256 * 1024  # bytes: a larger file is streamed from disk as it is
+MEMORY_FILES = 256  # files kept in memory per mount, the oldest out first
 # Extra headers per type: SVG is a document that can hold script.
 TYPE_HEADERS: Mapping[str, Mapping[str, str]] = {".svg": {"Content-Security-Policy": SVG_POLICY}}
 
@@ -109,11 +122,14 @@ class Files(StaticFiles):
         *args: Any,
         cache_control: str | None = None,
         types: Mapping[str, str] | None = None,
+        precompressed: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.cache_control = cache_control or STATIC_CACHE
         self.types = types
+        self.precompressed = precompressed  # serve COMPRESSIBLE files from memory, compressed
+        self._pages: dict[str, tuple[tuple[int, int, int], Page]] = {}
 
     def allowed(self, relative: str) -> bool:
         if refused(relative):
@@ -139,6 +155,10 @@ class Files(StaticFiles):
     ) -> Response:
         ext = os.path.splitext(full_path)[1].lower()
         headers = {"Cache-Control": self.cache_control, **TYPE_HEADERS.get(ext, {})}
+        if self.precompressed and ext in COMPRESSIBLE and stat_result.st_size <= MEMORY_LIMIT:
+            page = self._page(full_path, stat_result, headers)
+            if page is not None:
+                return conditional_response(Headers(scope=scope), page)
         media = self.types.get(ext) if self.types is not None else None
         response = FileResponse(
             full_path,
@@ -151,3 +171,35 @@ class Files(StaticFiles):
             kept = {"etag": response.headers["etag"], **headers}
             return Response(status_code=304, headers=kept)
         return response
+
+    def _page(
+        self, full_path: str, stat_result: os.stat_result, headers: Mapping[str, str]
+    ) -> Page | None:
+        """The file as a page with its compressed bodies, made once per (inode, size, mtime);
+        None when it cannot be read now (then it is served from disk as usual)."""
+        version = (stat_result.st_ino, stat_result.st_size, stat_result.st_mtime_ns)
+        known = self._pages.get(full_path)
+        if known is not None and known[0] == version:
+            return known[1]
+        try:
+            with open(full_path, "rb") as file:
+                data = file.read(MEMORY_LIMIT + 1)
+        except OSError:
+            return None
+        if len(data) != stat_result.st_size:
+            return None  # changed while being read: not cached under this version
+        media = mimetypes.guess_type(full_path)[0] or "text/plain"
+        if media.startswith("text/"):
+            media += "; charset=utf-8"  # as Starlette's FileResponse says it
+        page = Page.make(
+            data,
+            media_type=media,
+            cache_control=headers["Cache-Control"],
+            modified=datetime.fromtimestamp(stat_result.st_mtime, UTC),
+            headers=tuple((k, v) for k, v in headers.items() if k != "Cache-Control"),
+        )
+        self._pages.pop(full_path, None)
+        self._pages[full_path] = (version, page)
+        while len(self._pages) > MEMORY_FILES:
+            self._pages.pop(next(iter(self._pages)))
+        return page

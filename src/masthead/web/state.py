@@ -3,6 +3,11 @@
 Cache entries and ETags are keyed by the index generation (bumped by every index change) and by a
 schedule epoch that advances when a post dated in the future becomes due, so future posts appear
 on time with no restart and no reader ever sees a stale page after an index change.
+
+The generation is held in memory: it is read from SQLite (with the date of the next scheduled
+post) only when the database's change signal (store/signal.py) has moved since the last read,
+which any process that commits a change bumps. So a change made by another worker or by
+`masthead index` is seen on the very next request, for the cost of one `os.stat`.
 """
 
 from __future__ import annotations
@@ -19,20 +24,65 @@ from typing import Any
 from masthead.config import Site
 from masthead.store import posts as store
 from masthead.store.db import Database
+from masthead.store.signal import Stamp
+from masthead.web.encoding import CODINGS, compress
 
-CACHE_ENTRIES = 512
+HTML = "text/html; charset=utf-8"
+CACHE = "public, max-age=0, must-revalidate"  # cached pages: revalidated on every use
+CACHE_BYTES = 64 * 1024 * 1024  # every coding of every cached page together
+ENTRY_OVERHEAD = 1024  # bytes counted per entry beyond its bodies: headers, keys
 
 
-@dataclass
+@dataclass(eq=False)
 class Page:
-    """A cached response body: `etag` is strong (a hash of `body`), `modified` the
-    Last-Modified date of the document (feeds and sitemaps), None for HTML pages."""
+    """A cached response: `bodies` per content coding (`"identity"` always, `"gzip"` and
+    `"br"` when smaller: web/encoding.py), `etag` strong (a hash of the identity body; each
+    coding's tag is derived from it, web/conditional.py), `modified` the Last-Modified date of
+    the document (feeds, sitemaps and static files; None for HTML pages), `headers` extra
+    `(name, value)` pairs it is sent with, `version` the `SiteState` version it was rendered
+    at. `prepared` holds the headers `conditional_response` built for it, per coding."""
 
-    body: bytes
+    bodies: dict[str, bytes]
     etag: str
     status: int = 200
-    media_type: str = "text/html; charset=utf-8"
+    media_type: str = HTML
+    cache_control: str = CACHE
     modified: datetime | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    version: tuple = ()
+    prepared: dict[str, Any] = field(default_factory=dict)
+    key: tuple = ()  # its key in the page cache
+    paths: set[str] = field(default_factory=set)  # request paths the fast path finds it by
+    codings: tuple[str, ...] = ()  # those of `bodies`, in the server's order of preference
+
+    def __post_init__(self) -> None:
+        self.codings = tuple(c for c in CODINGS if c in self.bodies)
+
+    @classmethod
+    def make(cls, body: bytes, **fields: Any) -> Page:
+        """A page for the identity `body`, compressed now, once."""
+        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        return cls(compress(body), etag, **fields)
+
+    @property
+    def body(self) -> bytes:
+        return self.bodies["identity"]
+
+    @property
+    def size(self) -> int:
+        """Bytes it holds, as the cache counts them."""
+        return sum(len(b) for b in self.bodies.values()) + ENTRY_OVERHEAD
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the last read of SQLite found: the signal's stamp read just before it, the
+    generation, the date of the next scheduled post (None: none) and the schedule epoch."""
+
+    stamp: Stamp
+    generation: int
+    due: float | None
+    epoch: int
 
 
 @dataclass
@@ -43,9 +93,10 @@ class SiteState:
     theme_epoch: int = 0  # bumped when a template or static file changes (--dev)
     clock: Callable[[], float] = time.time
     _cache: OrderedDict[tuple, Page] = field(default_factory=OrderedDict)
+    _bytes: int = 0
+    _paths: dict[str, Page] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _seen: tuple[int, float | None] = (-1, None)
-    _epoch: int = 0
+    _seen: Seen | None = None
     _refs: tuple[int, dict[str, tuple[str, str]]] = (-1, {})
 
     reloader: Any = None
@@ -59,19 +110,35 @@ class SiteState:
 
     def version(self) -> tuple[int, int]:
         """`(generation, schedule_epoch)`: changes whenever any page may have changed."""
-        conn = self.db.read()
-        gen = store.generation(conn)
-        now = self.now()
+        current = self.current()
+        return current if current is not None else self._refresh()
+
+    def current(self) -> tuple[int, int] | None:
+        """`version()` when it can be told without SQLite (the change signal has not moved and
+        no scheduled post has become due since the last read), else None. One `os.stat`."""
+        seen = self._seen
+        if seen is None or self.db.signal.stamp() != seen.stamp:
+            return None
+        if seen.due is not None and self.now() >= seen.due:
+            return None
+        return seen.generation, seen.epoch
+
+    def _refresh(self) -> tuple[int, int]:
         with self._lock:
-            seen_gen, due = self._seen
-            if gen != seen_gen or (due is not None and now >= due):
-                if gen == seen_gen:
-                    self._epoch += 1
-                self._seen = (gen, store.next_scheduled(conn, now))
-            return gen, self._epoch
+            # the stamp first: a change committed after it moves the signal again
+            stamp = self.db.signal.stamp()
+            conn = self.db.read()
+            gen = store.generation(conn)
+            now = self.now()
+            seen = self._seen
+            epoch = seen.epoch if seen else 0
+            if seen and gen == seen.generation and seen.due is not None and now >= seen.due:
+                epoch += 1  # a post became due: every page may show it
+            self._seen = Seen(stamp, gen, store.next_scheduled(conn, now), epoch)
+            return gen, epoch
 
     def source_urls(self) -> dict[str, tuple[str, str]]:
-        gen = store.generation(self.db.read())
+        gen = self.version()[0]
         with self._lock:
             if self._refs[0] == gen:
                 return self._refs[1]
@@ -80,27 +147,78 @@ class SiteState:
             self._refs = (gen, urls)
         return urls
 
+    @property
+    def cache_control(self) -> str:
+        """Cache-Control of cached pages: revalidated on every use (no-cache under --dev)."""
+        return "no-cache" if self.dev else CACHE
+
+    def _version_key(self, version: tuple[int, int]) -> tuple:
+        return (*version, self.dev, self.theme_epoch, self.reload_version())
+
     def cached(
         self,
         key: tuple,
         render: Callable[[], tuple[str, int]],
-        media_type: str = "text/html; charset=utf-8",
+        media_type: str = HTML,
         modified: Callable[[], datetime | None] | None = None,
     ) -> Page:
         """The page for `key` at the current version, rendering it once per version: `render`
-        gives `(text, status)`; `modified`, called right after it, the document's Last-Modified."""
-        full_key = (*key, *self.version(), self.dev, self.theme_epoch, self.reload_version())
+        gives `(text, status)`; `modified`, called right after it, the document's Last-Modified.
+        The cache holds at most `CACHE_BYTES` (`Page.size`), least recently used out first."""
+        version = self._version_key(self.version())
+        full_key = (*key, *version)
         with self._lock:
             page = self._cache.get(full_key)
             if page is not None:
                 self._cache.move_to_end(full_key)
                 return page
         text, status = render()
-        body = text.encode("utf-8")
-        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-        page = Page(body, etag, status, media_type, modified() if modified else None)
+        page = Page.make(
+            text.encode("utf-8"),
+            status=status,
+            media_type=media_type,
+            cache_control=self.cache_control,
+            modified=modified() if modified else None,
+            version=version,
+            key=full_key,
+        )
         with self._lock:
+            old = self._cache.pop(full_key, None)
+            if old is not None:
+                self._forget(old)
             self._cache[full_key] = page
-            while len(self._cache) > CACHE_ENTRIES:
-                self._cache.popitem(last=False)
+            self._bytes += page.size
+            while self._bytes > CACHE_BYTES and len(self._cache) > 1:
+                self._forget(self._cache.popitem(last=False)[1])
+        return page
+
+    def _forget(self, page: Page) -> None:
+        """Account for `page` leaving the cache (the lock held)."""
+        self._bytes -= page.size
+        for path in page.paths:
+            if self._paths.get(path) is page:
+                del self._paths[path]
+
+    def remember(self, path: str, page: Page) -> None:
+        """Let the fast path answer requests for `path` (decoded, no query) with `page`."""
+        with self._lock:
+            if self._cache.get(page.key) is page and self._paths.get(path) is not page:
+                old = self._paths.get(path)
+                if old is not None:
+                    old.paths.discard(path)
+                self._paths[path] = page
+                page.paths.add(path)
+
+    def hit(self, path: str) -> Page | None:
+        """The cached page for a request of `path` when it is current, without SQLite (one
+        `os.stat`: `current`); None sends the request on to the router."""
+        page = self._paths.get(path)
+        if page is None:
+            return None
+        current = self.current()
+        if current is None or page.version != self._version_key(current):
+            return None
+        with self._lock:
+            if self._cache.get(page.key) is page:
+                self._cache.move_to_end(page.key)
         return page

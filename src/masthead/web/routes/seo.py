@@ -6,7 +6,7 @@ home page), `/{prefix}/feed.xml` for the other languages, `/tags/{key}/feed.xml`
 language, on a site with several), `/sitemap.xml` (a sitemap, or past `sitemap_max_urls` a sitemap
 index of `/sitemap-N.xml`), `/robots.txt`.
 
-Responses are cached per index generation like pages (`SiteState.cached`) and carry an `ETag`
+Responses are cached per index generation like pages (`routes.respond`) and carry an `ETag`
 and, for feeds and sitemaps, a `Last-Modified` (the newest `updated`-else-`date` they contain).
 `If-None-Match` is answered with 304; `If-Modified-Since` too when no `If-None-Match` is sent
 (RFC 9110 §13.2.2: the entity tag wins).
@@ -17,23 +17,21 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from masthead.config import Language
+from masthead.config import Language, Site
 from masthead.content import urls
 from masthead.errors import NotFound
 from masthead.i18n import gettext
 from masthead.seo import feeds, robots, sitemap
 from masthead.store import posts as store
 from masthead.store import seo as seo_store
-from masthead.web.conditional import conditional_response
+from masthead.web.routes import EVERY_LANGUAGE, add, bound, renderer, respond, site_state
 from masthead.web.state import SiteState
 from masthead.web.views import TAXONOMIES, Renderer, author_people
 
-CACHE = "public, max-age=0, must-revalidate"
 MEDIA = {
     "rss": "application/rss+xml; charset=utf-8",
     "atom": "application/atom+xml; charset=utf-8",
@@ -226,77 +224,79 @@ def _latest(into: dict[str, datetime], lang: str, date: str, updated: str | None
         into[lang] = value
 
 
-def install(app: FastAPI, state: SiteState, renderer: Renderer) -> None:
-    """Add the feed, sitemap and robots.txt routes of every language to `app`."""
-    outputs = SeoOutputs(state, renderer)
-
-    def reply(request: Request, key: tuple, media: str, build: Callable[[], Built]) -> Response:
-        built: list[datetime | None] = []
-
-        def render() -> tuple[str, int]:
-            text, modified = build()
-            built.append(modified)
-            return text, 200
-
-        page = state.cached(("seo", *key), render, MEDIA[media], lambda: built[0])
-        return conditional_response(request.headers, page, "no-cache" if state.dev else CACHE)
-
-    def add(path: str, endpoint: Callable[..., Any]) -> None:
-        app.add_api_route(path, endpoint, methods=["GET", "HEAD"], include_in_schema=False)
-
-    def robots_txt(request: Request) -> Response:
-        return reply(request, ("robots",), "text", outputs.robots)
-
-    def sitemap_xml(request: Request) -> Response:
-        return reply(request, ("sitemap", None), "xml", outputs.sitemap)
-
-    def sitemap_part(request: Request, n: str) -> Response:
-        # text, not {n:int}: Starlette's int convertor raises (a 500) past 4,300 digits
-        if not (n.isascii() and n.isdigit()) or len(n) > 9:
-            raise NotFound("no such sitemap")
-        number = int(n)
-        return reply(request, ("sitemap", number), "xml", lambda: outputs.sitemap(number))
-
-    add("/robots.txt", robots_txt)
-    add("/sitemap.xml", sitemap_xml)
-    add("/sitemap-{n}.xml", sitemap_part)
-    languages = list(state.site.languages.values())
+def router(site: Site) -> APIRouter:
+    """The robots.txt, sitemap and feed routes of every language (and of all languages
+    together, on a site with several and no language prefixed `all`)."""
+    routes = APIRouter()
+    add(routes, "/robots.txt", robots_txt)
+    add(routes, "/sitemap.xml", sitemap_xml)
+    add(routes, "/sitemap-{n}.xml", sitemap_part)
+    languages = list(site.languages.values())
     for lang in languages:
-        _feed_routes(add, reply, outputs, lang)
+        _feed_routes(routes, lang)
     if len(languages) > 1 and all(lang.prefix != urls.ALL_LANGUAGES for lang in languages):
-        _feed_routes(add, reply, outputs, None)
+        _feed_routes(routes, None)
+    return routes
 
 
-def _feed_routes(
-    add: Callable[[str, Callable[..., Any]], None],
-    reply: Callable[..., Response],
-    outputs: SeoOutputs,
-    lang: Language | None,
-) -> None:
+def _feed_routes(routes: APIRouter, lang: Language | None) -> None:
     """The RSS and Atom routes of one language (None: all languages, with no term feeds)."""
-    prefix = lang.prefix if lang else urls.ALL_LANGUAGES
-    base = urls.lang_path(prefix, "")
-    code = lang.code if lang else None
-
-    def home_feed(fmt: str) -> Callable[..., Response]:
-        def home(request: Request) -> Response:
-            return reply(request, ("feed", fmt, code), fmt, lambda: outputs.feed(fmt, lang))
-
-        return home
-
-    def term_feed(fmt: str, taxonomy: str) -> Callable[..., Response]:
-        def term(request: Request, key: str) -> Response:
-            return reply(
-                request,
-                ("feed", fmt, code, taxonomy, key),
-                fmt,
-                lambda: outputs.feed(fmt, lang, taxonomy, key),
-            )
-
-        return term
-
+    base = urls.lang_path(lang.prefix if lang else urls.ALL_LANGUAGES, "")
+    code = lang.code if lang else EVERY_LANGUAGE
     for fmt, file in urls.FEED_FILES.items():
-        add(f"{base}/{file}", home_feed(fmt))
+        add(routes, f"{base}/{file}", home_feed, code, fmt)
         if lang is not None:
             for taxonomy in TAXONOMIES:
-                add(f"{base}/{taxonomy}/{{key}}/{file}", term_feed(fmt, taxonomy))
+                add(routes, f"{base}/{taxonomy}/{{key}}/{file}", term_feed, code, fmt, taxonomy)
+
+
+def _reply(
+    request: Request, key: tuple, media: str, build: Callable[[SeoOutputs], Built]
+) -> Response:
+    """The cached document for `key` (built by `build` on a miss) as a conditional response."""
+    built: list[datetime | None] = []
+
+    def render() -> tuple[str, int]:
+        text, modified = build(SeoOutputs(site_state(request), renderer(request)))
+        built.append(modified)
+        return text, 200
+
+    return respond(request, ("seo", *key), render, MEDIA[media], lambda: built[0])
+
+
+def robots_txt(request: Request) -> Response:
+    return _reply(request, ("robots",), "text", SeoOutputs.robots)
+
+
+def sitemap_xml(request: Request) -> Response:
+    return _reply(request, ("sitemap", None), "xml", SeoOutputs.sitemap)
+
+
+def sitemap_part(request: Request, n: str) -> Response:
+    # text, not {n:int}: Starlette's int convertor raises (a 500) past 4,300 digits
+    if not (n.isascii() and n.isdigit()) or len(n) > 9:
+        raise NotFound("no such sitemap")
+    number = int(n)
+    return _reply(request, ("sitemap", number), "xml", lambda out: out.sitemap(number))
+
+
+def _feed_language(request: Request) -> tuple[Language | None, list[str]]:
+    code, *rest = bound(request)
+    return (None if code == EVERY_LANGUAGE else site_state(request).site.languages[code]), rest
+
+
+def home_feed(request: Request) -> Response:
+    lang, (fmt,) = _feed_language(request)
+    code = lang.code if lang else None
+    return _reply(request, ("feed", fmt, code), fmt, lambda out: out.feed(fmt, lang))
+
+
+def term_feed(request: Request, key: str) -> Response:
+    lang, (fmt, taxonomy) = _feed_language(request)
+    code = lang.code if lang else None
+    return _reply(
+        request,
+        ("feed", fmt, code, taxonomy, key),
+        fmt,
+        lambda out: out.feed(fmt, lang, taxonomy, key),
+    )

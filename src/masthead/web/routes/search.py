@@ -8,18 +8,22 @@ above its form, with status 400. Search pages carry `noindex` and are not cached
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from markupsafe import Markup
 
-from masthead.config import Language
+from masthead.config import Language, Site
 from masthead.content import urls
 from masthead.i18n import gettext, long_date
 from masthead.search.query import day
 from masthead.search.service import PER_PAGE, Options, Result, SearchError, SearchService
+from masthead.web.redirects import redirect
+from masthead.web.routes import add, language, renderer
 from masthead.web.views import Renderer
 
 Q = Annotated[str, Query(description="The query; see the search page for the language.")]
@@ -134,127 +138,131 @@ def _search(service: SearchService, q: str, opts: Options, request: Request) -> 
         raise _invalid(exc.param, exc.message) from exc
 
 
-def install(app: FastAPI, service: SearchService, renderer: Renderer) -> None:
-    """Add the search page of every language and the JSON API to `app`."""
-    router = APIRouter()
-
-    @router.get("/api/search", response_model=Result, tags=["search"])
-    def api_search(
-        request: Request,
-        q: Q = "",
-        lang: Text = None,
-        tag: Texts = [],  # noqa: B006 - FastAPI copies defaults
-        category: Texts = [],  # noqa: B006
-        author: Text = None,
-        after: Day = None,
-        before: Day = None,
-        year: Year = None,
-        page: PageNo = 1,
-        per_page: PerPage = 10,
-    ) -> dict[str, Any]:
-        """Full-text search over published posts, ranked by bm25 (newest first on ties).
-        422 with a message for a bad parameter or contradictory dates (after later than
-        before, in parameters or in the query)."""
-        opts = _options(service, lang, tag, category, author, after, before, year, page, per_page)
-        return _search(service, q, opts, request).as_dict()
-
+def router(site: Site) -> APIRouter:
+    """The JSON API, then the search page of every language."""
+    routes = APIRouter()
+    routes.add_api_route(
+        "/api/search", api_search, methods=["GET"], response_model=Result, tags=["search"]
+    )
     # HEAD answers like GET (health checks, link checkers), outside the OpenAPI schema
-    router.add_api_route("/api/search", api_search, methods=["HEAD"], include_in_schema=False)
-    app.include_router(router)
-    for lang in renderer.site.languages.values():
-        _page_route(app, service, renderer, lang)
+    routes.add_api_route("/api/search", api_search, methods=["HEAD"], include_in_schema=False)
+    for lang in site.languages.values():
+        path = urls.lang_path(lang.prefix, "/search")
+        add(routes, path, search_page, lang.code)
+        routes.add_api_route(
+            path + "/",
+            to_search,
+            methods=["GET"],
+            include_in_schema=False,
+            name=f"to_search/{lang.code}",
+        )
+    return routes
 
 
-def _page_route(app: FastAPI, service: SearchService, renderer: Renderer, lang: Language) -> None:
+def _service(request: Request) -> SearchService:
+    service: SearchService = request.app.state.search
+    return service
+
+
+def api_search(
+    request: Request,
+    q: Q = "",
+    lang: Text = None,
+    tag: Texts = [],  # noqa: B006 - FastAPI copies defaults
+    category: Texts = [],  # noqa: B006
+    author: Text = None,
+    after: Day = None,
+    before: Day = None,
+    year: Year = None,
+    page: PageNo = 1,
+    per_page: PerPage = 10,
+) -> dict[str, Any]:
+    """Full-text search over published posts, ranked by bm25 (newest first on ties).
+    422 with a message for a bad parameter or contradictory dates (after later than
+    before, in parameters or in the query)."""
+    service = _service(request)
+    opts = _options(service, lang, tag, category, author, after, before, year, page, per_page)
+    return _search(service, q, opts, request).as_dict()
+
+
+def search_page(
+    request: Request,
+    q: Q = "",
+    tag: Annotated[list[str], Query()] = [],  # noqa: B006 - FastAPI copies defaults
+    category: Annotated[list[str], Query()] = [],  # noqa: B006
+    author: str | None = None,
+    after: str | None = None,
+    before: str | None = None,
+    year: str | None = None,
+    page: str | None = None,
+    lang_filter: Annotated[str | None, Query(alias="lang")] = None,
+) -> Response:
+    """The search page. Every parameter is checked here, not by FastAPI, so that a bad one
+    is a notice on this page (status 400, the form kept), not a bare error page."""
+    service, rendering, lang = _service(request), renderer(request), language(request)
     path = urls.lang_path(lang.prefix, "/search")
-
-    def search_page(
-        request: Request,
-        q: Q = "",
-        tag: Annotated[list[str], Query()] = [],  # noqa: B006 - FastAPI copies defaults
-        category: Annotated[list[str], Query()] = [],  # noqa: B006
-        author: str | None = None,
-        after: str | None = None,
-        before: str | None = None,
-        year: str | None = None,
-        page: str | None = None,
-        lang_filter: Annotated[str | None, Query(alias="lang")] = None,
-    ) -> Response:
-        """The search page. Every parameter is checked here, not by FastAPI, so that a bad one
-        is a notice on this page (status 400, the form kept), not a bare error page."""
-        notice = None
-        try:
-            opts = _options(service, lang_filter, tag, category, author, after, before, year, page)
-            result = service.search(q, opts, request.client.host if request.client else "")
-        except SearchError as exc:
-            notice = gettext(lang.locale, exc.key, **exc.values) if exc.key else exc.message
-            result = Result(q, 0, 1, 1, PER_PAGE, [], {}, {}, ran=False)
-        except RequestValidationError as exc:
-            first = exc.errors()[0]
-            notice = f"{first['loc'][-1]}: {first['msg']}"
-            result = Result(q, 0, 1, 1, PER_PAGE, [], {}, {}, ran=False)
-        params = {
-            k: v
-            for k, v in {
-                "q": q,
-                "lang": lang_filter,
-                "tag": tag[-1] if tag else None,
-                "category": category[-1] if category else None,
-                "author": author,
-                "after": after,
-                "before": before,
-                "year": year,
-            }.items()
-            if v not in (None, "")
-        }
-        html, status = renderer.page(
-            "search.html",
-            lang,
-            path=path,
-            title=gettext(lang.locale, "search"),
-            versions={
-                code: (f"/{o.prefix}" if o.prefix else "") + "/search"
-                for code, o in renderer.site.languages.items()
-            },
-            noindex=True,
-            q=q,
-            result=result,
-            hits=[_hit_view(h, renderer, lang) for h in result.hits],
-            facet_links=_facet_links(path, params, result),
-            active=_active_filters(path, params),
-            pager=_pager(path, params, result),
-            search_path=path,
-            kept={k: v for k, v in params.items() if k != "q"},
-            suggestion_links=[(s, _url(path, {**params, "q": s})) for s in result.suggestions],
-            notice=notice,
-            status=400 if notice else 200,
-        )
-        return Response(
-            html,
-            status,
-            media_type="text/html; charset=utf-8",
-            headers={"Cache-Control": "private, no-cache"},
-        )
-
-    app.add_api_route(path, search_page, methods=["GET", "HEAD"], include_in_schema=False)
-    app.add_api_route(path + "/", _redirect(path), methods=["GET"], include_in_schema=False)
+    notice = None
+    try:
+        opts = _options(service, lang_filter, tag, category, author, after, before, year, page)
+        result = service.search(q, opts, request.client.host if request.client else "")
+    except SearchError as exc:
+        notice = gettext(lang.locale, exc.key, **exc.values) if exc.key else exc.message
+        result = Result(q, 0, 1, 1, PER_PAGE, [], {}, {}, ran=False)
+    except RequestValidationError as exc:
+        first = exc.errors()[0]
+        notice = f"{first['loc'][-1]}: {first['msg']}"
+        result = Result(q, 0, 1, 1, PER_PAGE, [], {}, {}, ran=False)
+    params = {
+        k: v
+        for k, v in {
+            "q": q,
+            "lang": lang_filter,
+            "tag": tag[-1] if tag else None,
+            "category": category[-1] if category else None,
+            "author": author,
+            "after": after,
+            "before": before,
+            "year": year,
+        }.items()
+        if v not in (None, "")
+    }
+    html, status = rendering.page(
+        "search.html",
+        lang,
+        path=path,
+        title=gettext(lang.locale, "search"),
+        versions={
+            code: (f"/{o.prefix}" if o.prefix else "") + "/search"
+            for code, o in rendering.site.languages.items()
+        },
+        noindex=True,
+        q=q,
+        result=result,
+        hits=[_hit_view(h, rendering, lang) for h in result.hits],
+        facet_links=_facet_links(path, params, result),
+        active=_active_filters(path, params),
+        pager=_pager(path, params, result),
+        search_path=path,
+        kept={k: v for k, v in params.items() if k != "q"},
+        suggestion_links=[(s, _url(path, {**params, "q": s})) for s in result.suggestions],
+        notice=notice,
+        status=400 if notice else 200,
+    )
+    return Response(
+        html,
+        status,
+        media_type="text/html; charset=utf-8",
+        headers={"Cache-Control": "private, no-cache"},
+    )
 
 
-def _redirect(path: str):  # type: ignore[no-untyped-def]
-    from masthead.web.redirects import redirect
-
-    def to_search(request: Request) -> Response:
-        return redirect(path, request.url.query)
-
-    return to_search
+def to_search(request: Request) -> Response:
+    """`/search/` is `/search`: a redirect, the query kept."""
+    return redirect(urls.lang_path(language(request).prefix, "/search"), request.url.query)
 
 
-def _hit_view(hit: Any, renderer: Renderer, lang: Language) -> dict[str, Any]:
-    from datetime import datetime
-
-    from markupsafe import Markup
-
-    post_lang = renderer.site.languages.get(hit.lang, lang)
+def _hit_view(hit: Any, rendering: Renderer, lang: Language) -> dict[str, Any]:
+    post_lang = rendering.site.languages.get(hit.lang, lang)
     return {
         # escaped text and bare <mark>, the allowlist last (masthead.search.snippets)
         "title_html": Markup(hit.title_html),  # nosec B704

@@ -1,0 +1,64 @@
+"""Operations: `/healthz` (liveness, in the OpenAPI schema), `/static/css/highlight.css`
+(Pygments token colours) and, under `--dev`, `/_dev/reload` (the live-reload stream)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from functools import lru_cache
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response, StreamingResponse
+from pygments.formatters import HtmlFormatter
+
+from masthead.store import posts as store
+from masthead.web.conditional import conditional_response
+from masthead.web.media import STATIC_CACHE
+from masthead.web.routes import add, site_state
+from masthead.web.state import Page
+
+
+def router(dev: bool) -> APIRouter:
+    routes = APIRouter()
+    routes.add_api_route("/healthz", healthz, methods=["GET"], tags=["ops"])
+    routes.add_api_route("/healthz", healthz, methods=["HEAD"], include_in_schema=False)
+    add(routes, "/static/css/highlight.css", static_highlight)
+    if dev:
+        add(routes, "/_dev/reload", dev_reload)
+    return routes
+
+
+def healthz(request: Request) -> dict[str, Any]:
+    """Liveness: the database answers; reports the index generation."""
+    conn = site_state(request).db.read()
+    watcher = getattr(request.app.state, "watcher", None)
+    return {
+        "status": "ok",
+        "generation": store.generation(conn),
+        "posts": conn.execute("SELECT COUNT(*) FROM posts").fetchone()[0],
+        "watch": asdict(watcher.stats) if watcher else None,
+    }
+
+
+@lru_cache(maxsize=1)
+def highlight_css() -> str:
+    """Pygments token colours for light and (by the system setting) dark mode."""
+    light = HtmlFormatter(style="friendly").get_style_defs(".highlight")
+    dark = HtmlFormatter(style="github-dark").get_style_defs(".highlight")
+    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
+
+
+@lru_cache(maxsize=1)
+def _highlight_page() -> Page:
+    css = highlight_css().encode("utf-8")
+    return Page.make(css, media_type="text/css; charset=utf-8", cache_control=STATIC_CACHE)
+
+
+def static_highlight(request: Request) -> Response:
+    """The token colours, compressed once, with an ETag (a 304 when unchanged)."""
+    return conditional_response(request.headers, _highlight_page())
+
+
+async def dev_reload(request: Request) -> StreamingResponse:
+    """The `--dev` live-reload stream (web/reload.py)."""
+    return await request.app.state.reloader.endpoint(request)

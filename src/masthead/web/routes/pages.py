@@ -1,0 +1,133 @@
+"""Pages: `/`, `/page/N/`, `/posts/SLUG/`, `/SLUG/` (pages), `/archive/`, `/tags/`, `/tags/KEY/`,
+`/tags/KEY/page/N/` (categories likewise) for the default language, the same under `/PREFIX/`
+for the others; the permalink catch-all (`[permalinks]` URLs such as `/blog/2024/05/02/name/`)
+and `/_ref/PATH` (a redirect to the post written in a content file).
+
+`refs()` holds `/_ref/`, `router(site)` the page routes and `permalinks(site)` the catch-all,
+which goes after the `/static` and `/media` mounts. Non-default languages come first in both,
+so their prefix wins over the default language's `/{slug}/`.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from masthead.config import Language, Site
+from masthead.content import urls
+from masthead.errors import NotFound
+from masthead.web.redirects import redirect
+from masthead.web.routes import add, bound, language, renderer, respond, site_state
+from masthead.web.views import TAXONOMIES
+
+
+def refs() -> APIRouter:
+    """`/_ref/PATH` (it comes before the search, feed and page routes, as it always has)."""
+    routes = APIRouter()
+    add(routes, "/_ref/{target:path}", ref)
+    return routes
+
+
+def router(site: Site) -> APIRouter:
+    """The page routes of every language, non-default languages first."""
+    routes = APIRouter()
+    for lang in _languages(site):
+        p, code = urls.lang_path(lang.prefix, ""), lang.code
+        add(routes, f"{p}/", home, code)
+        add(routes, f"{p}/page/{{n:pageno}}/", home_page, code)
+        add(routes, f"{p}/posts/{{slug}}/", post, code)
+        add(routes, f"{p}/archive/", archive, code)
+        for taxonomy in TAXONOMIES:
+            add(routes, f"{p}/{taxonomy}/", terms, code, taxonomy)
+            add(routes, f"{p}/{taxonomy}/{{key}}/", term, code, taxonomy)
+            add(routes, f"{p}/{taxonomy}/{{key}}/page/{{n:pageno}}/", term_page, code, taxonomy)
+        add(routes, f"{p}/{{slug}}/", page, code)
+    return routes
+
+
+def permalinks(site: Site) -> APIRouter:
+    """The catch-all of every language, non-default languages first."""
+    routes = APIRouter()
+    for lang in _languages(site):
+        add(routes, urls.lang_path(lang.prefix, "") + "/{path:path}", by_url, lang.code)
+    return routes
+
+
+def _languages(site: Site) -> list[Language]:
+    return sorted(site.languages.values(), key=lambda lang: lang.prefix == "")
+
+
+def ref(request: Request, target: str) -> Response:
+    """301 to the URL of the post written in the content file `target`; 404 if none is."""
+    state = site_state(request)
+    content_dir = state.site.settings.content_dir
+    url = urls.resolve_ref(quote(target), state.source_urls(), content_dir, None)
+    if url is None:
+        raise NotFound(f"no post is written in {target}")
+    return redirect(url)
+
+
+def home(request: Request) -> Response:
+    lang = language(request)
+    return respond(request, ("home", lang.code, 1), lambda: renderer(request).listing(lang, 1))
+
+
+def home_page(request: Request, n: int) -> Response:
+    lang = language(request)
+    if n == 1:  # one URL per page: /page/1/ is the home page
+        return redirect(lang.root, request.url.query)
+    return respond(request, ("home", lang.code, n), lambda: renderer(request).listing(lang, n))
+
+
+def post(request: Request, slug: str) -> Response:
+    lang = language(request)
+    url = urls.post_url(lang.prefix, slug)
+    return respond(request, ("post", url), lambda: renderer(request).post(lang, url))
+
+
+def page(request: Request, slug: str) -> Response:
+    lang = language(request)
+    url = urls.page_url(lang.prefix, slug)
+    return respond(request, ("page", url), lambda: renderer(request).post(lang, url))
+
+
+def archive(request: Request) -> Response:
+    lang = language(request)
+    return respond(request, ("archive", lang.code), lambda: renderer(request).archive(lang))
+
+
+def terms(request: Request) -> Response:
+    lang, taxonomy = language(request), bound(request)[1]
+    return respond(request, (taxonomy, lang.code), lambda: renderer(request).terms(lang, taxonomy))
+
+
+def term(request: Request, key: str) -> Response:
+    return _term_listing(request, key, 1)
+
+
+def term_page(request: Request, key: str, n: int) -> Response:
+    if n == 1:
+        lang, taxonomy = language(request), bound(request)[1]
+        return redirect(urls.term_url(lang.prefix, taxonomy, key), request.url.query)
+    return _term_listing(request, key, n)
+
+
+def _term_listing(request: Request, key: str, n: int) -> Response:
+    lang, taxonomy = language(request), bound(request)[1]
+    return respond(
+        request,
+        (taxonomy, lang.code, key, n),
+        lambda: renderer(request).listing(lang, n, taxonomy, key),
+    )
+
+
+def by_url(request: Request, path: str) -> Response:
+    """A post or page at a `[permalinks]` pattern's URL, looked up by its exact URL and cached
+    like the post route."""
+    if not path.endswith("/"):  # every permalink ends with a slash; 404 offers the redirect
+        raise NotFound("no such page")
+    lang = language(request)
+    url = quote(urls.lang_path(lang.prefix, "") + "/" + path)
+    return respond(request, ("post", url), lambda: renderer(request).post(lang, url))

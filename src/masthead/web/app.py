@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import asdict
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -34,13 +35,14 @@ import masthead
 from masthead.config import Language, Site
 from masthead.content import urls
 from masthead.errors import HTTPError, NotFound
-from masthead.indexer import index_site
+from masthead.indexer import index_and_log
 from masthead.search.service import SearchService
 from masthead.store import posts as store
 from masthead.store.db import Database
 from masthead.watch import Watcher
+from masthead.watch_lock import watch_alone
+from masthead.web import address, security, seo_routes
 from masthead.web import search as search_routes
-from masthead.web import security, seo_routes
 from masthead.web.conditional import conditional_response
 from masthead.web.media import MEDIA_TYPES, STATIC_CACHE, Files
 from masthead.web.redirects import CanonicalPaths, encode_path, redirect
@@ -100,26 +102,21 @@ def create_app(
     index: bool = True,
     clock: Callable[[], float] = time.time,
     watch: bool = False,
+    served: str | None = None,
 ) -> FastAPI:
     """Build the app for `site`. With `index=True` the index is brought up to date first
     (incremental: unchanged files are not parsed again). `clock` gives seconds since the epoch
     (posts dated after it are not yet published). With `watch=True` a watcher re-indexes changed
     files while the app runs; with `dev=True` too, open pages reload themselves after a change
-    (Server-Sent Events at /_dev/reload; production pages carry no script for it)."""
+    (Server-Sent Events at /_dev/reload; production pages carry no script for it). `served` is
+    the address the server listens on (`http://127.0.0.1:8123`): absolute URLs use it when
+    `base_url` is unset or under `dev` (web/address.py). Of several apps watching one site, one
+    runs its watcher at a time (watch_lock.py)."""
     db = Database(site.database_path)
     if index:
-        report = index_site(site, db)
-        open_errors = [i for i in store.issues(db.read()) if i.severity == "error"]
-        log.info(
-            "indexed %d files (%d parsed) in %.2fs; %d files with errors",
-            report.files,
-            report.parsed,
-            report.seconds,
-            len(open_errors),
-        )
-        for issue in open_errors:
-            log.warning("%s", issue.format())
-    state = SiteState(site=site, db=db, dev=dev, clock=clock)
+        index_and_log(site, db)
+    base = address.base_url(site.settings, dev=dev, served=served)
+    state = SiteState(site=site, db=db, dev=dev, clock=clock, base_url=base.url)
     renderer = Renderer(state, _templates(site))
 
     reloader = Reloader()
@@ -130,8 +127,8 @@ def create_app(
         task = None
         if watch:
             watcher = Watcher(site, db, on_change=reloader.notify, dev=dev)
-            app.state.watcher = watcher
-            task = asyncio.create_task(watcher.run(stop))
+            started = partial(setattr, app.state, "watcher", watcher)  # /healthz reports it
+            task = asyncio.create_task(watch_alone(watcher, site, db, stop, started))
         yield
         stop.set()
         reloader.close()
@@ -164,11 +161,12 @@ def create_app(
 
     @app.get("/healthz", tags=["ops"])
     def healthz() -> dict[str, Any]:
-        """Liveness: the database answers; reports the index generation."""
+        """Liveness: the database answers; reports the index generation and the worker's pid."""
         conn = db.read()
         watcher = getattr(app.state, "watcher", None)
         return {
             "status": "ok",
+            "pid": os.getpid(),  # which worker answered (`serve --workers N`)
             "generation": store.generation(conn),
             "posts": conn.execute("SELECT COUNT(*) FROM posts").fetchone()[0],
             "watch": asdict(watcher.stats) if watcher else None,
@@ -262,7 +260,7 @@ def create_app(
         return error_response(request, 500, "internal error")
 
     app.add_middleware(CanonicalPaths)
-    security.install(app, security.security_headers(site.settings))
+    security.install(app, security.security_headers(site.settings, state.base_url))
     return app
 
 

@@ -178,7 +178,7 @@ class Settings(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _absolute(cls, value: str | None) -> str | None:
-        if value is None:
+        if not value:  # unset, or an empty MASTHEAD_BASE_URL=
             return None
         if not value.startswith(("http://", "https://")):
             raise ValueError("must be an absolute http(s) URL, e.g. https://example.com")

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from masthead.config import Settings
 
 DEFAULT_SERVED = "http://127.0.0.1:8000"  # no socket known (an app under a test client)
-WILDCARDS = {"", "0.0.0.0", "::"}  # a bind to every interface
+# binds to every interface: names compared with, never bound to
+WILDCARDS = {"", "0.0.0.0", "::"}  # nosec B104
 
 
 def served_address(host: str, port: int) -> str:

@@ -51,8 +51,12 @@ async def watch_alone(
 ) -> None:
     """Run `watcher` until `stop` is set, once this process holds the site's watch lock;
     `on_start()` is called when it starts watching. Returns at once when `stop` is set while
-    waiting. Raises OSError when the lock file cannot be opened (a read-only database folder)."""
-    fd = os.open(lock_path(site), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    waiting, or, logging why, when the lock file cannot be opened (a read-only folder)."""
+    try:
+        fd = os.open(lock_path(site), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        log.error("not watching %s: cannot open %s (%s)", site.root, lock_path(site), exc)
+        return
     try:
         waited = False
         while not _try_lock(fd):

@@ -22,6 +22,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -115,6 +116,7 @@ def main() -> None:
                     cmd += [*(["--factory"] if factory else []), target]
                 proc = subprocess.Popen(
                     cmd,
+                    start_new_session=True,  # its workers too can be killed
                     env={**env, "_MASTHEAD_SERVE_WORKER": json.dumps(plan)},
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
@@ -126,7 +128,12 @@ def main() -> None:
                     rps = wrk(served + path, seconds)
                 finally:
                     proc.terminate()
-                    proc.wait(20)
+                    try:
+                        proc.wait(20)
+                    except subprocess.TimeoutExpired:  # seen once with granian: say so, go on
+                        print(f"{server} did not stop within 20 s of SIGTERM", file=sys.stderr)
+                        os.killpg(proc.pid, signal.SIGKILL)
+                        proc.wait()
                 results[(app_name, server, workers)] = rps
                 print(f"{app_name}, {server}, {workers} worker(s): {rps:,.0f}/s", file=sys.stderr)
     shutil.rmtree(tmp, ignore_errors=True)

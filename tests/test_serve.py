@@ -54,16 +54,17 @@ def _ask(url: str, path: str) -> tuple[int, str]:
 
 
 def _every_worker_shows(url: str, path: str, text: str, workers: int = 2) -> set[int]:
-    """Ask on new connections until `workers` distinct workers have answered; every answer must
-    contain `text`. Returns the pids seen."""
+    """Ask on new connections until `workers` distinct workers have answered (a worker may
+    still be starting: up to 30 s); every answer must contain `text`. Returns the pids seen."""
     pids: set[int] = set()
-    for _ in range(200):
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
         pid, body = _ask(url, path)
         assert text in body, f"worker {pid} served a stale {path}"
         pids.add(pid)
         if len(pids) == workers:
             return pids
-    raise AssertionError(f"only workers {pids} answered 200 new connections")
+    raise AssertionError(f"only workers {pids} answered new connections for 30 s")
 
 
 def _edit(path: Path, title: str) -> None:

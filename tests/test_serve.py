@@ -115,7 +115,7 @@ def test_two_workers_serve_what_another_process_indexed(make_site):
 
 def test_port_0_with_two_workers_one_watcher_taken_over_when_it_dies(make_site):
     site = _site(make_site)
-    with cli_server(str(site.root), "--workers", "2") as url:
+    with _process(str(site.root), "--workers", "2") as (_proc, url, log):
         assert not url.endswith(":0/")
         watching: dict[int, bool] = {}
         _until(lambda: len(_watchers(url, watching)) == 2, "two workers on the printed port")
@@ -130,6 +130,7 @@ def test_port_0_with_two_workers_one_watcher_taken_over_when_it_dies(make_site):
         assert watcher not in after
         _until(lambda: any(_watchers(url, after).values()), "a watcher again")
         assert sum(after.values()) == 1, after
+        assert f"Child process [{watcher}] died" in log.read_text()  # reported, and replaced
 
 
 def _watchers(url: str, seen: dict[int, bool]) -> dict[int, bool]:

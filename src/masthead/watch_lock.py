@@ -3,8 +3,9 @@
 Every worker of `masthead serve --workers N` (and any other `serve` of the same site) starts
 `watch_alone`; only the process holding an exclusive `flock(2)` on `SITE.db.watch.lock`, a file
 beside the database, runs the watcher. The others try again every `LOCK_POLL` seconds: when the
-holder dies the kernel drops its lock, the next worker to try takes it, catches up with an
-incremental index (files changed while no one watched) and watches from then on. Readers need
+holder dies the kernel drops its lock, the next worker to try takes it. Whoever takes the lock
+first catches up with an incremental index (files changed while no one watched) and then
+watches. Readers need
 nothing from the watcher: every worker sees its commits through the index generation.
 """
 
@@ -67,11 +68,13 @@ async def watch_alone(
                 await asyncio.wait_for(stop.wait(), LOCK_POLL)
             if stop.is_set():
                 return
-        if waited:  # what changed while no one watched
-            report = await asyncio.to_thread(index_site, site, db)
+        # what changed while no one watched (a dead watcher's last moments, a replaced worker's
+        # start); a pass over unchanged files only compares sizes and mtimes
+        report = await asyncio.to_thread(index_site, site, db)
+        if waited:
             log.info("took over watching %s (%d files re-read)", site.root, report.parsed)
-            if report.parsed or report.deleted:
-                watcher.on_change("content")
+        if report.parsed or report.deleted:
+            watcher.on_change("content")
         on_start()
         await watcher.run(stop)
     finally:

@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Error, Page, sync_playwright
 
 from masthead.web.app import create_app
 
-from conftest import uvicorn_server
+from conftest import cli_server, uvicorn_server
 
 POST = "/posts/typography-for-long-reads/"
 FLAGS = [
@@ -53,20 +53,30 @@ document.addEventListener("securitypolicyviolation", function (e) {
 """
 
 
+def _demo(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("browser") / "demo"
+    shutil.copytree(Path(__file__).parent.parent / "src" / "masthead" / "demo", root)
+    return root
+
+
 def _serve(tmp_path_factory, dev: bool = False) -> Iterator[str]:
     from masthead.config import load_site
 
-    root = tmp_path_factory.mktemp("browser") / "demo"
-    shutil.copytree(Path(__file__).parent.parent / "src" / "masthead" / "demo", root)
-    app = create_app(load_site(root), dev=dev)
+    app = create_app(load_site(_demo(tmp_path_factory)), dev=dev)
     with uvicorn_server(app, timeout=15) as base:
         yield base
         app.state.reloader.close()  # ends open live-reload streams
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[str]:
-    yield from _serve(tmp_path_factory)
+@pytest.fixture(scope="module", params=["1 worker", "2 workers"])
+def server(request, tmp_path_factory) -> Iterator[str]:
+    """The demo served in this process, and by `masthead serve --workers 2` (each page may come
+    from either worker process)."""
+    if request.param == "1 worker":
+        yield from _serve(tmp_path_factory)
+        return
+    with cli_server(str(_demo(tmp_path_factory)), "--workers", "2", "--no-watch") as url:
+        yield url.rstrip("/")
 
 
 @pytest.fixture(scope="module")

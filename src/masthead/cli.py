@@ -13,10 +13,9 @@ import json
 import logging
 import os
 import shutil
-import socket
 import sqlite3
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -75,21 +74,6 @@ def _storage(path: Path, exc: BaseException) -> MastheadError:
     return storage_error(path, exc)
 
 
-def _server(config: Any) -> Any:
-    """uvicorn's server, which also ends open live-reload streams when asked to stop (they
-    would otherwise hold a Ctrl-C until the graceful-shutdown timeout)."""
-    import uvicorn
-
-    class Server(uvicorn.Server):
-        def handle_exit(self, sig: int, frame: Any) -> None:
-            reloader = getattr(config.app.state, "reloader", None)
-            if reloader is not None:
-                reloader.close()
-            super().handle_exit(sig, frame)
-
-    return Server(config)
-
-
 @app.command()
 def serve(
     site: Annotated[
@@ -106,38 +90,63 @@ def serve(
     watch: Annotated[
         bool, typer.Option("--watch/--no-watch", help="Re-index files as they change.")
     ] = True,
+    workers: Annotated[
+        int | None,
+        typer.Option(help="Worker processes; default: one per usable CPU, one under --dev.", min=1),
+    ] = None,
+    access_log: Annotated[
+        bool | None,
+        typer.Option(
+            "--access-log/--no-access-log",
+            help="Log one line per request; default: on under --dev only.",
+        ),
+    ] = None,
 ) -> None:
-    """Index the site (incrementally) and serve it over HTTP."""
-    import uvicorn
+    """Index the site (incrementally, once) and serve it over HTTP with N worker processes."""
+    from masthead import server
+    from masthead.web.address import base_url
 
-    from masthead.web.app import create_app
-
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    n = workers or server.default_workers(dev)
+    if dev and n > 1:
+        raise _fail(
+            ConfigError(
+                "--dev serves with one worker (live reload and template changes live in one "
+                "process); drop --workers or --dev"
+            )
+        )
+    logging.basicConfig(level=logging.INFO, format=server.LOG_FORMAT)
     try:
         s = _site(site) if site else demo_site()
-        try:
-            application = create_app(s, dev=dev, watch=watch)
-        except (sqlite3.Error, OSError) as exc:  # a full disk while indexing, say
-            raise _storage(s.database_path, exc) from None
     except MastheadError as exc:
         raise _fail(exc) from None
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((host, port))  # bound here so that the URL printed is the one listened on
+        sock = server.listen(host, port)  # bound first: the URL printed is the one listened on
     except OSError as exc:
-        sock.close()
         raise _fail(ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}")) from None
-    bound = sock.getsockname()[1]
-    # live-reload streams stay open: do not wait for them for ever on shutdown
-    config = uvicorn.Config(
-        application, log_level="info", timeout_graceful_shutdown=2, server_header=False
-    )
-    server = _server(config)
-    shown = f"[{host}]" if family == socket.AF_INET6 else host
-    typer.echo(f"masthead: serving {_visible(str(s.root))} at http://{shown}:{bound}/")
-    server.run(sockets=[sock])
+    served = server.address_of(sock, host)
+    log_requests = dev if access_log is None else access_log
+    try:
+        if n == 1:
+            from masthead.web.app import create_app
+
+            application = create_app(s, dev=dev, watch=watch, served=served)
+        else:
+            server.index_once(s)  # once, before the workers start
+        typer.echo(f"masthead: serving {_visible(str(s.root))} at {served}/")
+        base = base_url(s.settings, dev=dev, served=served)
+        typer.echo(f"masthead: base URL {_visible(base.url)}, from {base.source}; {n} worker(s)")
+        if n == 1:
+            server.serve_one(application, sock, access_log=log_requests)
+        else:
+            overrides = {} if site else {"database": str(s.database_path)}
+            plan = server.Plan(str(s.root), served, dev, watch, overrides)
+            server.serve_many(plan, sock, workers=n, access_log=log_requests)
+    except (sqlite3.Error, OSError) as exc:  # a full disk while indexing, say
+        sock.close()
+        raise _fail(_storage(s.database_path, exc)) from None
+    except MastheadError as exc:
+        sock.close()
+        raise _fail(exc) from None
 
 
 @app.command()

@@ -124,9 +124,10 @@ class Settings(BaseModel):
 
     title: str = Field("masthead", description="Site title, shown in the header and feeds.")
     description: str = Field("", description="One-line site description for meta tags.")
-    base_url: str = Field(
-        "http://127.0.0.1:8000",
-        description="Absolute URL of the site; canonical URLs, feeds and sitemaps use it.",
+    base_url: str | None = Field(
+        None,
+        description="Public absolute URL of the site (https://example.com); canonical URLs, "
+        "feeds and sitemaps use it in production. Unset, or under --dev: the served address.",
     )
     default_language: str = Field("en", description="Code of the language served at the root.")
     timezone: str = Field("UTC", description="IANA zone that dates without an offset are read in.")
@@ -176,7 +177,9 @@ class Settings(BaseModel):
 
     @field_validator("base_url")
     @classmethod
-    def _absolute(cls, value: str) -> str:
+    def _absolute(cls, value: str | None) -> str | None:
+        if not value:  # unset, or an empty MASTHEAD_BASE_URL=
+            return None
         if not value.startswith(("http://", "https://")):
             raise ValueError("must be an absolute http(s) URL, e.g. https://example.com")
         return value.rstrip("/")
@@ -299,7 +302,7 @@ def _env_overrides() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, field in Settings.model_fields.items():
         raw = os.environ.get(ENV_PREFIX + name.upper())
-        if raw is None or field.annotation not in (str, int, bool):
+        if raw is None or field.annotation not in (str, int, bool, str | None):
             continue
         out[name] = raw
     return out

@@ -192,3 +192,20 @@ def apply_change(conn: sqlite3.Connection, change: Change) -> None:
         store.set_issues(conn, change.path, change.post.warnings, ("parse", "shortcode"))
     elif change.error is not None:
         store.set_issues(conn, change.path, [change.error], ("parse", "shortcode"))
+
+
+def index_and_log(site: Site, db: Database) -> IndexReport:
+    """`index_site` (incremental), then log what it did and every open error, also of files
+    this pass did not re-read (their last good post is served). For servers, before serving."""
+    report = index_site(site, db)
+    open_errors = [i for i in store.issues(db.read()) if i.severity == "error"]
+    log.info(
+        "indexed %d files (%d parsed) in %.2fs; %d files with errors",
+        report.files,
+        report.parsed,
+        report.seconds,
+        len(open_errors),
+    )
+    for issue in open_errors:
+        log.warning("%s", issue.format())
+    return report

@@ -18,6 +18,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +27,12 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PackageLoader, s
 
 import masthead
 from masthead.config import Site
-from masthead.indexer import index_site
+from masthead.indexer import index_and_log
 from masthead.search.service import SearchService
-from masthead.store import posts as store
 from masthead.store.db import Database
 from masthead.watch import Watcher
-from masthead.web import errors, fastpath, security
+from masthead.watch_lock import watch_alone
+from masthead.web import address, errors, fastpath, security
 from masthead.web.media import MEDIA_TYPES, Files
 from masthead.web.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
@@ -50,16 +51,21 @@ def create_app(
     index: bool = True,
     clock: Callable[[], float] = time.time,
     watch: bool = False,
+    served: str | None = None,
 ) -> FastAPI:
     """Build the app for `site`. With `index=True` the index is brought up to date first
     (incremental: unchanged files are not parsed again). `clock` gives seconds since the epoch
     (posts dated after it are not yet published). With `watch=True` a watcher re-indexes changed
     files while the app runs; with `dev=True` too, open pages reload themselves after a change
-    (Server-Sent Events at /_dev/reload; production pages carry no script for it)."""
+    (Server-Sent Events at /_dev/reload; production pages carry no script for it). `served` is
+    the address the server listens on (`http://127.0.0.1:8123`): absolute URLs use it when
+    `base_url` is unset or under `dev` (web/address.py). Of several apps watching one site, one
+    runs its watcher at a time (watch_lock.py)."""
     db = Database(site.database_path)
     if index:
-        _index(site, db)
-    state = SiteState(site=site, db=db, dev=dev, clock=clock)
+        index_and_log(site, db)
+    base = address.base_url(site.settings, dev=dev, served=served)
+    state = SiteState(site=site, db=db, dev=dev, clock=clock, base_url=base.url)
     app = fastpath.App(
         title=site.settings.title,
         version=masthead.__version__,
@@ -90,7 +96,7 @@ def create_app(
 
     errors.install(app)
     app.add_middleware(CanonicalPaths)
-    headers = security.security_headers(site.settings)
+    headers = security.security_headers(site.settings, state.base_url)
     security.install(app, headers)
     if not dev:  # cache hits answered before any routing (web/fastpath.py)
         fastpath.install(app, state, headers)
@@ -105,8 +111,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     task = None
     if app.state.watch:
         watcher = Watcher(state.site, state.db, on_change=app.state.reloader.notify, dev=state.dev)
-        app.state.watcher = watcher
-        task = asyncio.create_task(watcher.run(stop))
+        started = partial(setattr, app.state, "watcher", watcher)  # /healthz reports it
+        task = asyncio.create_task(watch_alone(watcher, state.site, state.db, stop, started))
     yield
     stop.set()
     app.state.reloader.close()
@@ -117,20 +123,6 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
             task.cancel()
     app.state.search.close()  # the search log's last entries, before the database closes
     state.db.close()
-
-
-def _index(site: Site, db: Database) -> None:
-    report = index_site(site, db)
-    open_errors = [i for i in store.issues(db.read()) if i.severity == "error"]
-    log.info(
-        "indexed %d files (%d parsed) in %.2fs; %d files with errors",
-        report.files,
-        report.parsed,
-        report.seconds,
-        len(open_errors),
-    )
-    for issue in open_errors:
-        log.warning("%s", issue.format())
 
 
 def _static(site: Site, dev: bool) -> Files:

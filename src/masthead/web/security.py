@@ -1,7 +1,7 @@
 """Security headers on every response (OWASP Secure Headers Project,
 https://owasp.org/www-project-secure-headers/).
 
-`security_headers(settings)` builds the header list once, from the site's settings;
+`security_headers(settings, base_url)` builds the header list once, from the site's settings;
 `SecurityHeaders` is the pure ASGI middleware that adds it to every response (pages, errors,
 500s included, static and media files, feeds, redirects, 304s), keeping a header a response set
 itself (an SVG's own sandbox policy). `install(app, headers)` puts it outside the whole
@@ -65,8 +65,9 @@ def content_security_policy(extra: dict[str, list[str]]) -> str:
     return "; ".join(" ".join([name, *sources]) for name, sources in policy.items())
 
 
-def security_headers(settings: Settings) -> list[tuple[str, str]]:
-    """The headers every response carries, as `(name, value)` pairs."""
+def security_headers(settings: Settings, base_url: str) -> list[tuple[str, str]]:
+    """The headers every response carries, as `(name, value)` pairs; HSTS only when `base_url`
+    (the site's effective base URL, `SiteState.base_url`) is https."""
     extra = settings.security.csp
     headers = [
         ("Content-Security-Policy", content_security_policy(extra)),
@@ -78,7 +79,7 @@ def security_headers(settings: Settings) -> list[tuple[str, str]]:
     if not extra.get("frame-ancestors"):  # the legacy header agrees with frame-ancestors 'none'
         headers.append(("X-Frame-Options", "DENY"))
     max_age = settings.security.hsts_max_age
-    if settings.base_url.startswith("https://") and max_age > 0:  # RFC 6797
+    if base_url.startswith("https://") and max_age > 0:  # RFC 6797
         value = f"max-age={max_age}"
         if settings.security.hsts_include_subdomains:
             value += "; includeSubDomains"

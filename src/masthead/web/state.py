@@ -25,6 +25,7 @@ from masthead.config import Site
 from masthead.store import posts as store
 from masthead.store.db import Database
 from masthead.store.signal import Stamp
+from masthead.web.address import DEFAULT_SERVED
 from masthead.web.encoding import CODINGS, compress
 
 HTML = "text/html; charset=utf-8"
@@ -90,6 +91,7 @@ class SiteState:
     site: Site
     db: Database
     dev: bool = False
+    base_url: str = DEFAULT_SERVED  # of every absolute URL (web/address.py)
     theme_epoch: int = 0  # bumped when a template or static file changes (--dev)
     clock: Callable[[], float] = time.time
     _cache: OrderedDict[tuple, Page] = field(default_factory=OrderedDict)

@@ -72,7 +72,7 @@ class Renderer:
     # --- helpers -----------------------------------------------------------------------------
 
     def absolute(self, path: str) -> str:
-        return urls.absolute(self.site.settings.base_url, path)
+        return urls.absolute(self.state.base_url, path)
 
     def lang_path(self, lang: Language, path: str) -> str:
         """`/archive/` in `lang`: `/archive/` or `/zh/archive/`."""
@@ -197,7 +197,7 @@ class Renderer:
         """A cover as an absolute http(s) URL (site paths get the base URL, `//host/x` the base
         URL's scheme), or "" for none (or one of another scheme, which `parse_post` never keeps)."""
         if cover.startswith("//"):
-            return urljoin(self.site.settings.base_url, cover)
+            return urljoin(self.state.base_url, cover)
         if cover.startswith("/"):
             return self.absolute(cover)
         return cover if sanitize.scheme(cover) in ("http", "https") else ""

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict
 from functools import lru_cache
 from typing import Any
@@ -29,11 +30,12 @@ def router(dev: bool) -> APIRouter:
 
 
 def healthz(request: Request) -> dict[str, Any]:
-    """Liveness: the database answers; reports the index generation."""
+    """Liveness: the database answers; reports the index generation and the worker's pid."""
     conn = site_state(request).db.read()
     watcher = getattr(request.app.state, "watcher", None)
     return {
         "status": "ok",
+        "pid": os.getpid(),  # which worker answered (`serve --workers N`)
         "generation": store.generation(conn),
         "posts": conn.execute("SELECT COUNT(*) FROM posts").fetchone()[0],
         "watch": asdict(watcher.stats) if watcher else None,

@@ -54,7 +54,7 @@ class SeoOutputs:
         self.site = state.site
 
     def absolute(self, path: str) -> str:
-        return urls.absolute(self.site.settings.base_url, path)
+        return urls.absolute(self.state.base_url, path)
 
     # --- feeds -------------------------------------------------------------------------------
 

@@ -1,0 +1,309 @@
+"""`masthead serve` as readers and operators meet it: real processes, real sockets, real files.
+
+Workers (`--workers N`): every worker serves a change fresh on its next request, whether the
+watcher made it or another process (`masthead index`); one watcher among them, taken over when
+its worker dies; SIGINT and SIGTERM end every process. The served address: absolute URLs carry
+the address listened on when `base_url` is unset or under `--dev`, the setting otherwise.
+Which worker answered is told by `/healthz`'s `pid`, asked on the same connection as the page.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from conftest import BILINGUAL_TOML, cli_server, post
+
+NO_BASE_URL = BILINGUAL_TOML.replace('base_url = "https://example.com"\n', "")
+POST = "/posts/a/"
+
+
+def _site(make_site, toml: str = BILINGUAL_TOML):  # type: ignore[no-untyped-def]
+    return make_site(
+        {
+            "posts/a.md": post("First words", "2024-03-01", tags="[harbour]"),
+            "posts/a.zh.md": post("第一句", "2024-03-01"),
+        },
+        toml,
+    )
+
+
+def _ask(url: str, path: str) -> tuple[int, str]:
+    """`(pid of the worker, page text)`: both asked on one new connection (one worker)."""
+    conn = http.client.HTTPConnection(urlsplit(url).netloc, timeout=10)  # cheaper than httpx's
+    try:
+        conn.request("GET", "/healthz")
+        pid = json.loads(conn.getresponse().read())["pid"]
+        conn.request("GET", path)
+        return pid, conn.getresponse().read().decode("utf-8")
+    finally:
+        conn.close()
+
+
+def _every_worker_shows(url: str, path: str, text: str, workers: int = 2) -> set[int]:
+    """Ask on new connections until `workers` distinct workers have answered (a worker may
+    still be starting: up to 30 s); every answer must contain `text`. Returns the pids seen."""
+    pids: set[int] = set()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        pid, body = _ask(url, path)
+        assert text in body, f"worker {pid} served a stale {path}"
+        pids.add(pid)
+        if len(pids) == workers:
+            return pids
+    raise AssertionError(f"only workers {pids} answered new connections for 30 s")
+
+
+def _edit(path: Path, title: str) -> None:
+    path.write_text(post(title, "2024-03-01", tags="[harbour]"), encoding="utf-8")
+    st = path.stat()  # a new mtime even on a coarse clock: the index compares size and mtime
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+
+
+def _until(check, what: str, timeout: float = 30) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"not seen within {timeout}s: {what}"
+        time.sleep(0.05)
+
+
+def _health(url: str) -> dict:
+    return httpx.get(url + "healthz", timeout=10).json()
+
+
+# --- workers -----------------------------------------------------------------------------------
+
+
+def test_two_workers_serve_a_watched_edit_fresh(make_site):
+    site = _site(make_site)
+    with cli_server(str(site.root), "--workers", "2") as url:
+        _every_worker_shows(url, POST, "First words")  # each worker has cached the page
+        _until(lambda: any(h["watch"] for h in (_health(url) for _ in range(6))), "armed")
+        _edit(site.content_dir / "posts/a.md", "Second words")
+        _until(lambda: "Second words" in httpx.get(url + POST[1:]).text, "the edit")
+        _every_worker_shows(url, POST, "Second words")
+
+
+def test_two_workers_serve_what_another_process_indexed(make_site):
+    site = _site(make_site)
+    with cli_server(str(site.root), "--workers", "2", "--no-watch") as url:
+        _every_worker_shows(url, POST, "First words")
+        _edit(site.content_dir / "posts/a.md", "Indexed elsewhere")
+        _every_worker_shows(url, POST, "First words")  # no watcher: still the indexed page
+        done = subprocess.run(
+            [sys.executable, "-m", "masthead", "index", str(site.root)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        _every_worker_shows(url, POST, "Indexed elsewhere")  # the very next request, each
+
+
+def test_port_0_with_two_workers_one_watcher_taken_over_when_it_dies(make_site):
+    site = _site(make_site)
+    with _process(str(site.root), "--workers", "2") as (_proc, url, log):
+        assert not url.endswith(":0/")
+        watching: dict[int, bool] = {}
+        _until(lambda: len(_watchers(url, watching)) == 2, "two workers on the printed port")
+        _until(lambda: any(_watchers(url, watching).values()), "the watcher armed")
+        assert sum(watching.values()) == 1, watching
+        (watcher,) = (pid for pid, w in watching.items() if w)
+        os.kill(watcher, signal.SIGKILL)
+        _edit(site.content_dir / "posts/a.md", "After the takeover")  # no one watches now
+        _until(lambda: "After the takeover" in httpx.get(url + POST[1:]).text, "the takeover")
+        after: dict[int, bool] = {}
+        _until(lambda: len(_watchers(url, after)) == 2, "the dead worker replaced")
+        assert watcher not in after
+        _until(lambda: any(_watchers(url, after).values()), "a watcher again")
+        assert sum(after.values()) == 1, after
+        assert f"Child process [{watcher}] died" in log.read_text()  # reported, and replaced
+
+
+def _watchers(url: str, seen: dict[int, bool]) -> dict[int, bool]:
+    """Record in `seen` which workers answered `/healthz` and whether each watches."""
+    for _ in range(10):
+        try:
+            health = _health(url)
+        except httpx.TransportError:  # a worker killed mid-request
+            continue
+        seen[health["pid"]] = health["watch"] is not None and health["watch"]["armed"]
+    return seen
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+@contextmanager
+def _process(*args: str) -> Iterator[tuple[subprocess.Popen, str, Path]]:  # type: ignore[type-arg]
+    """`masthead serve ARGS --port 0` in its own session (so that a Ctrl-C can reach its whole
+    group); yields the process, the URL it printed, and the file its stderr goes to."""
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"masthead-serve-{os.getpid()}-{time.time()}"
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "masthead", "serve", *args, "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            start_new_session=True,
+        )
+    try:
+        m = re.search(r"at (http://127\.0\.0\.1:\d+/)", proc.stdout.readline())  # type: ignore[union-attr]
+        assert m, log.read_text()
+        _until(lambda: _answers(m.group(1)), "the server to answer")
+        yield proc, m.group(1), log
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        log.unlink()
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url + "healthz", timeout=5).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("args", "how"),
+    [
+        (("--workers", "2"), "SIGTERM"),
+        (("--workers", "2"), "Ctrl-C"),
+        (("--dev",), "Ctrl-C"),  # with a live-reload stream open
+    ],
+)
+def test_sigterm_and_ctrl_c_end_every_worker_promptly(make_site, args, how):
+    site = _site(make_site)
+    with _process(str(site.root), *args) as (proc, url, _log):
+        workers: dict[int, bool] = {}
+        n = 1 if "--dev" in args else 2
+        _until(lambda: len(_watchers(url, workers)) == n, f"{n} workers")
+        with httpx.Client(timeout=10) as idle, httpx.Client(timeout=10) as stream:
+            idle.get(url + "healthz")  # a kept-alive connection stays open
+            events = stream.stream("GET", url + "_dev/reload") if "--dev" in args else None
+            if events is not None:
+                events.__enter__()
+            started = time.monotonic()
+            if how == "SIGTERM":
+                proc.send_signal(signal.SIGTERM)
+            else:  # a terminal sends SIGINT to the whole foreground group
+                os.killpg(proc.pid, signal.SIGINT)
+            proc.wait(8)
+            took = time.monotonic() - started
+            _until(lambda: not any(_alive(pid) for pid in workers), "the workers to end", 5)
+            if events is not None:
+                events.__exit__(None, None, None)
+        assert took < 6, f"serve took {took:.1f}s to stop"
+
+
+def test_dev_refuses_several_workers(make_site):
+    site = _site(make_site)
+    done = subprocess.run(
+        [sys.executable, "-m", "masthead", "serve", str(site.root), "--dev", "--workers", "2"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2 and "--dev serves with one worker" in done.stderr
+
+
+def test_access_log_only_when_asked(make_site):
+    site = _site(make_site)
+    for args, logged in (((), False), (("--access-log",), True)):
+        with _process(str(site.root), "--workers", "1", "--no-watch", *args) as (proc, url, _log):
+            httpx.get(url + POST[1:])
+            proc.send_signal(signal.SIGTERM)
+            printed = proc.communicate(timeout=8)[0]  # uvicorn logs requests on stdout
+            assert (f'"GET {POST} HTTP/1.1" 200' in printed) is logged, printed
+
+
+# --- the served address ------------------------------------------------------------------------
+
+
+def _absolute_urls(url: str) -> list[str]:
+    """Every absolute URL of the served site's head links, feed, sitemap and robots.txt."""
+    page = httpx.get(url + POST[1:]).text
+    found = re.findall(r'<link rel="(?:canonical|alternate)"[^>]* href="([^"]+)"', page)
+    found += re.findall(r'<meta property="og:url" content="([^"]+)"', page)
+    found += re.findall(r'"(?:url|@id)": "(http[^"]+)"', page)  # JSON-LD
+    found += re.findall(r"<link>([^<]+)</link>", httpx.get(url + "feed.xml").text)
+    found += re.findall(r"<loc>([^<]+)</loc>", httpx.get(url + "sitemap.xml").text)
+    found += re.findall(r"^Sitemap: (\S+)$", httpx.get(url + "robots.txt").text, re.M)
+    assert len(found) >= 8, found
+    return found
+
+
+@pytest.mark.parametrize(
+    ("toml", "args", "expect", "source"),
+    [
+        (NO_BASE_URL, (), None, "the served address (base_url is not set)"),
+        (BILINGUAL_TOML, (), "https://example.com", "the base_url setting"),
+        (BILINGUAL_TOML, ("--dev",), None, "the served address (--dev ignores base_url)"),
+    ],
+    ids=["unset", "set", "dev"],
+)
+def test_absolute_urls_carry_the_base_url_serve_printed(make_site, toml, args, expect, source):
+    site = _site(make_site, toml)
+    with _process(str(site.root), "--no-watch", *args) as (proc, url, _log):
+        base = expect or url.rstrip("/")
+        assert re.fullmatch(r"http://127\.0\.0\.1:[1-9]\d*", url.rstrip("/"))
+        for absolute in _absolute_urls(url):
+            assert absolute.startswith(base + "/"), absolute
+        line = proc.stdout.readline()  # type: ignore[union-attr]
+        assert f"base URL {base}, from {source}" in line, line
+
+
+def test_served_address_brackets_ipv6_and_names_wildcards():
+    from masthead.web.address import served_address  # here: the other tests run without it
+
+    assert served_address("127.0.0.1", 8123) == "http://127.0.0.1:8123"
+    assert served_address("::1", 8123) == "http://[::1]:8123"
+    assert served_address("0.0.0.0", 80) == "http://localhost:80"
+    assert served_address("localhost", 8000) == "http://localhost:8000"
+
+
+def test_the_host_header_never_reaches_a_page(make_site, serve):
+    site = _site(make_site, NO_BASE_URL)
+    client = serve(site, served="http://[::1]:8123")
+    page = client.get(POST, headers={"Host": "evil.example"}).text
+    assert '<link rel="canonical" href="http://[::1]:8123/posts/a/">' in page
+    assert "evil.example" not in page
+
+
+def test_hsts_follows_the_effective_base_url(make_site, serve):
+    site = _site(make_site)  # base_url = "https://example.com"
+    assert "strict-transport-security" in serve(site).get(POST).headers
+    assert "strict-transport-security" not in serve(site, dev=True).get(POST).headers
+
+
+def test_init_writes_no_base_url_and_check_and_index_need_none(tmp_path):
+    new = tmp_path / "new-site"
+    for command in (("init", str(new)), ("check", str(new)), ("index", str(new))):
+        done = subprocess.run(
+            [sys.executable, "-m", "masthead", *command],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+    assert "base_url" not in (new / "masthead.toml").read_text(encoding="utf-8")

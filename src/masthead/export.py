@@ -1,0 +1,453 @@
+"""`masthead build SITE OUT`: the whole public site as files, for any static host or CDN.
+
+What is written (paths relative to OUT; URL paths are percent-decoded into file names, as a
+static server maps a request to a file):
+- every page at `<its path>/index.html`: each language's home and its pagination, posts, pages
+  (also at `[permalinks]` URLs), the archive, the taxonomy indexes, every term page and its
+  pagination (`posts/harbour/index.html`, `zh/posts/harbour/index.html`);
+- the feeds (RSS and Atom per language, per term, `all/` on a site with several languages),
+  `sitemap.xml` (and `sitemap-N.xml` when it is a sitemap index), `robots.txt`;
+- `static/…` and `media/…`: exactly the files those mounts serve (`web.media`'s allowlist);
+- `404.html`, the not-found page;
+- for every alias and former URL of a post, a small redirect page (meta refresh, canonical,
+  `noindex`) at the old path, and all of them in `_redirects` (Netlify and Cloudflare Pages:
+  `/old/ /new/ 301` per line).
+
+Every page, feed and file is fetched through the real ASGI app (`web.app.create_app`, with
+`Accept-Encoding: identity`), so its bytes are what `masthead serve` sends for that URL with the
+same base URL. The URLs are enumerated from the store, never guessed from links.
+
+Incremental: a manifest in OUT (`MANIFEST`) lists the files the last build wrote. A file whose
+bytes are unchanged is not rewritten (its mtime stays); a listed file the site no longer has is
+removed, and a folder left empty by that with it. Nothing else in OUT is ever touched. Files are
+written 0644 and folders 0755 whatever the umask (a web server's unprivileged worker reads them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import logging
+import math
+import os
+import re
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+import httpx
+
+from masthead.config import Site
+from masthead.content import urls
+from masthead.errors import ConfigError, MastheadError
+from masthead.store import export as export_store
+from masthead.store import posts as store
+from masthead.web.media import media_type, refused
+
+log = logging.getLogger(__name__)
+
+MANIFEST = ".masthead-build.json"
+FILE_MODE = 0o644
+DIR_MODE = 0o755
+NOT_FOUND_FILE = "404.html"
+REDIRECTS_FILE = "_redirects"
+HIGHLIGHT_CSS = "/static/css/highlight.css"  # a route (Pygments colours), not a file
+TAXONOMIES = ("tags", "categories")
+_SITEMAP_LOC = re.compile(r"<loc>([^<]+)</loc>")
+
+Progress = Callable[[int, int], None]  # (done, total)
+
+
+class BuildError(MastheadError):
+    """The app answered an enumerated URL with a server error, or OUT cannot be written."""
+
+
+@dataclass
+class BuildReport:
+    """What a build did: counts of files `written` (new or changed), `unchanged` (same bytes,
+    left alone) and `removed` (written by an earlier build, gone from the site); `missing`
+    lists enumerated URLs the app did not answer with 200 (left out); `seconds` of wall time."""
+
+    written: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    missing: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def files(self) -> int:
+        return self.written + self.unchanged
+
+
+# --- where things go ------------------------------------------------------------------------
+
+
+def file_for(url_path: str) -> str | None:
+    """The OUT-relative POSIX file name a static server maps URL path `url_path` (root-relative,
+    percent-encoded, query ignored) to: `/posts/x/` → `posts/x/index.html`, `/feed.xml` →
+    `feed.xml`, `/tags/%E4%B8%AD/` → `tags/中/index.html`. None for a path no file can have
+    (a segment that decodes to `.`, `..`, or holds `/`, `\\` or NUL)."""
+    path = urlsplit(url_path).path
+    if not path.startswith("/"):
+        return None
+    parts = path[1:].split("/")
+    if path.endswith("/"):
+        parts[-1] = "index.html"
+    try:
+        names = [unquote(p, errors="strict") if "%" in p else p for p in parts]
+    except UnicodeDecodeError:
+        return None
+    for name in names:
+        if name in ("", ".", "..") or any(c in name for c in "/\\\x00"):
+            return None
+    return "/".join(names)
+
+
+def check_output(site: Site, out: Path) -> Path:
+    """`out` resolved, refused with a one-line `ConfigError` when it is a file, the site folder
+    (or a folder holding it), inside the site's content or static folder, or not writable."""
+    target = out.resolve()
+    root = site.root.resolve()
+    if target.exists() and not target.is_dir():
+        raise ConfigError(f"{out}: is a file, not a folder")
+    if target == root or root.is_relative_to(target):
+        raise ConfigError(f"{out}: is the site folder (or holds it); choose one such as public/")
+    for inner in (site.content_dir, root / site.settings.static_dir):
+        if target.is_relative_to(inner.resolve()):
+            raise ConfigError(f"{out}: is inside {inner}, whose files the site serves")
+    existing = target
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"{out}: not writable ({existing} may not be written by this user)")
+    return target
+
+
+# --- the URLs of a site ---------------------------------------------------------------------
+
+
+def page_urls(site: Site, conn: Any, now: float) -> list[str]:
+    """Every page, feed and SEO file URL path of the site (percent-encoded), as the store holds
+    them at `now`: per language the home page and its pagination (`posts_per_page`), the archive,
+    taxonomy indexes, every term with a published post and its pagination and feeds, every
+    published post and page; the all-languages feeds; robots.txt and sitemap.xml."""
+    per = site.settings.posts_per_page
+    out: list[str] = ["/robots.txt", "/sitemap.xml"]
+    languages = list(site.languages.values())
+    for lang in languages:
+        _rows, total = store.list_posts(conn, lang=lang.code, now=now, limit=0)
+        out += _listing(lang.root, total, per)
+        out += [urls.feed_url(lang.prefix, fmt) for fmt in urls.FEED_FILES]
+        out.append(urls.lang_path(lang.prefix, "/archive/"))
+        for taxonomy in TAXONOMIES:
+            out.append(urls.lang_path(lang.prefix, f"/{taxonomy}/"))
+            for row in store.term_counts(conn, taxonomy, lang.code, now):
+                out += _listing(urls.term_url(lang.prefix, taxonomy, row["key"]), row["n"], per)
+                out += [
+                    urls.feed_url(lang.prefix, fmt, taxonomy, row["key"]) for fmt in urls.FEED_FILES
+                ]
+    if len(languages) > 1 and all(lang.prefix != urls.ALL_LANGUAGES for lang in languages):
+        out += [urls.feed_url(urls.ALL_LANGUAGES, fmt) for fmt in urls.FEED_FILES]
+    out += [r["url"] for r in export_store.published_urls(conn, now) if r["lang"] in site.languages]
+    return list(dict.fromkeys(out))  # one each, first place kept
+
+
+def _listing(base: str, total: int, per: int) -> list[str]:
+    """A list page and its pagination: `base`, `basepage/2/`, …"""
+    pages = max(1, math.ceil(total / per))
+    return [base] + [f"{base}page/{n}/" for n in range(2, pages + 1)]
+
+
+def asset_urls(site: Site) -> list[str]:
+    """Candidate `/static/` and `/media/` URL paths: every file of the package's and the site's
+    static folders and, in the content folder, every file of a type `/media/` serves; names no
+    mount serves (hidden, backups, sources: `web.media.refused`) are left out. The app has the
+    last word (only its 200s are written)."""
+    from masthead.web.app import PACKAGE_STATIC
+
+    found: list[str] = [HIGHLIGHT_CSS]
+    for folder in (site.root / site.settings.static_dir, PACKAGE_STATIC):
+        found += ["/static/" + quote(rel) for rel in _files(folder)]
+    found += [
+        urls.MEDIA_PREFIX + quote(rel)
+        for rel in _files(site.content_dir)
+        if media_type(rel) is not None
+    ]
+    return list(dict.fromkeys(found))
+
+
+def _files(folder: Path) -> list[str]:
+    """POSIX paths relative to `folder` of its regular files (links followed) that no mount
+    refuses; hidden folders are not entered."""
+    if not folder.is_dir():
+        return []
+    out = []
+    for top, dirs, names in os.walk(folder, followlinks=True):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        rel_top = Path(top).relative_to(folder).as_posix()
+        for name in sorted(names):
+            rel = name if rel_top == "." else f"{rel_top}/{name}"
+            if not refused(rel):
+                out.append(rel)
+    return out
+
+
+def redirects(site: Site, conn: Any, now: float, pages: Iterable[str]) -> list[tuple[str, str]]:
+    """`(old path, new path)` of every alias and former URL that `serve` redirects (the same
+    `store.posts.alias_target` lookup), except paths that are pages themselves."""
+    taken = set(pages)
+    out = []
+    for path in export_store.moved_paths(conn):
+        if path in taken:
+            continue
+        target = store.alias_target(conn, path, now)
+        if target and target != path:
+            out.append((path, target))
+    return out
+
+
+# --- what is written besides the fetched responses ------------------------------------------
+
+
+def alias_page(target: str, absolute: str) -> bytes:
+    """A redirect page for a static host: a meta refresh to the root-relative `target`, its
+    `absolute` URL as the canonical link, `noindex` (as Hugo's alias pages)."""
+    t, a = html.escape(target), html.escape(absolute)
+    return (
+        '<!doctype html>\n<html>\n<head>\n<meta charset="utf-8">\n'
+        f'<title>{a}</title>\n<link rel="canonical" href="{a}">\n'
+        '<meta name="robots" content="noindex">\n'
+        f'<meta http-equiv="refresh" content="0; url={t}">\n</head>\n'
+        f'<body><p><a href="{t}">{a}</a></p></body>\n</html>\n'
+    ).encode()
+
+
+def redirects_file(moves: list[tuple[str, str]]) -> bytes:
+    """`_redirects` (Netlify, Cloudflare Pages): `/old/ /new/ 301`, one line each."""
+    return "".join(f"{old} {new} 301\n" for old, new in moves).encode()
+
+
+# --- the output folder ----------------------------------------------------------------------
+
+
+class Output:
+    """Writes files under `root` only when their bytes changed, and afterwards removes the
+    files the previous build listed in its manifest that this one did not write."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.previous = self._read_manifest()
+        self.kept: set[str] = set()
+        self.written = 0
+        self.unchanged = 0
+        self._dirs: set[Path] = set()
+
+    def _read_manifest(self) -> set[str]:
+        try:
+            data = json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return set()
+        files = data.get("files", []) if isinstance(data, dict) else []
+        return {f for f in files if isinstance(f, str) and _inside(f)}
+
+    def _folder(self, path: Path) -> None:
+        if path in self._dirs:
+            return
+        missing = []
+        here = path
+        while not here.exists():
+            missing.append(here)
+            here = here.parent
+        for folder in reversed(missing):
+            try:
+                folder.mkdir()
+                os.chmod(folder, DIR_MODE)  # mkdir's mode is masked by the umask
+            except OSError as exc:
+                raise BuildError(f"{folder}: not writable ({exc.strerror or exc})") from None
+        self._dirs.add(path)
+
+    def write(self, rel: str, data: bytes) -> None:
+        """Write `data` to OUT/`rel` (a POSIX relative path) unless it already holds it."""
+        self.kept.add(rel)
+        path = self.root / rel
+        try:
+            if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
+                self.unchanged += 1
+                return
+            self._folder(path.parent)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mh-")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                    os.fchmod(f.fileno(), FILE_MODE)
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            raise BuildError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        self.written += 1
+
+    def finish(self) -> int:
+        """Remove the previous build's files that this one did not write (and folders that
+        leaves empty), record the manifest; the number of files removed."""
+        removed = 0
+        for rel in sorted(self.previous - self.kept):
+            path = self.root / rel
+            if path.is_file() or path.is_symlink():
+                path.unlink()
+                removed += 1
+                self._prune(path.parent)
+        self.save()
+        return removed
+
+    def save(self) -> None:
+        """Record what OUT holds from builds: this one's files, and the previous build's still
+        there (a failed build must not forget files it did not get to remove)."""
+        files = sorted(self.kept | {r for r in self.previous if (self.root / r).is_file()})
+        data = json.dumps({"format": 1, "files": files}, ensure_ascii=False, indent=0).encode()
+        saved, self.written, self.unchanged = (self.written, self.unchanged), 0, 0
+        self.write(MANIFEST, data + b"\n")
+        self.kept.discard(MANIFEST)
+        self.written, self.unchanged = saved
+
+    def _prune(self, folder: Path) -> None:
+        while folder != self.root and folder.is_relative_to(self.root):
+            try:
+                folder.rmdir()  # only an empty folder: a foreign file keeps it
+            except OSError:
+                return
+            folder = folder.parent
+
+
+def _inside(rel: str) -> bool:
+    """Whether a manifest entry names a file under OUT (never `..`, absolute or the manifest)."""
+    p = PurePosixPath(rel)
+    return bool(p.parts) and not p.is_absolute() and ".." not in p.parts and rel != MANIFEST
+
+
+# --- the build ------------------------------------------------------------------------------
+
+
+def build(
+    site: Site,
+    out: Path,
+    *,
+    progress: Progress | None = None,
+    clock: Callable[[], float] = time.time,
+) -> BuildReport:
+    """Index `site` (incrementally) and write its public site into `out` (see the module).
+
+    `site.settings.base_url` must be the site's absolute URL (canonical links, feeds, sitemaps).
+    Raises `ConfigError` for an unusable `out` (`check_output`), `BuildError` when the app
+    answers an enumerated URL with a 5xx or a file cannot be written."""
+    started = time.perf_counter()
+    target = check_output(site, out)
+    report = asyncio.run(_build(site, target, progress or (lambda done, total: None), clock))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+async def _build(
+    site: Site, out: Path, progress: Progress, clock: Callable[[], float]
+) -> BuildReport:
+    from masthead.web.app import create_app
+
+    app = create_app(site, clock=clock)
+    report = BuildReport()
+    output = Output(out)
+    origin = urlsplit(site.settings.base_url)
+    async with (
+        app.router.lifespan_context(app),  # closes the database and the search log after
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url=f"{origin.scheme}://{origin.netloc}",
+            headers={"Accept-Encoding": "identity"},
+        ) as client,
+    ):
+        conn = app.state.masthead.db.read()
+        now = clock()
+        pages = page_urls(site, conn, now)
+        assets = asset_urls(site)
+        moves = redirects(site, conn, now, pages)
+        total = len(pages) + len(assets) + len(moves) + 2
+        done = 0
+        output._folder(out)
+        try:
+            queue = list(pages)
+            while queue:
+                url = queue.pop(0)
+                body = await _fetch(client, url, report)
+                if body is not None and _write(output, url, body, report):
+                    queue += _sitemap_parts(url, body, site.settings.base_url, pages)
+                done += 1
+                progress(done, total)
+            for url in assets:
+                body = await _fetch(client, url, report, quiet=True)
+                if body is not None:
+                    _write(output, url, body, report)
+                done += 1
+                progress(done, total)
+            response = await client.get("/" + NOT_FOUND_FILE)
+            if response.status_code != 404:
+                raise BuildError(f"/{NOT_FOUND_FILE}: the app answered {response.status_code}")
+            output.write(NOT_FOUND_FILE, response.content)
+            for old, new in moves:
+                rel = file_for(old)
+                if rel is not None:
+                    output.write(rel, alias_page(new, urls.absolute(site.settings.base_url, new)))
+                done += 1
+                progress(done, total)
+            output.write(REDIRECTS_FILE, redirects_file(moves))
+            progress(total, total)
+        except BaseException:
+            output.save()
+            raise
+        report.removed = output.finish()
+    report.written, report.unchanged = output.written, output.unchanged
+    return report
+
+
+async def _fetch(
+    client: httpx.AsyncClient, url: str, report: BuildReport, quiet: bool = False
+) -> bytes | None:
+    """The body the app sends for GET `url` with status 200; None (and, unless `quiet`, the
+    URL noted in the report) for any other answer but a server error, which raises."""
+    response = await client.get(url)
+    if response.status_code >= 500:
+        raise BuildError(f"{url}: the app answered {response.status_code}")
+    if response.status_code != 200:
+        if not quiet:
+            report.missing.append(url)
+            log.warning("%s: the app answered %d; left out", url, response.status_code)
+        return None
+    return response.content
+
+
+def _write(output: Output, url: str, body: bytes, report: BuildReport) -> bool:
+    rel = file_for(url)
+    if rel is None:
+        report.missing.append(url)
+        log.warning("%s: no file name can hold this URL; left out", url)
+        return False
+    output.write(rel, body)
+    return True
+
+
+def _sitemap_parts(url: str, body: bytes, base_url: str, pages: list[str]) -> list[str]:
+    """The `/sitemap-N.xml` files a sitemap index (`/sitemap.xml`) lists, as URL paths."""
+    if url != "/sitemap.xml" or b"<sitemapindex" not in body[:500]:
+        return []
+    found = []
+    for loc in _SITEMAP_LOC.findall(body.decode("utf-8")):
+        loc = html.unescape(loc)
+        if loc.startswith(base_url + "/"):
+            path = loc[len(base_url) :]
+            if path not in pages:
+                found.append(path)
+    return found

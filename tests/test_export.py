@@ -75,7 +75,7 @@ def test_every_exported_file_is_what_serve_sends(k8s, k8s_app):
     assert len(files) > 100
     compared = 0
     for rel, path in files.items():
-        if rel in ("_redirects", "404.html"):
+        if rel in ("_redirects", "_headers", "404.html"):
             continue
         url = url_of(rel)
         r = k8s_app.get(url, headers={"Accept-Encoding": "identity"})
@@ -85,7 +85,7 @@ def test_every_exported_file_is_what_serve_sends(k8s, k8s_app):
         assert r.status_code == 200, url
         assert path.read_bytes() == r.content, url
         compared += 1
-    assert compared == len(files) - 2 - len(moved)
+    assert compared == len(files) - 3 - len(moved)
     missing = k8s_app.get("/404.html", headers={"Accept-Encoding": "identity"})
     assert missing.status_code == 404 and (out / "404.html").read_bytes() == missing.content
 
@@ -111,6 +111,7 @@ def test_layout_and_summary(k8s):
         "robots.txt",
         "404.html",
         "_redirects",
+        "_headers",
         "static/css/site.css",
         "static/css/highlight.css",
         "static/js/site.js",
@@ -125,6 +126,9 @@ def test_layout_and_summary(k8s):
     refresh = alias.select_one('meta[http-equiv="refresh"]')["content"]
     assert refresh == "0; url=/posts/dockershim-faq/"
     assert "Kubernetes" in (out / "404.html").read_text()
+    headers = (out / "_headers").read_text().splitlines()
+    assert headers[0] == "/*" and "  X-Content-Type-Options: nosniff" in headers
+    assert any(h.startswith("  Content-Security-Policy: default-src 'self'") for h in headers)
     # the summary line
     summary = r"^\d+ files in .*: \d+ written, 0 unchanged, 0 removed \(\d+\.\d\ds\)$"
     assert re.search(summary, output, re.M)
@@ -331,3 +335,194 @@ def test_an_export_needs_a_base_url(tmp_path):
     assert head.select_one('link[rel="canonical"]')["href"] == "https://cdn.example/posts/a/"
     feed = (tmp_path / "out/feed.xml").read_text()
     assert "https://cdn.example/posts/a/" in feed
+
+
+# --- api_url and allowed_origins ------------------------------------------------------------
+
+
+def api_toml(api_url: str, *origins: str) -> str:
+    listed = ", ".join(f'"{o}"' for o in origins)
+    settings = f'api_url = "{api_url}"\nallowed_origins = [{listed}]\n'
+    return SMALL.replace("posts_per_page = 2\n", "posts_per_page = 2\n" + settings)
+
+
+def test_api_url_sends_the_search_form_there_and_the_csp_allows_it(tmp_path):
+    root = tmp_path / "site"
+    small_site(root)
+    (root / "masthead.toml").write_text(
+        api_toml("https://api.example.net/", "https://small.example")
+    )
+    site = load_site(root)
+    assert site.settings.api_url == "https://api.example.net"
+    build(site, tmp_path / "out")
+    page = BeautifulSoup((tmp_path / "out/zh/posts/p1/index.html").read_text(), "html.parser")
+    form = page.select_one("form.search-form")
+    assert form["action"] == "https://api.example.net/zh/search"
+    assert form["data-api"] == "https://api.example.net"
+    home = (tmp_path / "out/index.html").read_text()
+    assert '"urlTemplate":"https://api.example.net/search?q={search_term_string}"' in home
+    with TestClient(create_app(site), base_url="https://small.example") as client:
+        r = client.get("/posts/p1/")
+        assert r.content == (tmp_path / "out/posts/p1/index.html").read_bytes()
+        csp = dict(d.split(" ", 1) for d in r.headers["content-security-policy"].split("; "))
+        assert csp["form-action"] == "'self' https://api.example.net"
+        assert csp["connect-src"] == "'self' https://api.example.net"
+    headers = (tmp_path / "out/_headers").read_text()
+    assert "form-action 'self' https://api.example.net" in headers
+
+
+def test_without_api_url_the_form_and_csp_stay_on_the_site(tmp_path):
+    site = small_site(tmp_path / "site")
+    with TestClient(create_app(site)) as client:
+        r = client.get("/posts/p1/")
+    form = BeautifulSoup(r.text, "html.parser").select_one("form.search-form")
+    assert form["action"] == "/search" and not form.has_attr("data-api")
+    assert "form-action 'self';" in r.headers["content-security-policy"] + ";"
+    assert "access-control-allow-origin" not in r.headers
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("api_url", "api.example.net"),
+        ("api_url", "ftp://api.example.net"),
+        ("api_url", "https://api.example.net/?q=1"),
+        ("allowed_origins", ["https://www.example.com/blog"]),
+        ("allowed_origins", ["*"]),
+        ("allowed_origins", ["www.example.com"]),
+        ("allowed_origins", ["https://www.example.com:99999"]),
+    ],
+)
+def test_bad_api_url_and_origins_fail_at_start(tmp_path, key, value):
+    from masthead.errors import ConfigError
+
+    site = small_site(tmp_path / "site")
+    with pytest.raises(ConfigError, match=key):
+        load_site(site.root, {key: value})
+
+
+def test_cors_answers_only_the_allowed_origins_and_only_under_api(tmp_path):
+    root = tmp_path / "site"
+    small_site(root)
+    toml = api_toml(
+        "https://api.example.net", "https://www.example.com", "HTTP://Static.Example:8080/"
+    )
+    (root / "masthead.toml").write_text(toml)
+    site = load_site(root)
+    assert site.settings.allowed_origins == [
+        "https://www.example.com",
+        "http://static.example:8080",
+    ]
+    with TestClient(create_app(site)) as client:
+        for origin in ("https://www.example.com", "http://static.example:8080"):
+            pre = client.options(
+                "/api/search?q=body",
+                headers={"Origin": origin, "Access-Control-Request-Method": "GET"},
+            )
+            assert pre.status_code == 200
+            assert pre.headers["access-control-allow-origin"] == origin
+            assert "GET" in pre.headers["access-control-allow-methods"]
+            assert "access-control-allow-credentials" not in pre.headers
+            got = client.get("/api/search?q=body", headers={"Origin": origin})
+            assert got.status_code == 200 and got.json()["total"] >= 5
+            assert got.headers["access-control-allow-origin"] == origin
+            assert "Origin" in got.headers["vary"]
+        for origin in ("https://evil.example", "https://www.example.com.evil.example", "null"):
+            pre = client.options(
+                "/api/search?q=body",
+                headers={"Origin": origin, "Access-Control-Request-Method": "GET"},
+            )
+            assert pre.status_code == 400 and "access-control-allow-origin" not in pre.headers
+            got = client.get("/api/search?q=body", headers={"Origin": origin})
+            assert got.status_code == 200 and "access-control-allow-origin" not in got.headers
+        page = client.get("/posts/p1/", headers={"Origin": "https://www.example.com"})
+        assert page.status_code == 200 and "access-control-allow-origin" not in page.headers
+
+
+# --- an exported page in a real browser, searching on a masthead at another origin ----------
+
+
+def static_host(out: Path):
+    """A static host as Netlify or Cloudflare Pages: OUT's files (`index.html` for a folder),
+    with the headers `_headers` gives for `/*`."""
+    from starlette.staticfiles import StaticFiles
+
+    files = StaticFiles(directory=out, html=True, check_dir=False)
+
+    async def app(scope, receive, send):
+        async def with_headers(message):
+            if message["type"] == "http.response.start":
+                lines = (out / "_headers").read_text().split("\n/")[0].splitlines()[1:]
+                rules = [line.strip().split(": ", 1) for line in lines if line.strip()]
+                extra = [(k.lower().encode(), v.encode()) for k, v in rules]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await files(scope, receive, with_headers)
+
+    return app
+
+
+def test_an_exported_page_searches_on_the_masthead_at_api_url_in_chromium(tmp_path):
+    from playwright.sync_api import Error, sync_playwright
+    from test_browser import FLAGS, INSTALL, WATCH_CSP, chromium_path
+
+    from conftest import uvicorn_server
+
+    root = tmp_path / "site"
+    small_site(root)
+    out = tmp_path / "out"
+    out.mkdir()
+    with (
+        uvicorn_server(static_host(out)) as static,
+        uvicorn_server(static_host(out)) as other,  # the same files from an origin not allowed
+    ):
+        (root / "masthead.toml").write_text(api_toml("http://unused.invalid", static))
+        with uvicorn_server(create_app(load_site(root))) as api:
+            build(load_site(root, {"api_url": api}), out)
+            with sync_playwright() as p:
+                try:
+                    browser = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
+                except Error as exc:
+                    pytest.fail(f"{INSTALL} ({exc})")
+                page = browser.new_page()
+                page.add_init_script(WATCH_CSP)
+                asked: list[str] = []
+                page.on("request", lambda r: asked.append(r.url))
+                page.goto(static + "/posts/p1/")
+                assert "form-action 'self' " + api in page.evaluate(
+                    "fetch(location.href).then(r => r.headers.get('content-security-policy'))"
+                )
+                page.fill("#mh-search", "body")
+                page.press("#mh-search", "Enter")
+                page.wait_for_selector("#mh-search-inline .hit", timeout=10_000)
+                assert page.url == static + "/posts/p1/"  # results shown here, from the API
+                assert api + "/api/search?q=body" in asked
+                assert page.locator("#mh-search-inline .hit").count() >= 5
+                assert page.locator("#mh-search-inline mark").count() >= 5
+                assert page.evaluate("window.__violations") == []
+                page.locator("#mh-search-inline .hit a").first.click()
+                page.wait_for_load_state()
+                assert page.url.startswith(static + "/") and "/posts/" in page.url  # exported
+                assert page.locator("h1").count() == 1
+
+                # without script the same form goes to that masthead's search page
+                context = browser.new_context(java_script_enabled=False)
+                plain = context.new_page()
+                plain.goto(static + "/zh/")
+                plain.fill("#mh-search", "body")
+                plain.press("#mh-search", "Enter")
+                plain.wait_for_url(api + "/zh/search?q=body", timeout=10_000)
+                assert plain.locator(".hit").count() >= 5
+                context.close()
+
+                # an origin not in allowed_origins cannot read the API: the script falls back
+                # to the form, so the reader still gets results (on the API's search page)
+                page = browser.new_page()
+                page.goto(other + "/posts/p1/")
+                page.fill("#mh-search", "body")
+                page.press("#mh-search", "Enter")
+                page.wait_for_url(api + "/search?q=body", timeout=10_000)
+                assert page.locator("#mh-search-inline").count() == 0
+                assert page.locator(".hit").count() >= 5
+                browser.close()

@@ -11,7 +11,9 @@ static server maps a request to a file):
 - `404.html`, the not-found page;
 - for every alias and former URL of a post, a small redirect page (meta refresh, canonical,
   `noindex`) at the old path, and all of them in `_redirects` (Netlify and Cloudflare Pages:
-  `/old/ /new/ 301` per line).
+  `/old/ /new/ 301` per line);
+- `_headers` (Netlify and Cloudflare Pages): the security headers `serve` sends, the
+  Content-Security-Policy among them.
 
 Every page, feed and file is fetched through the real ASGI app (`web.app.create_app`, with
 `Accept-Encoding: identity`), so its bytes are what `masthead serve` sends for that URL with the
@@ -47,7 +49,8 @@ from masthead.content import urls
 from masthead.errors import ConfigError, MastheadError
 from masthead.store import export as export_store
 from masthead.store import posts as store
-from masthead.web.media import media_type, refused
+from masthead.web.media import SVG_POLICY, media_type, refused
+from masthead.web.security import security_headers
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +59,7 @@ FILE_MODE = 0o644
 DIR_MODE = 0o755
 NOT_FOUND_FILE = "404.html"
 REDIRECTS_FILE = "_redirects"
+HEADERS_FILE = "_headers"
 HIGHLIGHT_CSS = "/static/css/highlight.css"  # a route (Pygments colours), not a file
 TAXONOMIES = ("tags", "categories")
 _SITEMAP_LOC = re.compile(r"<loc>([^<]+)</loc>")
@@ -227,6 +231,17 @@ def alias_page(target: str, absolute: str) -> bytes:
     ).encode()
 
 
+def headers_file(headers: list[tuple[str, str]], svgs: Iterable[str]) -> bytes:
+    """`_headers` (Netlify, Cloudflare Pages): the security headers `serve` sends with every
+    response (`web.security`, the CSP among them) for `/*`, and for each SVG under `/media/`
+    its own sandbox policy (`web.media.SVG_POLICY`; a host joins both policies, and a browser
+    enforces each)."""
+    lines = ["/*", *(f"  {name}: {value}" for name, value in headers)]
+    for url in svgs:
+        lines += [url, f"  Content-Security-Policy: {SVG_POLICY}"]
+    return ("\n".join(lines) + "\n").encode()
+
+
 def redirects_file(moves: list[tuple[str, str]]) -> bytes:
     """`_redirects` (Netlify, Cloudflare Pages): `/old/ /new/ 301`, one line each."""
     return "".join(f"{old} {new} 301\n" for old, new in moves).encode()
@@ -375,7 +390,7 @@ async def _build(
         pages = page_urls(site, conn, now)
         assets = asset_urls(site)
         moves = redirects(site, conn, now, pages)
-        total = len(pages) + len(assets) + len(moves) + 2
+        total = len(pages) + len(assets) + len(moves) + 3
         done = 0
         output._folder(out)
         try:
@@ -387,10 +402,12 @@ async def _build(
                     queue += _sitemap_parts(url, body, site.settings.base_url, pages)
                 done += 1
                 progress(done, total)
+            svgs = []
             for url in assets:
                 body = await _fetch(client, url, report, quiet=True)
-                if body is not None:
-                    _write(output, url, body, report)
+                written = body is not None and _write(output, url, body, report)
+                if written and url.startswith(urls.MEDIA_PREFIX) and url.lower().endswith(".svg"):
+                    svgs.append(url)
                 done += 1
                 progress(done, total)
             response = await client.get("/" + NOT_FOUND_FILE)
@@ -404,6 +421,7 @@ async def _build(
                 done += 1
                 progress(done, total)
             output.write(REDIRECTS_FILE, redirects_file(moves))
+            output.write(HEADERS_FILE, headers_file(security_headers(site.settings), svgs))
             progress(total, total)
         except BaseException:
             output.save()

@@ -39,8 +39,8 @@ from masthead.search.service import SearchService
 from masthead.store import posts as store
 from masthead.store.db import Database
 from masthead.watch import Watcher
+from masthead.web import cors, security, seo_routes
 from masthead.web import search as search_routes
-from masthead.web import security, seo_routes
 from masthead.web.conditional import conditional_response
 from masthead.web.media import MEDIA_TYPES, STATIC_CACHE, Files
 from masthead.web.redirects import CanonicalPaths, encode_path, redirect
@@ -262,6 +262,7 @@ def create_app(
         return error_response(request, 500, "internal error")
 
     app.add_middleware(CanonicalPaths)
+    cors.install(app, site.settings.allowed_origins)
     security.install(app, security.security_headers(site.settings))
     return app
 

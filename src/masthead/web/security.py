@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from starlette.applications import Starlette
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from masthead.config import Settings
+from masthead.config import Settings, origin_of
 
 BASE_POLICY: dict[str, list[str]] = {
     "default-src": ["'self'"],
@@ -68,6 +68,9 @@ def content_security_policy(extra: dict[str, list[str]]) -> str:
 def security_headers(settings: Settings) -> list[tuple[str, str]]:
     """The headers every response carries, as `(name, value)` pairs."""
     extra = settings.security.csp
+    if settings.api_url:  # exported pages send the search form (and fetch) to a masthead
+        api = origin_of(settings.api_url)
+        extra = {**extra, **{d: [*extra.get(d, []), api] for d in ("form-action", "connect-src")}}
     headers = [
         ("Content-Security-Policy", content_security_policy(extra)),
         ("X-Content-Type-Options", "nosniff"),

@@ -285,7 +285,8 @@ class Renderer:
             "jsonld": Markup(jsonld.script(structured)) if structured else None,  # nosec B704
             "switcher": self.switcher(versions, lang),
             "home": lang.root,
-            "search_url": self.lang_path(lang, "/search"),
+            # an exported page searches on the masthead at `api_url` (same form, no script)
+            "search_url": (self.site.settings.api_url or "") + self.lang_path(lang, "/search"),
             "nav": {
                 "archive": self.lang_path(lang, "/archive/"),
                 "tags": self.lang_path(lang, "/tags/"),
@@ -363,7 +364,8 @@ class Renderer:
             index = (gettext(lang.locale, taxonomy), self.lang_path(lang, f"/{taxonomy}/"))
             structured.append(self.crumbs(lang, index, (name, base)))
         elif page == 1:  # the home page: the site and its search
-            search = self.absolute(self.lang_path(lang, "/search")) + "?q={search_term_string}"
+            where = self.site.settings.api_url or self.absolute("")
+            search = where + self.lang_path(lang, "/search") + "?q={search_term_string}"
             site_node = jsonld.website(
                 name=settings.title,
                 url=self.absolute(lang.root),

@@ -90,6 +90,45 @@ def test_every_exported_file_is_what_serve_sends(k8s, k8s_app):
     assert missing.status_code == 404 and (out / "404.html").read_bytes() == missing.content
 
 
+def test_the_demo_built_by_two_processes_is_what_a_third_serves(tmp_path, demo_site):
+    """Bytes must not depend on the process: a page rendered by one worker, by `build`, or by
+    the next build must be the same (nh3 once added attributes in a per-process hash order)."""
+    out = tmp_path / "out"
+    from test_cli import masthead
+
+    first = masthead("build", str(demo_site.root), str(out))
+    assert first.returncode == 0, first.stderr
+    second = masthead("build", str(demo_site.root), str(out))
+    assert second.returncode == 0, second.stderr
+    assert ": 0 written," in second.stdout and " 0 removed " in second.stdout, second.stdout
+    files = exported(out)
+    assert any("task-list-item" in p.read_text() for r, p in files.items() if r.endswith(".html"))
+    with TestClient(create_app(demo_site), follow_redirects=False) as client:
+        moved = redirects(out)
+        for rel, path in files.items():
+            url = url_of(rel)
+            if rel in ("_redirects", "_headers", "404.html") or url in moved:
+                continue
+            r = client.get(url, headers={"Accept-Encoding": "identity"})
+            assert r.status_code == 200 and r.content == path.read_bytes(), url
+
+
+def test_a_sanitized_body_is_the_same_in_every_process():
+    import subprocess
+    import sys
+
+    code = (
+        "from masthead.content.sanitize import clean; print(clean("
+        "'<input type=text checked><input class=task-list-item-checkbox disabled type=checkbox>'))"
+    )
+    outputs = {
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+        for _ in range(8)
+    }
+    assert len(outputs) == 1, outputs
+    assert outputs.pop().count('type="checkbox" disabled=""') == 2
+
+
 def test_layout_and_summary(k8s):
     _site, out, output = k8s
     for rel in (

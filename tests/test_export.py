@@ -284,6 +284,32 @@ def test_modes_are_0644_and_0755_whatever_the_umask(tmp_path):
     assert "/old-one/ /zh/posts/p1/ 301" in (out / "_redirects").read_text()
 
 
+def test_sitemap_index_files_and_the_site_static_folder(tmp_path):
+    root = tmp_path / "site"
+    small_site(root)
+    (root / "masthead.toml").write_text(SMALL.replace("posts_per_page = 2", "sitemap_max_urls = 5"))
+    (root / "static/css").mkdir(parents=True)
+    (root / "static/css/site.css").write_text("body { color: red }\n")  # the site's wins
+    (root / "static/logo.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    (root / "static/.env").write_text("SECRET=1")
+    (root / "static/notes.md").write_text("# draft")
+    site = load_site(root)
+    out = tmp_path / "out"
+    build(site, out)
+    index = (out / "sitemap.xml").read_text()
+    assert "<sitemapindex" in index
+    parts = sorted(p.name for p in out.glob("sitemap-*.xml"))
+    assert parts and parts == [f"sitemap-{n}.xml" for n in range(1, len(parts) + 1)]
+    assert index.count("<loc>") == len(parts)
+    assert (out / "static/css/site.css").read_text() == "body { color: red }\n"
+    assert (out / "static/logo.svg").is_file() and (out / "static/js/site.js").is_file()
+    assert not (out / "static/.env").exists() and not (out / "static/notes.md").exists()
+    with TestClient(create_app(site), base_url="https://small.example") as client:
+        for name in ["sitemap.xml", *parts, "static/css/site.css"]:
+            assert client.get("/" + name).content == (out / name).read_bytes(), name
+        assert client.get(f"/sitemap-{len(parts) + 1}.xml").status_code == 404
+
+
 def test_a_second_build_writes_only_what_changed_and_removes_what_is_gone(tmp_path):
     site = small_site(tmp_path / "site")
     out = tmp_path / "out"
@@ -325,6 +351,24 @@ def test_a_second_build_writes_only_what_changed_and_removes_what_is_gone(tmp_pa
     assert (out / "notes.txt").read_text() == "mine"
     assert (out / "posts/p5/keep.txt").read_text() == "mine too"
     assert (out / "posts/p5/index.html").is_file()
+
+
+def test_workers_write_what_one_process_writes(tmp_path):
+    files = {
+        f"posts/n{i:02d}.md": post(f"N {i}", f"2024-02-{i % 28 + 1:02d}", tags=f"[t{i % 7}, all]")
+        for i in range(40)
+    }
+    site = write_site(tmp_path / "site", files, SMALL)
+    one = build(site, tmp_path / "one", jobs=1)
+    two = build(site, tmp_path / "two", jobs=2)
+    assert two.files == one.files > 2 * 64  # past PARALLEL_MIN: the workers ran
+    assert snapshot_bytes(tmp_path / "two") == snapshot_bytes(tmp_path / "one")
+    again = build(site, tmp_path / "two", jobs=2)
+    assert (again.written, again.removed, again.unchanged) == (0, 0, one.files)
+
+
+def snapshot_bytes(out: Path) -> dict[str, bytes]:
+    return {rel: data for rel, (_mtime, data) in snapshot(out).items()}
 
 
 def test_a_manifest_never_removes_anything_outside_out(tmp_path):

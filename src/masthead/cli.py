@@ -217,6 +217,10 @@ def build(
         str | None,
         typer.Option(help="Absolute URL the site is served at (default: the base_url setting)."),
     ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(help="Processes that render pages (default: one per CPU).", min=1),
+    ] = None,
 ) -> None:
     """Write the whole public site into OUT as files for a static host or CDN (incremental)."""
     from masthead.export import build as build_site
@@ -241,7 +245,10 @@ def build(
         ) as bar:
             task = bar.add_task("build", total=None)
             report = build_site(
-                s, out, progress=lambda done, total: bar.update(task, completed=done, total=total)
+                s,
+                out,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                jobs=jobs or len(os.sched_getaffinity(0)),
             )
     except MastheadError as exc:
         raise _fail(exc) from None

@@ -33,12 +33,15 @@ import html
 import json
 import logging
 import math
+import multiprocessing
 import os
 import re
 import tempfile
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing.context import BaseContext
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
@@ -253,9 +256,9 @@ class Output:
     """Writes files under `root` only when their bytes changed, and afterwards removes the
     files the previous build listed in its manifest that this one did not write."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, manifest: bool = True) -> None:
         self.root = root
-        self.previous = self._read_manifest()
+        self.previous = self._read_manifest() if manifest else set()
         self.kept: set[str] = set()
         self.written = 0
         self.unchanged = 0
@@ -281,6 +284,8 @@ class Output:
             try:
                 folder.mkdir()
                 os.chmod(folder, DIR_MODE)  # mkdir's mode is masked by the umask
+            except FileExistsError:
+                pass  # made by another build worker just now
             except OSError as exc:
                 raise BuildError(f"{folder}: not writable ({exc.strerror or exc})") from None
         self._dirs.add(path)
@@ -354,54 +359,65 @@ def build(
     *,
     progress: Progress | None = None,
     clock: Callable[[], float] = time.time,
+    jobs: int = 1,
 ) -> BuildReport:
-    """Index `site` (incrementally) and write its public site into `out` (see the module).
+    """Index `site` (incrementally) and write its public site into `out` (see the module), as
+    it is at one instant (`clock()` once: a post due mid-build is in every file or none).
 
     `site.settings.base_url` must be the site's absolute URL (canonical links, feeds, sitemaps).
+    `jobs` > 1 renders in that many processes (each with its own app over the one database).
     Raises `ConfigError` for an unusable `out` (`check_output`), `BuildError` when the app
     answers an enumerated URL with a 5xx or a file cannot be written."""
     started = time.perf_counter()
     target = check_output(site, out)
-    report = asyncio.run(_build(site, target, progress or (lambda done, total: None), clock))
+    report = asyncio.run(
+        _build(site, target, progress or (lambda done, total: None), clock(), jobs)
+    )
     report.seconds = time.perf_counter() - started
     return report
 
 
-async def _build(
-    site: Site, out: Path, progress: Progress, clock: Callable[[], float]
-) -> BuildReport:
+class _Fixed:
+    """A clock stopped at `now` (picklable, for the build workers)."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def _build(site: Site, out: Path, progress: Progress, now: float, jobs: int) -> BuildReport:
     from masthead.web.app import create_app
 
-    app = create_app(site, clock=clock)
+    app = create_app(site, clock=_Fixed(now))
+    client = Client(app, site.settings.base_url)
     report = BuildReport()
     output = Output(out)
-    client = Client(app, site.settings.base_url)
     async with app.router.lifespan_context(app):  # closes the database and the search log after
         conn = app.state.masthead.db.read()
-        now = clock()
         pages = page_urls(site, conn, now)
         assets = asset_urls(site)
         moves = redirects(site, conn, now, pages)
-        total = len(pages) + len(assets) + len(moves) + 3
-        done = 0
         output._folder(out)
         try:
-            queue = list(pages)
-            while queue:
-                url = queue.pop(0)
-                body = await _fetch(client, url, report)
-                if body is not None and _write(output, url, body, report):
-                    queue += _sitemap_parts(url, body, site.settings.base_url, pages)
-                done += 1
-                progress(done, total)
-            svgs = []
-            for url in assets:
-                body = await _fetch(client, url, report, quiet=True)
-                written = body is not None and _write(output, url, body, report)
-                if written and url.startswith(urls.MEDIA_PREFIX) and url.lower().endswith(".svg"):
-                    svgs.append(url)
-                done += 1
-                progress(done, total)
+            # the sitemap first: a sitemap index names its parts
+            pages += await _render(client, output, report, ["/sitemap.xml"], site, pages)
+            pages.remove("/sitemap.xml")
+            total = len(pages) + len(assets) + len(moves) + 4
+            progress(1, total)
+            svgs = await _render_all(
+                site,
+                out,
+                now,
+                client,
+                output,
+                report,
+                pages,
+                assets,
+                jobs,
+                lambda done: progress(1 + done, total),
+            )
             status, body = await client.get("/" + NOT_FOUND_FILE)
             if status != 404:
                 raise BuildError(f"/{NOT_FOUND_FILE}: the app answered {status}")
@@ -410,8 +426,6 @@ async def _build(
                 rel = file_for(old)
                 if rel is not None:
                     output.write(rel, alias_page(new, urls.absolute(site.settings.base_url, new)))
-                done += 1
-                progress(done, total)
             output.write(REDIRECTS_FILE, redirects_file(moves))
             output.write(HEADERS_FILE, headers_file(security_headers(site.settings), svgs))
             progress(total, total)
@@ -421,6 +435,104 @@ async def _build(
         report.removed = output.finish()
     report.written, report.unchanged = output.written, output.unchanged
     return report
+
+
+BATCH = 64  # URLs per task of a build worker
+PARALLEL_MIN = 2 * BATCH  # fewer URLs than this are not worth starting processes for
+
+
+async def _render_all(
+    site: Site,
+    out: Path,
+    now: float,
+    client: Client,
+    output: Output,
+    report: BuildReport,
+    pages: list[str],
+    assets: list[str],
+    jobs: int,
+    done: Callable[[int], None],
+) -> list[str]:
+    """Fetch and write every URL of `pages` (noted in the report when not a 200) and of
+    `assets` (silently left out when not served), here or in `jobs` worker processes; the
+    `/media/` SVG files written (they get their own policy in `_headers`)."""
+    marked = [(u, False) for u in pages] + [(u, True) for u in assets]
+    if jobs <= 1 or len(marked) < PARALLEL_MIN:
+        for n, (url, quiet) in enumerate(marked, start=1):
+            await _render(client, output, report, [url], site, pages, quiet=quiet)
+            done(n)
+    else:
+        # interleaved batches: feeds (the dearest pages) are spread over the workers
+        batches = [marked[i :: jobs * 4] for i in range(min(len(marked), jobs * 4))]
+        # never a fork of this process (it holds SQLite connections): a fork server that has
+        # imported the app once starts each worker
+        context: BaseContext = multiprocessing.get_context("spawn")
+        if "forkserver" in multiprocessing.get_all_start_methods():
+            server = multiprocessing.get_context("forkserver")
+            server.set_forkserver_preload(["masthead.web.app"])
+            context = server
+        finished = 0
+        with ProcessPoolExecutor(
+            jobs, mp_context=context, initializer=_worker_start, initargs=(site, out, now)
+        ) as pool:
+            for kept, written, unchanged, missing, count in pool.map(_worker_batch, batches):
+                output.kept |= kept
+                output.written += written
+                output.unchanged += unchanged
+                report.missing += missing
+                finished += count
+                done(finished)
+    return [
+        u
+        for u in assets
+        if u.startswith(urls.MEDIA_PREFIX)
+        and u.lower().endswith(".svg")
+        and (file_for(u) or "") in output.kept
+    ]
+
+
+async def _render(
+    client: Client,
+    output: Output,
+    report: BuildReport,
+    todo: list[str],
+    site: Site,
+    pages: list[str],
+    quiet: bool = False,
+) -> list[str]:
+    """Fetch and write each URL of `todo`; the sitemap parts a sitemap index names."""
+    more: list[str] = []
+    for url in todo:
+        body = await _fetch(client, url, report, quiet=quiet)
+        if body is not None and _write(output, url, body, report):
+            more += _sitemap_parts(url, body, site.settings.base_url, pages)
+    return more
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_start(site: Site, out: Path, now: float) -> None:
+    """A build worker's app (the index is already up to date) and its output."""
+    from masthead.web.app import create_app
+
+    logging.getLogger("masthead").addHandler(logging.NullHandler())
+    app = create_app(site, index=False, clock=_Fixed(now))
+    _WORKER.update(site=site, client=Client(app, site.settings.base_url), out=out)
+
+
+def _worker_batch(batch: list[tuple[str, bool]]) -> tuple[set[str], int, int, list[str], int]:
+    """Render `batch` (`(url, quiet)` pairs) in a build worker: the files kept, the counts
+    written and unchanged, the URLs missing, and how many URLs were done."""
+    output = Output(_WORKER["out"], manifest=False)
+    report = BuildReport()
+
+    async def run() -> None:
+        for url, quiet in batch:
+            await _render(_WORKER["client"], output, report, [url], _WORKER["site"], [], quiet)
+
+    asyncio.run(run())
+    return output.kept, output.written, output.unchanged, report.missing, len(batch)
 
 
 class Client:

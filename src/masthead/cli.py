@@ -218,9 +218,8 @@ def build(
         typer.Option(help="Absolute URL the site is served at (default: the base_url setting)."),
     ] = None,
     jobs: Annotated[
-        int | None,
-        typer.Option(help="Processes that render pages (default: one per CPU).", min=1),
-    ] = None,
+        int, typer.Option(help="Processes that render pages (worth it on idle cores).", min=1)
+    ] = 1,
 ) -> None:
     """Write the whole public site into OUT as files for a static host or CDN (incremental)."""
     from masthead.export import build as build_site
@@ -248,7 +247,7 @@ def build(
                 s,
                 out,
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
-                jobs=jobs or len(os.sched_getaffinity(0)),
+                jobs=jobs,
             )
     except MastheadError as exc:
         raise _fail(exc) from None

@@ -369,12 +369,20 @@ def build(
     Raises `ConfigError` for an unusable `out` (`check_output`), `BuildError` when the app
     answers an enumerated URL with a 5xx or a file cannot be written."""
     started = time.perf_counter()
+    if not site.settings.base_url:
+        raise ConfigError(f"{site.root}: an export needs base_url (absolute canonical URLs)")
     target = check_output(site, out)
     report = asyncio.run(
         _build(site, target, progress or (lambda done, total: None), clock(), jobs)
     )
     report.seconds = time.perf_counter() - started
     return report
+
+
+def base_url(site: Site) -> str:
+    """The absolute URL the export is for: the `base_url` setting, which `build` requires (the
+    CLI sets it from `--base-url`)."""
+    return site.settings.base_url or ""
 
 
 class _Fixed:
@@ -391,7 +399,7 @@ async def _build(site: Site, out: Path, progress: Progress, now: float, jobs: in
     from masthead.web.app import create_app
 
     app = create_app(site, clock=_Fixed(now))
-    client = Client(app, site.settings.base_url)
+    client = Client(app, base_url(site))
     report = BuildReport()
     output = Output(out)
     async with app.router.lifespan_context(app):  # closes the database and the search log after
@@ -425,7 +433,7 @@ async def _build(site: Site, out: Path, progress: Progress, now: float, jobs: in
             for old, new in moves:
                 rel = file_for(old)
                 if rel is not None:
-                    output.write(rel, alias_page(new, urls.absolute(site.settings.base_url, new)))
+                    output.write(rel, alias_page(new, urls.absolute(base_url(site), new)))
             output.write(REDIRECTS_FILE, redirects_file(moves))
             output.write(HEADERS_FILE, headers_file(security_headers(site.settings), svgs))
             progress(total, total)
@@ -505,7 +513,7 @@ async def _render(
     for url in todo:
         body = await _fetch(client, url, report, quiet=quiet)
         if body is not None and _write(output, url, body, report):
-            more += _sitemap_parts(url, body, site.settings.base_url, pages)
+            more += _sitemap_parts(url, body, base_url(site), pages)
     return more
 
 
@@ -518,7 +526,7 @@ def _worker_start(site: Site, out: Path, now: float) -> None:
 
     logging.getLogger("masthead").addHandler(logging.NullHandler())
     app = create_app(site, index=False, clock=_Fixed(now))
-    _WORKER.update(site=site, client=Client(app, site.settings.base_url), out=out)
+    _WORKER.update(site=site, client=Client(app, base_url(site)), out=out)
 
 
 def _worker_batch(batch: list[tuple[str, bool]]) -> tuple[set[str], int, int, list[str], int]:

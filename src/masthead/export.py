@@ -445,7 +445,7 @@ async def _build(site: Site, out: Path, progress: Progress, now: float, jobs: in
     return report
 
 
-BATCH = 64  # URLs per task of a build worker
+BATCH = 64  # URLs per task of a build worker, about (the progress bar moves per task)
 PARALLEL_MIN = 2 * BATCH  # fewer URLs than this are not worth starting processes for
 
 
@@ -471,7 +471,8 @@ async def _render_all(
             done(n)
     else:
         # interleaved batches: feeds (the dearest pages) are spread over the workers
-        batches = [marked[i :: jobs * 4] for i in range(min(len(marked), jobs * 4))]
+        n = max(jobs * 4, math.ceil(len(marked) / BATCH))
+        batches = [marked[i::n] for i in range(n)]
         # never a fork of this process (it holds SQLite connections): a fork server that has
         # imported the app once starts each worker
         context: BaseContext = multiprocessing.get_context("spawn")

@@ -1,4 +1,4 @@
-"""The `masthead` command: serve, init, index, check, search-log, backup.
+"""The `masthead` command: serve, init, index, build, check, search-log, backup.
 
 Errors a user can fix (bad settings, a missing folder, a full disk, a database folder or file
 this user may not write) are printed as one line naming the path and the cause, and exit 2;
@@ -215,6 +215,59 @@ def index(
         f"{report.files} files: {report.parsed} parsed, {report.unchanged} unchanged, "
         f"{report.deleted} removed, {len(errors)} with errors "
         f"({report.seconds:.2f}s, generation {report.generation})"
+    )
+
+
+@app.command()
+def build(
+    site: Annotated[Path, typer.Argument(help="Site folder (with masthead.toml).")],
+    out: Annotated[Path, typer.Argument(help="Folder to write the static site into.")],
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="Absolute URL the site is served at (default: the base_url setting)."),
+    ] = None,
+    jobs: Annotated[
+        int, typer.Option(help="Processes that render pages (worth it on idle cores).", min=1)
+    ] = 1,
+) -> None:
+    """Write the whole public site into OUT as files for a static host or CDN (incremental)."""
+    from masthead.export import build as build_site
+
+    logging.getLogger("masthead").addHandler(logging.NullHandler())  # missing URLs echoed below
+    try:
+        s = _site(site)
+        if base_url is not None:
+            s = load_site(s.root, {"base_url": base_url})
+        elif "base_url" not in s.settings.model_fields_set or not s.settings.base_url:
+            raise ConfigError(
+                f"{s.root}: no base_url; an export needs the site's absolute URL for canonical "
+                "links and feeds: set base_url in masthead.toml or pass --base-url"
+            )
+        with Progress(
+            TextColumn("building"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=err,
+            transient=True,
+            disable=not err.is_terminal,
+        ) as bar:
+            task = bar.add_task("build", total=None)
+            report = build_site(
+                s,
+                out,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                jobs=jobs,
+            )
+    except MastheadError as exc:
+        raise _fail(exc) from None
+    except (sqlite3.Error, OSError) as exc:  # a full disk while indexing, say
+        raise _fail(_storage(s.database_path, exc)) from None
+    for url in report.missing:
+        typer.echo(f"warning: {_visible(url)}: not answered with 200; left out", err=True)
+    out_console = out.resolve()
+    typer.echo(
+        f"{report.files} files in {_visible(str(out_console))}: {report.written} written, "
+        f"{report.unchanged} unchanged, {report.removed} removed ({report.seconds:.2f}s)"
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -162,6 +163,16 @@ class Settings(BaseModel):
     robots_extra: str = Field(
         "", description="Lines appended to robots.txt as written, e.g. a group for one crawler."
     )
+    api_url: str | None = Field(
+        None,
+        description="Absolute URL of a running masthead that exported pages send searches to "
+        "(form and fetch); see 'Static export and CDNs'.",
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins (scheme://host[:port]) whose pages may call /api/ (CORS); "
+        "see 'Static export and CDNs'.",
+    )
     permalinks: PermalinkSettings = Field(
         default_factory=PermalinkSettings,
         description="URL patterns of posts and pages (Hugo's permalinks); see 'URLs'.",
@@ -183,6 +194,29 @@ class Settings(BaseModel):
         if not value.startswith(("http://", "https://")):
             raise ValueError("must be an absolute http(s) URL, e.g. https://example.com")
         return value.rstrip("/")
+
+    @field_validator("api_url")
+    @classmethod
+    def _api_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if (
+            parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or parts.query
+            or parts.fragment
+        ):
+            raise ValueError(
+                "must be an absolute http(s) URL without query or fragment, "
+                "e.g. https://api.example.com"
+            )
+        return value.rstrip("/")
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        return [origin_of(v, exact=True) for v in value]
 
     @field_validator("timezone")
     @classmethod
@@ -207,6 +241,28 @@ class Settings(BaseModel):
         if len(value) != 2 or not 1 <= value[0] <= value[1] <= 6:
             raise ValueError("must be [lowest, highest] with 1 <= lowest <= highest <= 6")
         return value
+
+
+def origin_of(url: str, *, exact: bool = False) -> str:
+    """The origin (RFC 6454 §6.2 serialization: `scheme://host[:port]`, lower-cased, default
+    port left out) of an http(s) URL. With `exact`, `url` must be an origin itself (no path
+    but `/`, no query, fragment or user). Raises ValueError naming `url` otherwise."""
+    parts = urlsplit(url.strip())
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    bad = parts.scheme.lower() not in ("http", "https") or not parts.hostname or port == -1
+    if exact:
+        bad = bad or parts.path not in ("", "/") or bool(parts.query or parts.fragment)
+        bad = bad or "@" in parts.netloc or "*" in url
+    if bad:
+        raise ValueError(f"{url!r} is not an origin such as https://www.example.com")
+    scheme = parts.scheme.lower()
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    default = {"http": 80, "https": 443}[scheme]
+    return f"{scheme}://{host}" + (f":{port}" if port and port != default else "")
 
 
 @dataclass(frozen=True)

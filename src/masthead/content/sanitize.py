@@ -62,8 +62,12 @@ _ATTRS = {
     "del": {"cite", "datetime"},
     "ins": {"cite", "datetime"},
 }
-# `<input>` exists for task-list checkboxes only: never a text or password box in a post
-_SET_ATTRS = {"input": {"type": "checkbox", "disabled": ""}}
+# `<input>` exists for task-list checkboxes only: never a text or password box in a post. One
+# attribute per pass: ammonia adds a tag's set attributes in hash order, random per process, so
+# two in one map would make a page's bytes (and ETag) differ between processes and workers.
+_SET_ATTRS = {"input": {"type": "checkbox"}}
+_SET_ATTRS_AGAIN = {"input": {"disabled": ""}}
+_ATTRS_AGAIN = {**_ATTRS, "input": {*_ATTRS["input"], "type"}}  # the type the first pass set
 
 # raw_html: every element of HTML, SVG and MathML, every attribute (the empty prefix), and the
 # URL schemes people link to
@@ -178,7 +182,7 @@ def clean(html: str, rewrite: Rewrite | None = None, *, trusted: bool = False) -
             link_rel=None,
             strip_comments=False,
         )
-    return nh3.clean(
+    out = nh3.clean(
         html,
         tags=_TAGS,
         attributes=_ATTRS,
@@ -187,6 +191,17 @@ def clean(html: str, rewrite: Rewrite | None = None, *, trusted: bool = False) -
         link_rel="noopener noreferrer",
         strip_comments=True,
         set_tag_attribute_values=_SET_ATTRS,
+    )
+    if "<input" not in out:
+        return out
+    return nh3.clean(  # the same allowlist over clean HTML: only `disabled` is added
+        out,
+        tags=_TAGS,
+        attributes=_ATTRS_AGAIN,
+        url_schemes=set(SAFE_SCHEMES),
+        link_rel="noopener noreferrer",
+        strip_comments=True,
+        set_tag_attribute_values=_SET_ATTRS_AGAIN,
     )
 
 

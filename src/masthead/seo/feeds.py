@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import format_datetime
+from functools import lru_cache
 from urllib.parse import urljoin
 
 from masthead.content import sanitize
@@ -111,6 +112,7 @@ def last_modified(items: Sequence[FeedItem]) -> datetime | None:
     return max((i.modified for i in items), key=lambda d: d.timestamp(), default=None)
 
 
+@lru_cache(maxsize=2048)  # pure; a post is in its language's, every language's and term feeds
 def absolutize(body: str, base: str, *, trusted: bool = False) -> str:
     """`body` (HTML) through the allowlist (`masthead.content.sanitize.clean`; `trusted` for a
     `raw_html` site) with every `href`, `src`, `cite`, `poster` and `srcset` URL made absolute

@@ -32,7 +32,7 @@ from masthead.search.service import SearchService
 from masthead.store.db import Database
 from masthead.watch import Watcher
 from masthead.watch_lock import watch_alone
-from masthead.web import address, errors, fastpath, security
+from masthead.web import address, cors, errors, fastpath, security
 from masthead.web.media import MEDIA_TYPES, Files
 from masthead.web.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
@@ -96,6 +96,7 @@ def create_app(
 
     errors.install(app)
     app.add_middleware(CanonicalPaths)
+    cors.install(app, site.settings.allowed_origins)
     headers = security.security_headers(site.settings, state.base_url)
     security.install(app, headers)
     if not dev:  # cache hits answered before any routing (web/fastpath.py)

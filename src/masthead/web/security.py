@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from starlette.applications import Starlette
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from masthead.config import Settings
+from masthead.config import Settings, origin_of
 
 BASE_POLICY: dict[str, list[str]] = {
     "default-src": ["'self'"],
@@ -69,6 +69,9 @@ def security_headers(settings: Settings, base_url: str) -> list[tuple[str, str]]
     """The headers every response carries, as `(name, value)` pairs; HSTS only when `base_url`
     (the site's effective base URL, `SiteState.base_url`) is https."""
     extra = settings.security.csp
+    if settings.api_url:  # exported pages send the search form (and fetch) to a masthead
+        api = origin_of(settings.api_url)
+        extra = {**extra, **{d: [*extra.get(d, []), api] for d in ("form-action", "connect-src")}}
     headers = [
         ("Content-Security-Policy", content_security_policy(extra)),
         ("X-Content-Type-Options", "nosniff"),

@@ -60,10 +60,11 @@ class Page:
         self.codings = tuple(c for c in CODINGS if c in self.bodies)
 
     @classmethod
-    def make(cls, body: bytes, **fields: Any) -> Page:
-        """A page for the identity `body`, compressed now, once."""
+    def make(cls, body: bytes, compressed: bool = True, **fields: Any) -> Page:
+        """A page for the identity `body`, compressed now, once (`compressed=False`: identity
+        only, for a client that never asks for another coding, such as `masthead build`)."""
         etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-        return cls(compress(body), etag, **fields)
+        return cls(compress(body) if compressed else {"identity": body}, etag, **fields)
 
     @property
     def body(self) -> bytes:
@@ -93,6 +94,7 @@ class SiteState:
     dev: bool = False
     base_url: str = DEFAULT_SERVED  # of every absolute URL (web/address.py)
     theme_epoch: int = 0  # bumped when a template or static file changes (--dev)
+    compressed: bool = True  # pages keep gzip and brotli bodies (off for `masthead build`)
     clock: Callable[[], float] = time.time
     _cache: OrderedDict[tuple, Page] = field(default_factory=OrderedDict)
     _bytes: int = 0
@@ -177,6 +179,7 @@ class SiteState:
         text, status = render()
         page = Page.make(
             text.encode("utf-8"),
+            self.compressed,
             status=status,
             media_type=media_type,
             cache_control=self.cache_control,

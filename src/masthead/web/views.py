@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urljoin
 
@@ -34,9 +35,11 @@ from masthead.store import seo as seo_store
 from masthead.web.state import SiteState
 
 TAXONOMIES = ("tags", "categories")
+BODY_MEMO = 2048  # post bodies kept sanitized per generation (a feed re-renders 20 of them)
 
 
-def author_people(raw: str) -> list[tuple[str, str | None]]:
+@lru_cache(maxsize=4096)  # pure; each feed item and post page asks again
+def author_people(raw: str) -> tuple[tuple[str, str | None], ...]:
     """`(plain-text name, profile URL or None)` of each author in a post's `authors` JSON list.
 
     Authors may be written as inline Markdown (`[Ann](https://…) (Acme)`): the name is the visible
@@ -50,7 +53,7 @@ def author_people(raw: str) -> list[tuple[str, str | None]]:
         links = [u for u in sanitize.urls_in(rendered) if sanitize.scheme(u) in ("http", "https")]
         if name:
             out.append((name, links[0] if len(links) == 1 else None))
-    return out
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,7 @@ class Renderer:
         self.state = state
         self.env = env
         self.site: Site = state.site
+        self._bodies: tuple[object, dict[tuple[str, str], str]] = (None, {})
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -83,12 +87,20 @@ class Renderer:
         resolved to permalinks (`urls.resolve_link`) on parsed attributes, by one nh3 pass
         (`content.sanitize.clean`; trusted with `raw_html`). Run on a page-cache miss only."""
         table = self.state.source_urls()
+        owner, memo = self._bodies  # one memo per index generation (its link table)
+        if owner is not table or len(memo) > BODY_MEMO:
+            memo = {}
+            self._bodies = (table, memo)
+        done = memo.get((html, lang))
+        if done is not None:  # a post's body in its page, list feeds and term feeds: once
+            return done
         content_dir = self.site.settings.content_dir
 
         def link(url: str) -> str:
             return urls.resolve_link(url, table, content_dir, lang)
 
-        return sanitize.clean(html, link, trusted=self.site.settings.raw_html)
+        memo[(html, lang)] = done = sanitize.clean(html, link, trusted=self.site.settings.raw_html)
+        return done
 
     def date(self, iso: str, lang: Language) -> dict[str, str]:
         value = datetime.fromisoformat(iso)
@@ -285,7 +297,8 @@ class Renderer:
             "jsonld": Markup(jsonld.script(structured)) if structured else None,  # nosec B704
             "switcher": self.switcher(versions, lang),
             "home": lang.root,
-            "search_url": self.lang_path(lang, "/search"),
+            # an exported page searches on the masthead at `api_url` (same form, no script)
+            "search_url": (self.site.settings.api_url or "") + self.lang_path(lang, "/search"),
             "nav": {
                 "archive": self.lang_path(lang, "/archive/"),
                 "tags": self.lang_path(lang, "/tags/"),
@@ -363,7 +376,8 @@ class Renderer:
             index = (gettext(lang.locale, taxonomy), self.lang_path(lang, f"/{taxonomy}/"))
             structured.append(self.crumbs(lang, index, (name, base)))
         elif page == 1:  # the home page: the site and its search
-            search = self.absolute(self.lang_path(lang, "/search")) + "?q={search_term_string}"
+            where = self.site.settings.api_url or self.absolute("")
+            search = where + self.lang_path(lang, "/search") + "?q={search_term_string}"
             site_node = jsonld.website(
                 name=settings.title,
                 url=self.absolute(lang.root),

@@ -1,7 +1,76 @@
 // masthead: progressive enhancement for post pages (no framework, no inline scripts).
 // - the bottom-sheet TOC on narrow screens: a modal <dialog>, focus moved in and back,
 //   closed by Esc (native), by a link, by the close button, or by a tap outside the panel;
-// - the current section highlighted in both TOCs while reading.
+// - the current section highlighted in both TOCs while reading;
+// - on an exported page (the `api_url` setting: the form has data-api), search results are
+//   fetched from that masthead's /api/search (CORS) and shown here; without script, with no
+//   hit, or when the fetch fails, the form goes to that masthead's search page instead.
+(function () {
+  "use strict";
+  var form = document.querySelector("form.search-form[data-api]");
+  var main = document.getElementById("mh-main");
+  if (!form || !main || !window.fetch || !window.DOMParser) return;
+  var api = form.getAttribute("data-api");
+  var button = form.querySelector("button");
+  var label = (button && button.getAttribute("aria-label")) || "Search";
+
+  // escaped text with <mark> (the API's *_html fields): rebuilt from text nodes and <mark>s only
+  function marked(html) {
+    var out = document.createDocumentFragment();
+    var doc = new DOMParser().parseFromString("<p>" + html + "</p>", "text/html");
+    doc.body.firstChild.childNodes.forEach(function (node) {
+      var piece = node.nodeName === "MARK" ? document.createElement("mark") : null;
+      if (piece) piece.textContent = node.textContent;
+      out.appendChild(piece || document.createTextNode(node.textContent));
+    });
+    return out;
+  }
+  function element(name, className, parent) {
+    var el = document.createElement(name);
+    if (className) el.className = className;
+    parent.appendChild(el);
+    return el;
+  }
+  function show(q, data) {
+    var old = document.getElementById("mh-search-inline");
+    if (old) old.remove();
+    var box = document.createElement("section");
+    box.id = "mh-search-inline";
+    box.className = "search-results search-inline";
+    var heading = element("h2", "list__title", box);
+    heading.textContent = label + ": " + q;
+    heading.tabIndex = -1;
+    data.hits.forEach(function (hit) {
+      if (typeof hit.url !== "string" || hit.url.charAt(0) !== "/" || hit.url.charAt(1) === "/") return;
+      var article = element("article", "hit", box);
+      var link = element("a", "", element("h3", "hit__title", article));
+      link.href = hit.url; // this site's own path: the exported copy of the page
+      link.appendChild(marked(hit.title_html));
+      element("p", "hit__snippet", article).appendChild(marked(hit.snippet_html));
+    });
+    var more = element("a", "search-inline__more", element("p", "", box));
+    more.href = form.action + "?q=" + encodeURIComponent(q);
+    more.textContent = label + " →";
+    main.insertBefore(box, main.firstChild);
+    heading.focus();
+  }
+  form.addEventListener("submit", function (event) {
+    var q = form.elements.q.value.trim();
+    if (!q) return;
+    event.preventDefault();
+    fetch(api + "/api/search?q=" + encodeURIComponent(q), { credentials: "omit" })
+      .then(function (r) {
+        if (!r.ok) throw new Error("search answered " + r.status);
+        return r.json();
+      })
+      .then(function (data) {
+        if (!data.hits || !data.hits.length) throw new Error("no hit");
+        show(q, data);
+      })
+      .catch(function () { form.submit(); }); // that masthead's search page says why
+  });
+})();
+
 (function () {
   "use strict";
   var sheet = document.getElementById("mh-toc-sheet");

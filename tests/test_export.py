@@ -96,14 +96,15 @@ def test_the_demo_built_by_two_processes_is_what_a_third_serves(tmp_path, demo_s
     out = tmp_path / "out"
     from test_cli import masthead
 
-    first = masthead("build", str(demo_site.root), str(out))
+    base = "http://127.0.0.1:8000"  # the demo has no base_url; a bare app uses this address
+    first = masthead("build", str(demo_site.root), str(out), "--base-url", base)
     assert first.returncode == 0, first.stderr
-    second = masthead("build", str(demo_site.root), str(out))
+    second = masthead("build", str(demo_site.root), str(out), "--base-url", base)
     assert second.returncode == 0, second.stderr
     assert ": 0 written," in second.stdout and " 0 removed " in second.stdout, second.stdout
     files = exported(out)
     assert any("task-list-item" in p.read_text() for r, p in files.items() if r.endswith(".html"))
-    with TestClient(create_app(demo_site), follow_redirects=False) as client:
+    with TestClient(create_app(demo_site, served=base), follow_redirects=False) as client:
         moved = redirects(out)
         for rel, path in files.items():
             url = url_of(rel)

@@ -119,14 +119,14 @@ def serve(
         s = _site(site) if site else demo_site()
     except MastheadError as exc:
         raise _fail(exc) from None
-    try:
-        sock = server.listen(host, port)  # bound first: the URL printed is the one listened on
+    try:  # bound first: the URL printed is the one listened on (--port 0: one port, picked once)
+        sock = server.listen(host, port) if dev else server.reserve(host, port)
     except OSError as exc:
         raise _fail(ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}")) from None
     served = server.address_of(sock, host)
     log_requests = dev if access_log is None else access_log
     try:
-        if n == 1:
+        if dev:
             from masthead.web.app import create_app
 
             application = create_app(s, dev=dev, watch=watch, served=served)
@@ -135,18 +135,19 @@ def serve(
         typer.echo(f"masthead: serving {_visible(str(s.root))} at {served}/")
         base = base_url(s.settings, dev=dev, served=served)
         typer.echo(f"masthead: base URL {_visible(base.url)}, from {base.source}; {n} worker(s)")
-        if n == 1:
-            server.serve_one(application, sock, access_log=log_requests)
+        if dev:
+            server.serve_dev(application, sock, access_log=log_requests)
         else:
             overrides = {} if site else {"database": str(s.database_path)}
             plan = server.Plan(str(s.root), served, dev, watch, overrides)
-            server.serve_many(plan, sock, workers=n, access_log=log_requests)
+            real_port = sock.getsockname()[1]
+            server.serve_many(plan, host, real_port, workers=n, access_log=log_requests)
     except (sqlite3.Error, OSError) as exc:  # a full disk while indexing, say
-        sock.close()
         raise _fail(_storage(s.database_path, exc)) from None
     except MastheadError as exc:
-        sock.close()
         raise _fail(exc) from None
+    finally:
+        sock.close()  # the reservation ends with the server
 
 
 @app.command()

@@ -1,17 +1,18 @@
-"""How `masthead serve` runs: one listening socket, the index brought up to date once, N workers.
+"""How `masthead serve` runs: one port, the index brought up to date once, N workers.
 
-The parent binds the socket (so `--port 0` is resolved once and the URL printed is the one
-listened on), indexes the site (once, not once per worker), then serves:
-- one worker: uvicorn in this process (always so under `--dev`: live reload and template changes
-  live in one process's memory);
-- N workers: uvicorn's `Multiprocess` supervisor starts N spawned processes sharing the socket,
-  each building the app with `worker_app` (a uvicorn app factory; the options travel in the
-  `WORKER_ENV` variable). A worker that dies is logged ("Child process [PID] died") and replaced;
-  SIGINT or SIGTERM stops every worker (each finishes its requests within
-  `GRACEFUL_SHUTDOWN` seconds).
+Production runs on granian (its Python API, ASGI interface, lifespan on): granian's supervisor
+starts N worker processes, each building the app with `worker_app` (a factory; the options travel
+in the `WORKER_ENV` variable). On Linux each granian worker binds its own socket with
+SO_REUSEPORT, so the port is held for them by `reserve`: a socket bound first (so `--port 0` is
+resolved once and the URL printed is the one listened on) and never listened on (it takes no
+connection), kept open until `serve` exits. A worker that dies is logged ("Unexpected exit from
+worker-N") and replaced; SIGINT or SIGTERM stops every worker (a worker still busy after
+`KILL_AFTER` seconds, say with a request that never ends, is killed).
+`--dev` runs uvicorn (uvloop + httptools) in this process: live reload needs its open
+Server-Sent-Events streams ended when the server stops, and granian neither ends open requests
+on shutdown nor tells the app it is stopping (README "Production serving").
 All workers share the one SQLite file (WAL) and see each other's commits through the index
-generation; one of them watches the files (watch_lock.py). uvicorn runs on uvloop and httptools
-(uvicorn[standard]); README "Production serving" has the figures against granian.
+generation; one of them watches the files (watch_lock.py).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from masthead.config import Site, load_site
 from masthead.web.address import served_address
 
 WORKER_ENV = "_MASTHEAD_SERVE_WORKER"  # not MASTHEAD_*: that prefix is for settings
-GRACEFUL_SHUTDOWN = 2  # seconds a stopping worker waits for open requests
+GRACEFUL_SHUTDOWN = 2  # seconds a stopping uvicorn (--dev) waits for open requests
+KILL_AFTER = 4  # seconds granian gives a stopping worker before killing it
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
 log = logging.getLogger(__name__)
@@ -67,13 +69,29 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def reserve(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to `(host, port)` that holds the port for granian's workers and
+    never listens (the kernel queues no connection on it: a connection goes to a listening
+    worker or is refused). Bound before SO_REUSEPORT is set, so that the bind fails when any
+    other socket holds the port, SO_REUSEPORT or not; set after, so that the workers' sockets
+    (SO_REUSEPORT) can join it. Raises OSError when the address cannot be bound. Linux only
+    (elsewhere granian binds one socket in its supervisor; `listen` then)."""
+    sock = listen(host, port)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def address_of(sock: socket.socket, host: str) -> str:
     """The served address of bound `sock`, with the port it really got."""
     return served_address(host, sock.getsockname()[1])
 
 
 def worker_app() -> Any:
-    """The ASGI app of one worker (a uvicorn factory), from the `Plan` in `WORKER_ENV`. The
+    """The ASGI app of one worker (a granian factory), from the `Plan` in `WORKER_ENV`. The
     parent has indexed the site already."""
     from masthead.web.app import create_app
 
@@ -93,9 +111,10 @@ def _options(access_log: bool) -> dict[str, Any]:
     }
 
 
-def serve_one(app: Any, sock: socket.socket, *, access_log: bool) -> None:
-    """Serve `app` (from `create_app`) on `sock` in this process until SIGINT or SIGTERM;
-    open live-reload streams are ended first (they would hold the graceful shutdown)."""
+def serve_dev(app: Any, sock: socket.socket, *, access_log: bool) -> None:
+    """Serve `app` (from `create_app`) with uvicorn on listening-to-be `sock` (`listen`) in
+    this process until SIGINT or SIGTERM; open live-reload streams are ended first (they would
+    hold the graceful shutdown)."""
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -121,14 +140,44 @@ def index_once(site: Site) -> None:
         db.close()
 
 
-def serve_many(plan: Plan, sock: socket.socket, *, workers: int, access_log: bool) -> None:
-    """Run `workers` processes serving `plan` on `sock` until SIGINT or SIGTERM (the site
-    indexed already: `index_once`)."""
-    import uvicorn
-    from uvicorn.supervisors import Multiprocess
+def _granian_logging() -> dict[str, Any]:
+    """granian's log configuration with its own messages on stderr (where masthead's go) and
+    the access log alone on stdout (as uvicorn's was)."""
+    line = {"()": "logging.Formatter", "fmt": "%(levelname)s granian: %(message)s"}
+    bare = {"()": "logging.Formatter", "fmt": "%(message)s"}
+    return {
+        "formatters": {"generic": line, "access": bare},
+        "handlers": {
+            "console": {"formatter": "generic", "class": "logging.StreamHandler",
+                        "stream": "ext://sys.stderr"},
+            "access": {"formatter": "access", "class": "logging.StreamHandler",
+                       "stream": "ext://sys.stdout"},
+        },
+        "loggers": {
+            "_granian": {"handlers": ["console"], "level": "INFO", "propagate": False},
+            "granian.access": {"handlers": ["access"], "level": "INFO", "propagate": False},
+        },
+    }  # fmt: skip
 
-    os.environ[WORKER_ENV] = json.dumps(asdict(plan))  # the spawned workers inherit it
-    config = uvicorn.Config(
-        "masthead.server:worker_app", factory=True, workers=workers, **_options(access_log)
-    )
-    Multiprocess(config, sockets=[sock]).run()
+
+def serve_many(plan: Plan, host: str, port: int, *, workers: int, access_log: bool) -> None:
+    """Run `workers` granian worker processes serving `plan` on `(host, port)` until SIGINT or
+    SIGTERM (the site indexed already: `index_once`; the port held by `reserve`). A worker that
+    exits unexpectedly is replaced; one that fails again within seconds stops the server."""
+    from granian import Granian
+    from granian.constants import Interfaces
+
+    os.environ[WORKER_ENV] = json.dumps(asdict(plan))  # the workers inherit it
+    Granian(
+        "masthead.server:worker_app",
+        address=host,
+        port=port,
+        interface=Interfaces.ASGI,  # with lifespan: each worker's watcher and search log
+        workers=workers,
+        factory=True,
+        respawn_failed_workers=True,
+        workers_kill_timeout=KILL_AFTER,
+        websockets=False,
+        log_access=access_log,
+        log_dictconfig=_granian_logging(),
+    ).serve()

@@ -314,3 +314,79 @@ def test_init_writes_no_base_url_and_check_and_index_need_none(tmp_path):
         )
         assert done.returncode == 0, done.stderr
     assert "base_url" not in (new / "masthead.toml").read_text(encoding="utf-8")
+
+
+# --- the port, held for granian's workers ------------------------------------------------------
+
+
+def test_reserve_holds_a_port_that_queues_nothing_and_only_workers_join():
+    import errno
+    import socket
+
+    from masthead.server import reserve
+
+    held = reserve("127.0.0.1", 0)
+    port = held.getsockname()[1]
+    try:
+        with pytest.raises(ConnectionRefusedError):  # not listening: no connection waits on it
+            socket.create_connection(("127.0.0.1", port), timeout=2)
+        for reuse in (socket.SO_REUSEADDR, None):  # nor can another server take the port
+            other = socket.socket()
+            if reuse is not None:
+                other.setsockopt(socket.SOL_SOCKET, reuse, 1)
+            with pytest.raises(OSError) as taken:
+                other.bind(("127.0.0.1", port))
+            assert taken.value.errno == errno.EADDRINUSE
+            other.close()
+        worker = socket.socket()  # how granian's workers bind (SO_REUSEPORT): they join
+        worker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        worker.bind(("127.0.0.1", port))
+        worker.listen()
+        with socket.create_connection(("127.0.0.1", port), timeout=2):
+            worker.settimeout(2)
+            worker.accept()[0].close()  # the connection went to the listening worker
+        with pytest.raises(OSError):  # a port a server's workers listen on cannot be reserved
+            reserve("127.0.0.1", port)
+        worker.close()
+    finally:
+        held.close()
+
+
+def test_port_0_on_ipv6_is_one_port_that_every_worker_serves(make_site):
+    site = _site(make_site)
+    cmd = [sys.executable, "-m", "masthead", "serve", str(site.root), "--workers", "2"]
+    proc = subprocess.Popen(
+        [*cmd, "--no-watch", "--host", "::1", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        m = re.search(r"at (http://\[::1\]:(\d+)/)", proc.stdout.readline())  # type: ignore[union-attr]
+        assert m and m[2] != "0"
+        _until(lambda: _answers(m[1]), "the server to answer")
+        assert len(_every_worker_shows(m[1], POST, "First words")) == 2
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(10)
+
+
+def test_a_half_sent_request_does_not_hold_sigterm(make_site):
+    """A client that never finishes its request (a slow or hostile one) would hold granian's
+    graceful stop for ever; the worker is killed `KILL_AFTER` seconds after SIGTERM."""
+    import socket
+
+    site = _site(make_site)
+    with _process(str(site.root), "--workers", "2", "--no-watch") as (proc, url, _log):
+        workers: dict[int, bool] = {}
+        _until(lambda: len(_watchers(url, workers)) == 2, "2 workers")
+        with socket.create_connection(("127.0.0.1", urlsplit(url).port or 0)) as half:
+            half.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # no blank line: unfinished
+            time.sleep(0.3)
+            started = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(10)
+            took = time.monotonic() - started
+        _until(lambda: not any(_alive(pid) for pid in workers), "the workers to end", 5)
+        assert took < 6, f"serve took {took:.1f}s to stop"

@@ -29,7 +29,7 @@ from masthead.web.address import served_address
 
 WORKER_ENV = "_MASTHEAD_SERVE_WORKER"  # not MASTHEAD_*: that prefix is for settings
 GRACEFUL_SHUTDOWN = 2  # seconds a stopping uvicorn (--dev) waits for open requests
-KILL_AFTER = 4  # seconds granian gives a stopping worker before killing it
+KILL_AFTER = 3  # seconds granian gives a stopping worker before killing it
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
 log = logging.getLogger(__name__)
@@ -71,13 +71,15 @@ def listen(host: str, port: int) -> socket.socket:
 
 def reserve(host: str, port: int) -> socket.socket:
     """A TCP socket bound to `(host, port)` that holds the port for granian's workers and
-    never listens (the kernel queues no connection on it: a connection goes to a listening
-    worker or is refused). Bound before SO_REUSEPORT is set, so that the bind fails when any
-    other socket holds the port, SO_REUSEPORT or not; set after, so that the workers' sockets
-    (SO_REUSEPORT) can join it. Raises OSError when the address cannot be bound. Linux only
-    (elsewhere granian binds one socket in its supervisor; `listen` then)."""
+    never listens: the kernel queues no connection on it (one goes to a listening worker or is
+    refused). Bound with SO_REUSEADDR (a restart binds over the last run's TIME_WAIT
+    connections) and without SO_REUSEPORT, so the bind fails when any other socket holds the
+    port; then SO_REUSEADDR is cleared (no other socket may bind beside it) and SO_REUSEPORT
+    set (the workers' sockets, SO_REUSEPORT, join it; Linux lets only this user's do so).
+    Raises OSError when the address cannot be bound. Linux (granian's SO_REUSEPORT workers)."""
     sock = listen(host, port)
     try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 0)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     except OSError:
         sock.close()

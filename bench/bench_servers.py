@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """ASGI servers side by side: which one `masthead serve` should run on.
 
-A plain script, not a test. Run from the repository root, with wrk on PATH and granian
-installed in the venv (`pip install granian`; it is not a dependency):
+A plain script, not a test. Run from the repository root, with wrk on PATH (granian is a
+dependency: `masthead serve` runs on it in production):
 
     PYTHONPATH=src .venv/bin/python bench/bench_servers.py            # wrk -t2 -c64 -d5s
     PYTHONPATH=src .venv/bin/python bench/bench_servers.py --seconds 10
@@ -12,7 +12,8 @@ h11, granian (ASGI interface). Apps: (a) a pure ASGI app answering 12 KB of fixe
 ceiling of each server; (b) masthead's app over a copy of the demo site (index done once first,
 no watcher), asked for one cached post. Each with 1 and 2 worker processes, on 127.0.0.1, one
 after the other in one run. HOME is a temporary folder (nothing written outside it).
-Output: a Markdown table of requests/s on stdout; progress on stderr.
+Output: a Markdown table of requests/s on stdout, and the longest time each server took to
+stop after SIGTERM (right after wrk); progress on stderr.
 """
 
 from __future__ import annotations
@@ -100,6 +101,7 @@ def main() -> None:
     subprocess.run([sys.executable, "-m", "masthead", "index", str(site)], env=env, check=True,
                    capture_output=True)  # fmt: skip
     results: dict[tuple[str, str, int], float] = {}
+    stops: dict[str, float] = {}
     apps = {
         "trivial 12 KB ASGI": ("bench_servers:trivial", False, "/"),
         "masthead cached post": ("masthead.server:worker_app", True, POST),
@@ -128,8 +130,11 @@ def main() -> None:
                     rps = wrk(served + path, seconds)
                 finally:
                     proc.terminate()
+                    stopping = time.monotonic()
                     try:
                         proc.wait(20)
+                        took = time.monotonic() - stopping
+                        stops[server] = max(stops.get(server, 0.0), took)
                     except subprocess.TimeoutExpired:  # seen once with granian: say so, go on
                         print(f"{server} did not stop within 20 s of SIGTERM", file=sys.stderr)
                         os.killpg(proc.pid, signal.SIGKILL)
@@ -146,6 +151,7 @@ def main() -> None:
         for workers in (1, 2):
             row = [f"{results[(app_name, s, workers)]:,.0f}" for s in servers]
             print(f"| {app_name} | {workers} | " + " | ".join(row) + " |")
+    print("\nlongest stop after SIGTERM: " + ", ".join(f"{k} {v:.1f} s" for k, v in stops.items()))
 
 
 if __name__ == "__main__":

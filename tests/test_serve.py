@@ -113,9 +113,10 @@ def test_two_workers_serve_what_another_process_indexed(make_site):
         _every_worker_shows(url, POST, "Indexed elsewhere")  # the very next request, each
 
 
-def test_port_0_with_two_workers_one_watcher_taken_over_when_it_dies(make_site):
+@pytest.mark.parametrize("server", ["uvicorn", "granian"])
+def test_port_0_with_two_workers_one_watcher_taken_over_when_it_dies(make_site, server):
     site = _site(make_site)
-    with _process(str(site.root), "--workers", "2") as (_proc, url, log):
+    with _process(str(site.root), "--workers", "2", "--server", server) as (_proc, url, log):
         assert not url.endswith(":0/")
         watching: dict[int, bool] = {}
         _until(lambda: len(_watchers(url, watching)) == 2, "two workers on the printed port")
@@ -130,7 +131,10 @@ def test_port_0_with_two_workers_one_watcher_taken_over_when_it_dies(make_site):
         assert watcher not in after
         _until(lambda: any(_watchers(url, after).values()), "a watcher again")
         assert sum(after.values()) == 1, after
-        _until(lambda: _reported_and_replaced(log.read_text(), watcher), "the report")
+        if server == "uvicorn":
+            assert f"Child process [{watcher}] died" in log.read_text()  # reported, and replaced
+        else:
+            _until(lambda: _reported_and_replaced(log.read_text(), watcher), "the report")
 
 
 def _reported_and_replaced(log: str, pid: int) -> bool:
@@ -196,6 +200,8 @@ def _answers(url: str) -> bool:
     [
         (("--workers", "2"), "SIGTERM"),
         (("--workers", "2"), "Ctrl-C"),
+        (("--workers", "2", "--server", "granian"), "SIGTERM"),
+        (("--workers", "2", "--server", "granian"), "Ctrl-C"),
         (("--dev",), "Ctrl-C"),  # with a live-reload stream open
     ],
 )
@@ -234,13 +240,17 @@ def test_dev_refuses_several_workers(make_site):
     assert done.returncode == 2 and "--dev serves with one worker" in done.stderr
 
 
-def test_access_log_only_when_asked(make_site):
+@pytest.mark.parametrize("server", ["uvicorn", "granian"])
+def test_access_log_only_when_asked(make_site, server):
     site = _site(make_site)
-    for args, logged in (((), False), (("--access-log",), True)):
+    for args, logged in (
+        (("--server", server), False),
+        (("--server", server, "--access-log"), True),
+    ):
         with _process(str(site.root), "--workers", "1", "--no-watch", *args) as (proc, url, _log):
             httpx.get(url + POST[1:])
             proc.send_signal(signal.SIGTERM)
-            printed = proc.communicate(timeout=8)[0]  # the access log goes to stdout
+            printed = proc.communicate(timeout=8)[0]  # uvicorn logs requests on stdout
             assert (f'"GET {POST} HTTP/1.1" 200' in printed) is logged, printed
 
 
@@ -354,9 +364,9 @@ def test_reserve_holds_a_port_that_queues_nothing_and_only_workers_join():
 
 def test_port_0_on_ipv6_is_one_port_that_every_worker_serves(make_site):
     site = _site(make_site)
-    cmd = [sys.executable, "-m", "masthead", "serve", str(site.root), "--workers", "2"]
+    cmd = [sys.executable, "-m", "masthead", "serve", str(site.root), "--server", "granian"]
     proc = subprocess.Popen(
-        [*cmd, "--no-watch", "--host", "::1", "--port", "0"],
+        [*cmd, "--workers", "2", "--no-watch", "--host", "::1", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -378,7 +388,8 @@ def test_a_half_sent_request_does_not_hold_sigterm(make_site):
     import socket
 
     site = _site(make_site)
-    with _process(str(site.root), "--workers", "2", "--no-watch") as (proc, url, _log):
+    args = ("--workers", "2", "--no-watch", "--server", "granian")
+    with _process(str(site.root), *args) as (proc, url, _log):
         workers: dict[int, bool] = {}
         _until(lambda: len(_watchers(url, workers)) == 2, "2 workers")
         with socket.create_connection(("127.0.0.1", urlsplit(url).port or 0)) as half:

@@ -101,6 +101,13 @@ def serve(
             help="Log one line per request; default: on under --dev only.",
         ),
     ] = None,
+    server_name: Annotated[
+        str,
+        typer.Option(
+            "--server",
+            help="HTTP server: uvicorn, or granian (faster, sends a Server header); not --dev.",
+        ),
+    ] = "uvicorn",
 ) -> None:
     """Index the site (incrementally, once) and serve it over HTTP with N worker processes."""
     from masthead import server
@@ -114,19 +121,25 @@ def serve(
                 "process); drop --workers or --dev"
             )
         )
+    if server_name not in ("uvicorn", "granian") or (dev and server_name != "uvicorn"):
+        raise _fail(
+            ConfigError(f"--server {server_name}: choose uvicorn or granian (not under --dev)")
+        )
+    on_granian = server_name == "granian"
     logging.basicConfig(level=logging.INFO, format=server.LOG_FORMAT)
     try:
         s = _site(site) if site else demo_site()
     except MastheadError as exc:
         raise _fail(exc) from None
     try:  # bound first: the URL printed is the one listened on (--port 0: one port, picked once)
-        sock = server.listen(host, port) if dev else server.reserve(host, port)
+        sock = server.reserve(host, port) if on_granian else server.listen(host, port)
     except OSError as exc:
         raise _fail(ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}")) from None
     served = server.address_of(sock, host)
     log_requests = dev if access_log is None else access_log
+    in_process = n == 1 and not on_granian
     try:
-        if dev:
+        if in_process:
             from masthead.web.app import create_app
 
             application = create_app(s, dev=dev, watch=watch, served=served)
@@ -135,13 +148,15 @@ def serve(
         typer.echo(f"masthead: serving {_visible(str(s.root))} at {served}/")
         base = base_url(s.settings, dev=dev, served=served)
         typer.echo(f"masthead: base URL {_visible(base.url)}, from {base.source}; {n} worker(s)")
-        if dev:
-            server.serve_dev(application, sock, access_log=log_requests)
+        overrides = {} if site else {"database": str(s.database_path)}
+        plan = server.Plan(str(s.root), served, dev, watch, overrides, server_name)
+        if in_process:
+            server.serve_one(application, sock, access_log=log_requests)
+        elif on_granian:
+            port = sock.getsockname()[1]  # the reservation stays open: the port is ours
+            server.serve_granian(plan, host, port, workers=n, access_log=log_requests)
         else:
-            overrides = {} if site else {"database": str(s.database_path)}
-            plan = server.Plan(str(s.root), served, dev, watch, overrides)
-            real_port = sock.getsockname()[1]
-            server.serve_many(plan, host, real_port, workers=n, access_log=log_requests)
+            server.serve_many(plan, sock, workers=n, access_log=log_requests)
     except (sqlite3.Error, OSError) as exc:  # a full disk while indexing, say
         raise _fail(_storage(s.database_path, exc)) from None
     except MastheadError as exc:

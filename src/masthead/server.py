@@ -1,18 +1,20 @@
 """How `masthead serve` runs: one port, the index brought up to date once, N workers.
 
-Production runs on granian (its Python API, ASGI interface, lifespan on): granian's supervisor
-starts N worker processes, each building the app with `worker_app` (a factory; the options travel
-in the `WORKER_ENV` variable). On Linux each granian worker binds its own socket with
-SO_REUSEPORT, so the port is held for them by `reserve`: a socket bound first (so `--port 0` is
-resolved once and the URL printed is the one listened on) and never listened on (it takes no
-connection), kept open until `serve` exits. A worker that dies is logged ("Unexpected exit from
-worker-N") and replaced; SIGINT or SIGTERM stops every worker (a worker still busy after
-`KILL_AFTER` seconds, say with a request that never ends, is killed).
-`--dev` runs uvicorn (uvloop + httptools) in this process: live reload needs its open
-Server-Sent-Events streams ended when the server stops, and granian neither ends open requests
-on shutdown nor tells the app it is stopping (README "Production serving").
-All workers share the one SQLite file (WAL) and see each other's commits through the index
-generation; one of them watches the files (watch_lock.py).
+Two servers (`--server`):
+- uvicorn (the default; uvloop + httptools): the parent binds and listens on the socket; one
+  worker runs in this process (always so under `--dev`: live reload and template changes live in
+  one process's memory), N under uvicorn's `Multiprocess` supervisor sharing the socket. A worker
+  that dies is logged ("Child process [PID] died") and replaced.
+- granian (ASGI interface, lifespan on): granian's supervisor starts N worker processes. On Linux
+  each binds its own socket with SO_REUSEPORT, so the port is held for them by `reserve`: a socket
+  bound first and never listened on (it takes no connection), kept open until `serve` exits. A
+  worker that dies is logged ("Unexpected exit from worker-N") and replaced; a worker still busy
+  `KILL_AFTER` seconds after SIGTERM (a request that never ends) is killed. granian always sends a
+  `Server` header (README "Production serving"), hence not the default.
+Either way the URL printed is the one listened on (`--port 0`: resolved once), workers build the
+app with `worker_app` (a factory; the options travel in the `WORKER_ENV` variable), and SIGINT
+or SIGTERM stops every worker. All workers share the one SQLite file (WAL) and see each other's
+commits through the index generation; one of them watches the files (watch_lock.py).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from masthead.web.address import served_address
 
 WORKER_ENV = "_MASTHEAD_SERVE_WORKER"  # not MASTHEAD_*: that prefix is for settings
 GRACEFUL_SHUTDOWN = 2  # seconds a stopping uvicorn (--dev) waits for open requests
+FORWARDED_ENV = "FORWARDED_ALLOW_IPS"  # uvicorn's variable, read for granian too
 KILL_AFTER = 3  # seconds granian gives a stopping worker before killing it
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
@@ -45,6 +48,7 @@ class Plan:
     dev: bool = False
     watch: bool = True
     overrides: dict[str, Any] = field(default_factory=dict)
+    server: str = "uvicorn"  # or "granian": X-Forwarded-* then read by granian's wrapper
 
 
 def default_workers(dev: bool) -> int:
@@ -100,7 +104,13 @@ def worker_app() -> Any:
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
     plan = Plan(**json.loads(os.environ[WORKER_ENV]))
     site = load_site(plan.root, plan.overrides)
-    return create_app(site, dev=plan.dev, index=False, watch=plan.watch, served=plan.served)
+    app = create_app(site, dev=plan.dev, index=False, watch=plan.watch, served=plan.served)
+    if plan.server != "granian":
+        return app  # uvicorn reads X-Forwarded-* itself (--forwarded-allow-ips)
+    from granian.utils.proxies import wrap_asgi_with_proxy_headers
+
+    # as uvicorn does: trusted from FORWARDED_ALLOW_IPS, by default a proxy on this host
+    return wrap_asgi_with_proxy_headers(app, os.environ.get(FORWARDED_ENV, "127.0.0.1,::1"))
 
 
 def _options(access_log: bool) -> dict[str, Any]:
@@ -113,7 +123,7 @@ def _options(access_log: bool) -> dict[str, Any]:
     }
 
 
-def serve_dev(app: Any, sock: socket.socket, *, access_log: bool) -> None:
+def serve_one(app: Any, sock: socket.socket, *, access_log: bool) -> None:
     """Serve `app` (from `create_app`) with uvicorn on listening-to-be `sock` (`listen`) in
     this process until SIGINT or SIGTERM; open live-reload streams are ended first (they would
     hold the graceful shutdown)."""
@@ -162,7 +172,7 @@ def _granian_logging() -> dict[str, Any]:
     }  # fmt: skip
 
 
-def serve_many(plan: Plan, host: str, port: int, *, workers: int, access_log: bool) -> None:
+def serve_granian(plan: Plan, host: str, port: int, *, workers: int, access_log: bool) -> None:
     """Run `workers` granian worker processes serving `plan` on `(host, port)` until SIGINT or
     SIGTERM (the site indexed already: `index_once`; the port held by `reserve`). A worker that
     exits unexpectedly is replaced; one that fails again within seconds stops the server."""
@@ -183,3 +193,16 @@ def serve_many(plan: Plan, host: str, port: int, *, workers: int, access_log: bo
         log_access=access_log,
         log_dictconfig=_granian_logging(),
     ).serve()
+
+
+def serve_many(plan: Plan, sock: socket.socket, *, workers: int, access_log: bool) -> None:
+    """Run `workers` uvicorn processes serving `plan` on `sock` (`listen`) until SIGINT or
+    SIGTERM (the site indexed already: `index_once`)."""
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    os.environ[WORKER_ENV] = json.dumps(asdict(plan))  # the spawned workers inherit it
+    config = uvicorn.Config(
+        "masthead.server:worker_app", factory=True, workers=workers, **_options(access_log)
+    )
+    Multiprocess(config, sockets=[sock]).run()

@@ -52,7 +52,7 @@ def assert_secure(response: httpx.Response, what: object = "") -> None:
         assert h.get(name) == value, (what, name, h.get(name))
     assert h.get("content-security-policy"), what
     assert "camera=()" in h.get("permissions-policy", ""), what
-    assert "server" not in h and "x-powered-by" not in h, what
+    assert h.get_list("server") == ["masthead"] and "x-powered-by" not in h, what
 
 
 def bundle_site(make_site: Callable[..., object], toml: str = BILINGUAL_TOML):  # type: ignore[no-untyped-def]
@@ -325,13 +325,19 @@ def test_security_settings_are_documented():
         assert words in section, words
 
 
-def test_serve_sends_no_server_header(make_site):
+@pytest.mark.parametrize("server", ["granian", "uvicorn"])
+def test_serve_names_no_server_software_or_version(make_site, server):
+    """One `Server: masthead` on every response, whichever server runs (granian always sends
+    one; uvicorn's own is off): no server name, no version, on a miss and on a fast-path hit."""
     site = make_site({"posts/a.md": post("A")})
-    with cli_server(str(site.root), "--no-watch") as url:
-        r = httpx.head(url + "posts/a/")
-    assert r.status_code == 200
-    assert "server" not in r.headers, r.headers.get("server")
-    assert_secure(r)
+    with cli_server(str(site.root), "--no-watch", "--server", server) as url:
+        responses = [httpx.head(url + "posts/a/") for _ in range(2)]  # a miss, then a hit
+        responses.append(httpx.get(url + "no/such/page/"))
+    for r in responses:
+        assert r.headers.get_list("server") == ["masthead"], r.headers.get_list("server")
+        assert "x-powered-by" not in r.headers
+    assert responses[0].status_code == responses[1].status_code == 200
+    assert_secure(responses[1])
 
 
 # --- item 3: redirects stay on this origin -------------------------------------------------------

@@ -102,12 +102,12 @@ def serve(
         ),
     ] = None,
     server_name: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--server",
-            help="HTTP server: uvicorn, or granian (faster, sends a Server header); not --dev.",
+            help="HTTP server: granian (default in production) or uvicorn (always under --dev).",
         ),
-    ] = "uvicorn",
+    ] = None,
 ) -> None:
     """Index the site (incrementally, once) and serve it over HTTP with N worker processes."""
     from masthead import server
@@ -121,6 +121,7 @@ def serve(
                 "process); drop --workers or --dev"
             )
         )
+    server_name = server_name or ("uvicorn" if dev else "granian")
     if server_name not in ("uvicorn", "granian") or (dev and server_name != "uvicorn"):
         raise _fail(
             ConfigError(f"--server {server_name}: choose uvicorn or granian (not under --dev)")

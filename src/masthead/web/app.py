@@ -97,7 +97,7 @@ def create_app(
     errors.install(app)
     app.add_middleware(CanonicalPaths)
     cors.install(app, site.settings.allowed_origins)
-    headers = security.security_headers(site.settings, state.base_url)
+    headers = security.response_headers(site.settings, state.base_url)
     security.install(app, headers)
     if not dev:  # cache hits answered before any routing (web/fastpath.py)
         fastpath.install(app, state, headers)

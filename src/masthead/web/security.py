@@ -90,9 +90,21 @@ def security_headers(settings: Settings, base_url: str) -> list[tuple[str, str]]
     return headers
 
 
+# Every response names the software without a version (OWASP: "remove or set non-informative
+# values"): granian always sends a Server header (the app's own in place of its `granian`), so
+# both servers send this one.
+SERVER = ("Server", "masthead")
+
+
+def response_headers(settings: Settings, base_url: str) -> list[tuple[str, str]]:
+    """What every response carries: `security_headers` and `SERVER`."""
+    return [*security_headers(settings, base_url), SERVER]
+
+
 class SecurityHeaders:
     """Pure ASGI middleware adding `headers` to every HTTP response that does not set them
-    itself, and removing any `Server` or `X-Powered-By` header the app sets."""
+    itself, and removing any `Server` or `X-Powered-By` header the app sets (`headers` brings
+    the one `Server` header)."""
 
     def __init__(self, app: ASGIApp, headers: Sequence[tuple[str, str]]) -> None:
         self.app = app

@@ -421,6 +421,16 @@ def test_an_export_needs_a_base_url(tmp_path):
     assert "https://cdn.example/posts/a/" in feed
 
 
+def test_a_bad_base_url_option_is_blamed_on_the_option(tmp_path):
+    site = write_site(tmp_path / "site", {"posts/a.md": post("A")}, 'title = "No base"\n')
+    result = run(
+        unprivileged("build", str(site.root), str(tmp_path / "out"), "--base-url", "blog.example")
+    )
+    one_line_error(result, "--base-url blog.example", "absolute http(s) URL")
+    assert "masthead.toml" not in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
 # --- api_url and allowed_origins ------------------------------------------------------------
 
 

@@ -166,6 +166,18 @@ def serve(
         sock.close()  # the reservation ends with the server
 
 
+def _with_base_url(site: Site, base_url: str) -> Site:
+    """`site` with `--base-url` as its base_url; a bad value is blamed on the option, not on
+    masthead.toml (which may have no base_url at all)."""
+    try:
+        return load_site(site.root, {"base_url": base_url})
+    except ConfigError as exc:
+        if "base_url" not in str(exc):
+            raise
+        reason = "must be an absolute http(s) URL, e.g. https://blog.example.com"
+        raise ConfigError(f"--base-url {base_url}: {reason}") from None
+
+
 @app.command()
 def init(
     directory: Annotated[Path, typer.Argument(help="New site folder (empty or absent).")],
@@ -254,7 +266,7 @@ def build(
     try:
         s = _site(site)
         if base_url is not None:
-            s = load_site(s.root, {"base_url": base_url})
+            s = _with_base_url(s, base_url)
         elif "base_url" not in s.settings.model_fields_set or not s.settings.base_url:
             raise ConfigError(
                 f"{s.root}: no base_url; an export needs the site's absolute URL for canonical "

@@ -292,3 +292,50 @@ def test_the_page_cache_is_bounded_by_bytes(
         statements.clear()
         assert "Post 0" in client.get("/posts/p0/").text
         assert statements, "rendered again: the cache held no more than its bound"
+
+
+def test_static_text_files_are_answered_by_the_fast_path_until_they_change(site: Site) -> None:
+    """A /static/ text file held in memory needs no thread (StaticFiles stats in one), keeps
+    an SVG's own policy as its only CSP, and stops being answered from memory as soon as the
+    file is edited or a site file appears in front of the package's."""
+    static = site.root / "static"
+    static.mkdir()
+    (static / "logo.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'>" + " " * 500)
+    app = create_app(site)
+
+    async def main() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            paths = ("/static/css/site.css", "/static/logo.svg")
+            first = {p: await client.get(p, headers={"Accept-Encoding": "br"}) for p in paths}
+            limiter = anyio.to_thread.current_default_thread_limiter()
+            holders = [object() for _ in range(int(limiter.total_tokens))]
+            for holder in holders:
+                await limiter.acquire_on_behalf_of(holder)
+            try:
+                with anyio.fail_after(5):
+                    hits = {
+                        p: await client.get(p, headers={"Accept-Encoding": "br"}) for p in paths
+                    }
+                    etag = hits["/static/css/site.css"].headers["etag"]
+                    css = {"Accept-Encoding": "br", "If-None-Match": etag}
+                    again = await client.get("/static/css/site.css", headers=css)
+            finally:
+                for holder in holders:
+                    limiter.release_on_behalf_of(holder)
+            for path in paths:
+                assert hits[path].status_code == 200
+                assert hits[path].content == first[path].content
+                assert hits[path].headers["etag"] == first[path].headers["etag"]
+            assert again.status_code == 304
+            svg = hits["/static/logo.svg"].headers.get_list("content-security-policy")
+            assert len(svg) == 1 and "sandbox" in svg[0], svg
+            (static / "css").mkdir()
+            (static / "css" / "site.css").write_text("body { color: red }\n" * 40)
+            override = await client.get("/static/css/site.css")
+            assert override.text == "body { color: red }\n" * 40
+            (static / "logo.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>" * 20)
+            edited = await client.get("/static/logo.svg")
+            assert edited.text == "<svg xmlns='http://www.w3.org/2000/svg'/>" * 20
+
+    anyio.run(main)

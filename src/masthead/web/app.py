@@ -89,7 +89,8 @@ def create_app(
     app.include_router(search.router(site))
     app.include_router(seo.router(site))
     app.include_router(pages.router(site))
-    app.mount("/static", _static(site, dev), name="static")
+    statics = _static(site, dev)
+    app.mount("/static", statics, name="static")
     if site.content_dir.is_dir():
         app.mount("/media", _media(site, dev), name="media")
     app.include_router(pages.permalinks(site))  # last: the fixed routes and mounts above win
@@ -100,7 +101,7 @@ def create_app(
     headers = security.response_headers(site.settings, state.base_url)
     security.install(app, headers)
     if not dev:  # cache hits answered before any routing (web/fastpath.py)
-        fastpath.install(app, state, headers)
+        fastpath.install(app, state, headers, statics)
     return app
 
 

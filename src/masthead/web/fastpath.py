@@ -17,7 +17,8 @@ from fastapi import FastAPI
 from starlette.types import Receive, Scope, Send
 
 from masthead.web.conditional import choose
-from masthead.web.state import SiteState
+from masthead.web.media import Files
+from masthead.web.state import Page, SiteState
 
 _WANTED = (b"accept-encoding", b"if-none-match", b"if-modified-since")
 
@@ -26,9 +27,29 @@ class FastPath:
     """Answers current cache hits of `state`; `headers` (name, value) are added to every
     response it sends (the security headers)."""
 
-    def __init__(self, state: SiteState, headers: Sequence[tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        state: SiteState,
+        headers: Sequence[tuple[str, str]],
+        statics: Files | None = None,
+    ) -> None:
         self.state = state
+        self.statics = statics  # the /static/ mount: its in-memory text files answer here too
         self.headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+
+    def lookup(self, path: str) -> Page | None:
+        """The current page for `path`: a cached page, or a /static/ text file held in memory."""
+        page = self.state.hit(path)
+        if page is None and self.statics is not None and path.startswith("/static/"):
+            page = self.statics.hit(path)
+        return page
+
+    def extra(self, page: Page) -> list[tuple[bytes, bytes]]:
+        """The shared headers `page` does not set itself (an SVG's own sandbox CSP wins)."""
+        if not page.headers:
+            return self.headers
+        own = {name.lower().encode("latin-1") for name, _ in page.headers}
+        return [(k, v) for k, v in self.headers if k not in own]
 
     async def answer(self, scope: Scope, send: Send) -> bool:
         """Send the response to `scope` if it is a current cache hit; whether it was."""
@@ -36,7 +57,7 @@ class FastPath:
             return False
         if scope.get("query_string"):
             return False
-        page = self.state.hit(scope["path"])
+        page = self.lookup(scope["path"])
         if page is None:
             return False
         found: dict[bytes, str] = {}
@@ -49,8 +70,8 @@ class FastPath:
             found.get(b"if-none-match"),
             found.get(b"if-modified-since"),
         )
-        headers = ready.not_modified if status == 304 else ready.ok
-        start = {"type": "http.response.start", "status": status, "headers": headers + self.headers}
+        headers = (ready.not_modified if status == 304 else ready.ok) + self.extra(page)
+        start = {"type": "http.response.start", "status": status, "headers": headers}
         await send(start)
         empty = status == 304 or scope["method"] == "HEAD"
         await send({"type": "http.response.body", "body": b"" if empty else ready.body})
@@ -70,6 +91,12 @@ class App(FastAPI):
         await super().__call__(scope, receive, send)
 
 
-def install(app: App, state: SiteState, headers: Sequence[tuple[str, str]]) -> None:
-    """Answer `app`'s current cache hits before anything else, with `headers` added."""
-    app.fast_path = FastPath(state, headers)
+def install(
+    app: App,
+    state: SiteState,
+    headers: Sequence[tuple[str, str]],
+    statics: Files | None = None,
+) -> None:
+    """Answer `app`'s current cache hits (and `statics`' in-memory files) before anything
+    else, with `headers` added."""
+    app.fast_path = FastPath(state, headers, statics)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import mimetypes
 import os
+import stat
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -130,6 +131,8 @@ class Files(StaticFiles):
         self.types = types
         self.precompressed = precompressed  # serve COMPRESSIBLE files from memory, compressed
         self._pages: dict[str, tuple[tuple[int, int, int], Page]] = {}
+        # request path -> (the file each folder would give, in lookup order; version; page)
+        self._served: dict[str, tuple[tuple[str, ...], tuple[int, int, int], Page]] = {}
 
     def allowed(self, relative: str) -> bool:
         if refused(relative):
@@ -158,6 +161,7 @@ class Files(StaticFiles):
         if self.precompressed and ext in COMPRESSIBLE and stat_result.st_size <= MEMORY_LIMIT:
             page = self._page(full_path, stat_result, headers)
             if page is not None:
+                self._remember(scope, stat_result, page)
                 return conditional_response(Headers(scope=scope), page)
         media = self.types.get(ext) if self.types is not None else None
         response = FileResponse(
@@ -171,6 +175,36 @@ class Files(StaticFiles):
             kept = {"etag": response.headers["etag"], **headers}
             return Response(status_code=304, headers=kept)
         return response
+
+    def _remember(self, scope: Scope, stat_result: os.stat_result, page: Page) -> None:
+        """Let `hit` answer this request path with `page` while the file stays the same."""
+        rel = self.get_path(scope)
+        candidates = tuple(os.path.join(d, rel) for d in self.all_directories)
+        version = (stat_result.st_ino, stat_result.st_size, stat_result.st_mtime_ns)
+        self._served.pop(scope["path"], None)
+        self._served[scope["path"]] = (candidates, version, page)
+        while len(self._served) > MEMORY_FILES:
+            self._served.pop(next(iter(self._served)))
+
+    def hit(self, path: str) -> Page | None:
+        """The in-memory page for a request of `path` (as served before by this mount), when
+        the file that lookup would find now is still the one it was made from: the first
+        regular file among the folders' candidates (a site file that appeared in front of a
+        package file, an edit, a replaced file or symlink: a miss, served by the mount again).
+        One `os.stat` per folder up to that file; no thread pool."""
+        known = self._served.get(path)
+        if known is None:
+            return None
+        candidates, version, page = known
+        for candidate in candidates:
+            try:
+                st = os.stat(candidate)
+            except OSError:
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            return page if (st.st_ino, st.st_size, st.st_mtime_ns) == version else None
+        return None
 
     def _page(
         self, full_path: str, stat_result: os.stat_result, headers: Mapping[str, str]

@@ -44,7 +44,7 @@ class FastPath:
             page = self.statics.hit(path)
         return page
 
-    def extra(self, page: Page) -> list[tuple[bytes, bytes]]:
+    def shared_headers(self, page: Page) -> list[tuple[bytes, bytes]]:
         """The shared headers `page` does not set itself (an SVG's own sandbox CSP wins)."""
         if not page.headers:
             return self.headers
@@ -70,7 +70,7 @@ class FastPath:
             found.get(b"if-none-match"),
             found.get(b"if-modified-since"),
         )
-        headers = (ready.not_modified if status == 304 else ready.ok) + self.extra(page)
+        headers = (ready.not_modified if status == 304 else ready.ok) + self.shared_headers(page)
         start = {"type": "http.response.start", "status": status, "headers": headers}
         await send(start)
         empty = status == 304 or scope["method"] == "HEAD"

@@ -4,12 +4,13 @@ kept gzip- and brotli-compressed per entry (web/conditional.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import itertools
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import anyio
@@ -65,6 +66,21 @@ def test_no_sql_runs_on_a_cache_hit(site: Site, statements: list[str]) -> None:
         assert client.get(POST + "?x=1").status_code == 200  # the router path still works
 
 
+@contextlib.asynccontextmanager
+async def no_free_thread() -> AsyncIterator[None]:
+    """Hold every token of anyio's default thread limiter: a thread-pool hop inside would wait
+    (and the caller's `fail_after` ends the test)."""
+    limiter = anyio.to_thread.current_default_thread_limiter()
+    holders = [object() for _ in range(int(limiter.total_tokens))]
+    for holder in holders:
+        await limiter.acquire_on_behalf_of(holder)
+    try:
+        yield
+    finally:
+        for holder in holders:
+            limiter.release_on_behalf_of(holder)
+
+
 def test_a_hit_needs_no_thread_from_the_pool(site: Site) -> None:
     app = create_app(site)
 
@@ -72,19 +88,12 @@ def test_a_hit_needs_no_thread_from_the_pool(site: Site) -> None:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             assert (await client.get(POST)).status_code == 200  # a miss: rendered in a thread
-            limiter = anyio.to_thread.current_default_thread_limiter()
-            holders = [object() for _ in range(int(limiter.total_tokens))]
-            for holder in holders:
-                await limiter.acquire_on_behalf_of(holder)
-            try:
+            async with no_free_thread():
                 with anyio.fail_after(5):
                     hit = await client.get(POST)
                     head = await client.head(POST)
                     etag = hit.headers["etag"]
                     again = await client.get(POST, headers={"If-None-Match": etag})
-            finally:
-                for holder in holders:
-                    limiter.release_on_behalf_of(holder)
             assert hit.status_code == 200 and b"The first version." in hit.content
             assert head.status_code == 200 and head.content == b""
             assert again.status_code == 304 and again.content == b""
@@ -308,11 +317,7 @@ def test_static_text_files_are_answered_by_the_fast_path_until_they_change(site:
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             paths = ("/static/css/site.css", "/static/logo.svg")
             first = {p: await client.get(p, headers={"Accept-Encoding": "br"}) for p in paths}
-            limiter = anyio.to_thread.current_default_thread_limiter()
-            holders = [object() for _ in range(int(limiter.total_tokens))]
-            for holder in holders:
-                await limiter.acquire_on_behalf_of(holder)
-            try:
+            async with no_free_thread():
                 with anyio.fail_after(5):
                     hits = {
                         p: await client.get(p, headers={"Accept-Encoding": "br"}) for p in paths
@@ -320,9 +325,6 @@ def test_static_text_files_are_answered_by_the_fast_path_until_they_change(site:
                     etag = hits["/static/css/site.css"].headers["etag"]
                     css = {"Accept-Encoding": "br", "If-None-Match": etag}
                     again = await client.get("/static/css/site.css", headers=css)
-            finally:
-                for holder in holders:
-                    limiter.release_on_behalf_of(holder)
             for path in paths:
                 assert hits[path].status_code == 200
                 assert hits[path].content == first[path].content

@@ -7,6 +7,7 @@ table is checked against these declarations by the tests). Unknown keys and bad 
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import tomllib
@@ -173,6 +174,72 @@ class Settings(BaseModel):
         description="Origins (scheme://host[:port]) whose pages may call /api/ (CORS); "
         "see 'Static export and CDNs'.",
     )
+    comments_close_after_days: int = Field(
+        0, ge=0, description="Close a post's comments this many days after its date (0: never)."
+    )
+    comments_depth: int = Field(
+        5, ge=1, le=10, description="Levels of nested replies drawn; deeper ones at the last."
+    )
+    comments_order: str = Field(
+        "oldest", pattern="^(oldest|newest)$", description="Top-level order: oldest or newest."
+    )
+    comments_per_page: int = Field(
+        50, ge=1, le=500, description="Top-level comments per page of a thread."
+    )
+    comments_edit_minutes: int = Field(
+        15, ge=0, description="Minutes a commenter may edit or delete their comment (0: never)."
+    )
+    comments_flood_seconds: int = Field(
+        15, ge=0, description="Seconds between two comments from one client (0: off)."
+    )
+    comments_per_minute: int = Field(
+        3, ge=0, description="Comments one client may post per minute (0: off)."
+    )
+    comments_min_seconds: int = Field(
+        3, ge=0, description="Seconds a scripted form must be open before it posts (0: off)."
+    )
+    comments_moderation: bool = Field(False, description="Hold every comment for moderation.")
+    comments_previously_approved: bool = Field(
+        True, description="Hold a comment unless its author is known to have one approved."
+    )
+    comments_max_links: int = Field(
+        2, ge=0, description="Hold a comment with this many links or more (0: off)."
+    )
+    moderation_keys: list[str] = Field(
+        default_factory=list, description="Words that hold a comment for moderation."
+    )
+    disallowed_keys: list[str] = Field(
+        default_factory=list, description="Words that send a comment to spam."
+    )
+    comments_ip_days: int = Field(
+        30, ge=0, description="Days a comment keeps its client's IP hash (0: forever)."
+    )
+    comments_trash_days: int = Field(
+        30, ge=0, description="Days spam and trash are kept before they are emptied (0: forever)."
+    )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="Proxy addresses or networks whose X-Forwarded-For is believed.",
+    )
+    purge_command: list[str] = Field(
+        default_factory=list, description="Command run with the changed URLs after a change."
+    )
+    purge_webhook: str | None = Field(
+        None, description="URL POSTed the changed URLs (JSON) after a change."
+    )
+    smtp_host: str | None = Field(None, description="SMTP server for notifications (unset: none).")
+    smtp_port: int = Field(587, ge=1, le=65535, description="SMTP port.")
+    smtp_tls: str = Field(
+        "starttls", pattern="^(starttls|tls|none)$", description="starttls, tls or none."
+    )
+    smtp_user: str | None = Field(None, description="SMTP user name (unset: no login).")
+    smtp_password_env: str = Field(
+        "MASTHEAD_SMTP_PASSWORD", description="Environment variable holding the SMTP password."
+    )
+    mail_from: str | None = Field(None, description="From address of notifications.")
+    editor_emails: list[str] = Field(
+        default_factory=list, description="Addresses told about held comments."
+    )
     permalinks: PermalinkSettings = Field(
         default_factory=PermalinkSettings,
         description="URL patterns of posts and pages (Hugo's permalinks); see 'URLs'.",
@@ -217,6 +284,23 @@ class Settings(BaseModel):
     @classmethod
     def _origins(cls, value: list[str]) -> list[str]:
         return [origin_of(v, exact=True) for v in value]
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: list[str]) -> list[str]:
+        for item in value:
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError as exc:
+                raise ValueError(f"{item!r} is not an IP address or network") from exc
+        return value
+
+    @field_validator("purge_webhook")
+    @classmethod
+    def _webhook(cls, value: str | None) -> str | None:
+        if value and urlsplit(value).scheme not in ("http", "https"):
+            raise ValueError("must be an absolute http(s) URL")
+        return value or None
 
     @field_validator("timezone")
     @classmethod

@@ -130,4 +130,76 @@ MIGRATIONS: list[list[str]] = [
             SELECT url, source, translation_key, lang, kind FROM posts
             WHERE shadowed = 0 AND draft = 0 ORDER BY date_ts""",
     ],
+    # 4: comments (never derived: no index run touches them), their threads' versions, the
+    # audit log, the mail outbox and used one-click tokens
+    [
+        """CREATE TABLE comments (
+            id INTEGER PRIMARY KEY,
+            thread TEXT NOT NULL,           -- the post's translation group (posts.translation_key)
+            post_url TEXT NOT NULL,         -- the permalink it was written on
+            parent_id INTEGER REFERENCES comments (id),  -- NULL: top level
+            lang TEXT NOT NULL,             -- the language it was written in
+            status TEXT NOT NULL CHECK (status IN
+                ('pending', 'approved', 'spam', 'trash', 'deleted')),  -- deleted: a placeholder
+            kind TEXT NOT NULL DEFAULT 'comment',  -- 'comment', 'pingback', 'trackback'
+            author_name TEXT NOT NULL,
+            author_email TEXT NOT NULL,     -- as typed, trimmed; never shown publicly
+            author_url TEXT NOT NULL,       -- a checked http(s) URL, or ''
+            author_user TEXT,               -- the /guanli user who wrote it, when signed in
+            body TEXT NOT NULL,             -- the Markdown exactly as submitted
+            body_html TEXT NOT NULL,        -- rendered and sanitized (comments.sanitize)
+            created REAL NOT NULL,          -- seconds since the epoch (UTC)
+            updated REAL,                   -- last edit, by its author or an editor
+            ip_hash TEXT NOT NULL,          -- keyed hash of the client IP; '' once expired
+            client_hash TEXT NOT NULL,      -- keyed hash of the commenter cookie's id, or ''
+            fingerprint TEXT NOT NULL,      -- duplicate key: thread, parent, author, text
+            reason TEXT NOT NULL,           -- why the rules gave it its status
+            notify INTEGER NOT NULL DEFAULT 0,  -- mail its author when a reply is approved
+            email_confirmed INTEGER NOT NULL DEFAULT 0,
+            source TEXT NOT NULL DEFAULT '',    -- '' (written here), 'wxr', 'disqus', 'json'
+            source_id TEXT NOT NULL DEFAULT ''  -- the comment's id in that source
+        )""",
+        "CREATE INDEX comments_thread ON comments (thread, status, created)",
+        "CREATE INDEX comments_status ON comments (status, created)",
+        "CREATE INDEX comments_parent ON comments (parent_id)",
+        "CREATE INDEX comments_fingerprint ON comments (fingerprint)",
+        "CREATE INDEX comments_ip ON comments (ip_hash, created)",
+        "CREATE INDEX comments_email ON comments (author_email COLLATE NOCASE)",
+        """CREATE UNIQUE INDEX comments_source ON comments (source, source_id)
+            WHERE source != ''""",
+        """CREATE TABLE comment_threads (
+            thread TEXT PRIMARY KEY,
+            version INTEGER NOT NULL        -- bumped by every change readers of it see
+        )""",
+        """CREATE TABLE audit_log (
+            id INTEGER PRIMARY KEY,
+            at REAL NOT NULL,               -- seconds since the epoch (UTC)
+            actor TEXT NOT NULL,            -- 'reader', 'author', 'editor:NAME', 'mail', 'import'
+            action TEXT NOT NULL,           -- 'create', 'approve', 'spam', 'edit', 'login', ...
+            comment_id INTEGER,             -- no foreign key: the log outlives the comment
+            from_status TEXT,
+            to_status TEXT,
+            detail TEXT NOT NULL DEFAULT '{}'  -- JSON: an edit's old values, a bulk action's ids
+        )""",
+        "CREATE INDEX audit_log_comment ON audit_log (comment_id, at)",
+        "CREATE INDEX audit_log_at ON audit_log (at)",
+        """CREATE TABLE mail_outbox (
+            id INTEGER PRIMARY KEY,
+            created REAL NOT NULL,
+            kind TEXT NOT NULL,             -- 'held', 'reply', ...
+            recipient TEXT NOT NULL,
+            message BLOB NOT NULL,          -- the whole RFC 5322 message, as sent
+            status TEXT NOT NULL CHECK (status IN ('queued', 'sent', 'failed')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt REAL NOT NULL,     -- seconds since the epoch
+            last_error TEXT NOT NULL DEFAULT '',
+            sent_at REAL,
+            comment_id INTEGER
+        )""",
+        "CREATE INDEX mail_outbox_due ON mail_outbox (status, next_attempt)",
+        """CREATE TABLE used_tokens (
+            digest TEXT PRIMARY KEY,        -- sha256 of a one-click token already acted on
+            used REAL NOT NULL
+        )""",
+    ],
 ]

@@ -130,3 +130,28 @@ def test_empty_spares_newcomers_and_parent_must_share_the_thread(db):
 def test_the_site_secret_is_made_once(db):
     assert cs.site_secret(db) == cs.site_secret(db)
     assert len(cs.site_secret(db)) == 32
+
+
+def test_housekeeping_forgets_ips_and_empties_old_spam_and_trash(db, make_site):
+    from masthead import housekeeping
+    from masthead.config import Settings
+
+    day = 86400.0
+    now = 1_800_000_000.0
+    old_spam = cs.add(db, new(status="spam", created=now - 31 * day, ip_hash="x"), "reader")
+    old_trash = cs.add(db, new(status="trash", created=now - 40 * day), "reader")
+    recent = cs.add(db, new(status="spam", created=now - 2 * day, ip_hash="y"), "reader")
+    kept = cs.add(db, new(status="approved", created=now - 90 * day, ip_hash="z"), "reader")
+    done = housekeeping.sweep(db, Settings(), now)
+    assert (done.spam, done.trash) == (1, 1)
+    conn = db.read()
+    assert cs.get(conn, old_spam) is None and cs.get(conn, old_trash) is None
+    assert cs.get(conn, recent).ip_hash == "y" and cs.get(conn, kept).ip_hash == ""
+    assert [
+        r["actor"] for r in conn.execute("SELECT actor FROM audit_log WHERE action = 'delete'")
+    ] == [
+        "system",
+        "system",
+    ]
+    off = Settings(comments_trash_days=0, comments_ip_days=0)
+    assert housekeeping.sweep(db, off, now + 100 * day) == housekeeping.Swept()

@@ -176,3 +176,54 @@ def _locale(locale: str) -> Locale:
 def long_date(value: datetime, locale: str) -> str:
     """A date as readers of `locale` write it: `July 15, 2025`, `2025年7月15日` (CLDR long)."""
     return format_date(value.date(), format="long", locale=_locale(locale))
+
+
+# --- the /guanli dashboard (issue 12) ---------------------------------------------------------
+CATALOGS["en"].update(
+    {
+        "guanli": "Dashboard",
+        "guanli_overview": "Overview",
+        "guanli_sign_in": "Sign in",
+        "guanli_username": "User name",
+        "guanli_pw_label": "Password",
+        "guanli_signed_in_as": "Signed in as {name}",
+        "guanli_sign_out": "Sign out",
+        "guanli_back": "Back to the dashboard",
+        "guanli_403": "Refused",
+        "guanli_comments": "Comments",
+        "guanli_status_pending": "pending",
+        "guanli_status_approved": "approved",
+        "guanli_status_spam": "spam",
+        "guanli_status_trash": "trash",
+        "guanli_sessions": "Sessions",
+        "guanli_session_seen": "Last seen",
+        "guanli_session_client": "Browser",
+        "guanli_actions": "Actions",
+        "guanli_this_session": "this one",
+        "guanli_revoke": "Sign out this session",
+    }
+)
+CATALOGS["zh"].update(
+    {
+        "guanli": "管理",
+        "guanli_overview": "概览",
+        "guanli_sign_in": "登录",
+        "guanli_username": "用户名",
+        "guanli_pw_label": "密码",
+        "guanli_signed_in_as": "已登录：{name}",
+        "guanli_sign_out": "退出",
+        "guanli_back": "返回管理首页",
+        "guanli_403": "已拒绝",
+        "guanli_comments": "评论",
+        "guanli_status_pending": "待审核",
+        "guanli_status_approved": "已批准",
+        "guanli_status_spam": "垃圾评论",
+        "guanli_status_trash": "回收站",
+        "guanli_sessions": "登录会话",
+        "guanli_session_seen": "最近活动",
+        "guanli_session_client": "浏览器",
+        "guanli_actions": "操作",
+        "guanli_this_session": "当前",
+        "guanli_revoke": "结束此会话",
+    }
+)

@@ -132,12 +132,12 @@ def new_commenter_id() -> str:
     return secrets.token_urlsafe(16)
 
 
-def commenter_cookie(secret: bytes, commenter_id: str) -> str:
+def sign_cookie(secret: bytes, commenter_id: str) -> str:
     """The value of the `COOKIE` cookie for `commenter_id`: the id, signed."""
     return Signer(_key(secret, "commenter"), salt="commenter").sign(commenter_id).decode()
 
 
-def read_commenter_cookie(secret: bytes, value: str | None) -> str | None:
+def read_cookie(secret: bytes, value: str | None) -> str | None:
     """The commenter id in a `COOKIE` value, or None when there is none or its signature is
     wrong (a forged or foreign cookie is no cookie)."""
     if not value:

@@ -58,6 +58,9 @@ class Limits:
 
 
 LIMITS = Limits()
+# the same, by the form's and the JSON API's field names (the form's `maxlength`)
+FIELD_LIMITS = {"name": LIMITS.name, "email": LIMITS.email, "url": LIMITS.website}
+FIELD_LIMITS["body"] = LIMITS.body
 
 
 @dataclass(frozen=True)
@@ -159,13 +162,11 @@ def fields(submission: Submission) -> Decision | None:
         "url": submission.url.strip(),
         "body": submission.body,
     }
-    limits = {"name": LIMITS.name, "email": LIMITS.email, "url": LIMITS.website}
-    limits["body"] = LIMITS.body
     labels = {"name": "Name", "email": "Email", "url": "Website", "body": "Comment"}
     for key in ("name", "email", "body"):
         if not values[key].strip():
             return _reject(400, "required", f"{labels[key]} is required.", key)
-    for key, most in limits.items():
+    for key, most in FIELD_LIMITS.items():
         n = length(values[key])
         if n > most:
             text = f"{labels[key]} is {n} characters long; at most {most} are taken."

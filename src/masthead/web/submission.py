@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 from urllib.parse import urlsplit
 
 from masthead.comments import identity, rules, sanitize
@@ -28,7 +26,7 @@ from masthead.store import comments as store
 from masthead.store import posts
 from masthead.web.state import SiteState
 
-__all__ = ["CommentError", "Outcome", "Submission", "client_ip", "submit"]
+__all__ = ["CommentError", "Outcome", "Submission", "submit"]
 
 log = logging.getLogger(__name__)
 DAY = 86_400.0
@@ -62,28 +60,6 @@ class _Context:
     fingerprint: str
     scripted_elapsed: float | None
     staff_session: bool
-
-
-_warned_forwarding = False
-
-
-def client_ip(scope: Mapping[str, Any], trusted_proxies: Sequence[str]) -> str:
-    """The client IP of an ASGI `scope` (`identity.client_ip_of`: the socket peer, or
-    `X-Forwarded-For` only from `trusted_proxies`, C52). Logs one warning per process the
-    first time a request carries forwarding headers while no proxy is trusted (they are
-    ignored: set `trusted_proxies` when masthead runs behind one)."""
-    global _warned_forwarding
-    if not trusted_proxies and not _warned_forwarding:
-        found = identity.forwarding_headers(scope.get("headers") or [])
-        if found:
-            _warned_forwarding = True
-            log.warning(
-                "requests carry %s but trusted_proxies is empty: those headers are ignored and "
-                "every client is its socket address; behind a reverse proxy, set "
-                "trusted_proxies to its address (README 'Behind a reverse proxy')",
-                ", ".join(found),
-            )
-    return identity.client_ip_of(scope, trusted_proxies)
 
 
 def _path(raw: str) -> str:
@@ -191,11 +167,11 @@ def submit(
     scripted_elapsed: float | None,
     staff_session: bool = False,
 ) -> Outcome:
-    """Take one comment: `form` as the reader sent it, `client_ip` from `client_ip(scope, …)`
-    (never a header read elsewhere), `cookie_id` the commenter id from the signed
-    `identity.COOKIE` (the route makes a new one for a browser without it and sets the cookie),
-    `scripted_elapsed` the seconds the page's script saw the form open (None: no script, or the
-    JSON API), `staff_session` True for a signed-in /guanli user (issue 12). Returns the
+    """Take one comment: `form` as the reader sent it; `client_ip` from `identity.client_ip`
+    (the one resolver, C52); `cookie_id` the commenter id from the signed `identity.COOKIE`
+    (the route makes a new one for a browser without it and sets the cookie);
+    `scripted_elapsed` the seconds the page's script saw the form open (None: no script, or
+    the JSON API); `staff_session` True for a signed-in /guanli user (issue 12). Returns the
     `Outcome`; raises `CommentError` (400 a bad field, 403 closed, 404 no such post, 429 too
     many, with `retry_after`) having stored nothing."""
     settings = state.site.settings

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 from masthead.comments import identity, rules, sanitize
 from masthead.comments.rules import Decision, Facts, Submission
 from masthead.comments.text import newlines
+from masthead.config import origin_of
 from masthead.errors import CommentError
 from masthead.store import comments as store
 from masthead.store import posts
@@ -62,16 +63,24 @@ class _Context:
     staff_session: bool
 
 
-def _path(raw: str) -> str:
-    parts = urlsplit(raw.strip())
-    path = parts.path
-    if not path.startswith("/") or path.startswith("//"):
-        raise CommentError(400, "post: give the post's path, such as /posts/slug/.", "post")
-    return path
+def _path(raw: str, base_url: str) -> str:
+    """The path of `raw`: a root-relative path, or an absolute URL on this site's origin."""
+    bad = CommentError(400, "post: give the post's path, such as /posts/slug/.", "post")
+    text = raw.strip()
+    parts = urlsplit(text)
+    if parts.scheme or parts.netloc:
+        try:
+            if origin_of(text) != origin_of(base_url):
+                raise bad
+        except ValueError:
+            raise bad from None
+    if not parts.path.startswith("/") or parts.path.startswith("//"):
+        raise bad
+    return parts.path
 
 
 def _post(state: SiteState, raw: str, now: float) -> sqlite3.Row:
-    path = _path(raw)
+    path = _path(raw, state.base_url)
     conn = state.db.read()
     for url in dict.fromkeys((path, path if path.endswith("/") else path + "/")):
         row = posts.post_by_url(conn, url, now, drafts=state.dev)

@@ -32,14 +32,21 @@ def graphemes(text: str) -> list[str]:
 
 
 def preview(text: str, n: int, ellipsis: str = ELLIPSIS) -> str:
-    """At most `n` grapheme clusters of `text` (whitespace runs, line breaks included, read as one
-    space), followed by `ellipsis` when something was cut: for mail subjects, dashboard lists and
-    feed titles. Never a half emoji, never U+FFFD. `n` < 1 gives just the ellipsis (or "")."""
+    """`text` in at most `n` code points (the unit of `length`), whitespace runs and line breaks
+    read as one space, cut at the last grapheme cluster boundary that fits and followed by
+    `ellipsis` when something was cut: for mail subjects, dashboard lists and feed titles. A
+    cluster that does not fit whole is left out whole: never half an emoji, never U+FFFD."""
     flat = " ".join(text.split())
-    clusters = graphemes(flat)
-    if len(clusters) <= n:
+    if len(flat) <= n:
         return flat
-    return "".join(clusters[: max(n, 0)]).rstrip() + ellipsis
+    kept: list[str] = []
+    used = 0
+    for cluster in graphemes(flat):
+        if used + len(cluster) > n:
+            break
+        kept.append(cluster)
+        used += len(cluster)
+    return "".join(kept).rstrip() + ellipsis
 
 
 def initials(name: str, n: int = 2) -> str:

@@ -18,7 +18,7 @@ settings; cases C37, C38, C48, C52): pure, no SQL, no HTTP.
 7. a stranger claiming a staff address (`editor_emails`, compared trimmed, case-folded and
    without a `+tag`) is held as "claims a staff address"; otherwise, with
    `comments_previously_approved`, a commenter not known (an earlier approved comment with this
-   email from this browser, or a confirmed email) is held as "first comment from this browser"
+   email from this browser: `Facts.known`) is held as "first comment from this browser"
    (C48: a typed address proves nothing);
 8. `comments_max_links` links or more (`sanitize.count_links`): held;
 9. `moderation_keys` (held) and `disallowed_keys` (`spam`), matched case-insensitively as
@@ -89,7 +89,7 @@ class Facts:
     (`scripted_elapsed`, None without script), the id of an identical stored comment
     (`duplicate_of`), the creation times of this client's comments in the last minute site-wide
     (`recent`) and its latest in this thread (`last_in_thread`), whether the commenter is
-    `known` (`store.comments.known_commenter`, or a confirmed email), and whether a signed-in
+    `known` (`store.comments.known_commenter`), and whether a signed-in
     staff session sent it (`staff_session`: exempt from the per-client limits)."""
 
     now: float

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from masthead.comments import identity, rules
+from masthead.comments import identity, rules, text
 from masthead.errors import CommentError
 from masthead.store import comments as store
 from masthead.web.submission import Outcome
@@ -118,15 +118,21 @@ def test_c37_identical_submissions_at_the_same_moment_store_one(rig):
     start = threading.Barrier(4)
     results: list[int] = []
 
+    errors: list[BaseException] = []
+
     def one() -> None:
         start.wait()
-        results.append(r.send("Sent four times at once.").id)
+        try:
+            results.append(r.send("Sent four times at once.").id)
+        except BaseException as exc:  # shown by the assertion below
+            errors.append(exc)
 
     threads = [threading.Thread(target=one) for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    assert errors == []
     assert r.count() == 1
     assert len(set(results)) == 1 and len(results) == 4
 
@@ -504,3 +510,46 @@ def test_the_ip_is_stored_as_a_keyed_hash_only(rig):
     assert stored.client_hash == identity.client_hash(secret, "c1")
     row = r.state.db.read().execute("SELECT * FROM comments").fetchone()
     assert not any("198.51.100.7" in str(value) for value in tuple(row))
+
+
+# --- hostile input: a 4xx or a comment, never anything else -----------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+ANY_TEXT = st.text(st.characters(codec=None), max_size=80)  # lone surrogates, NUL, controls
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    post=st.sampled_from([HARBOUR, "/zh/posts/harbour-lights/", "http://[", "/%00/"]) | ANY_TEXT,
+    parent=st.none() | st.integers(-5, 2**70).map(str) | ANY_TEXT,
+    name=ANY_TEXT,
+    email=st.sampled_from(["a@example.org"]) | ANY_TEXT,
+    url=ANY_TEXT,
+    body=ANY_TEXT,
+    lang=ANY_TEXT,
+    honeypot=ANY_TEXT,
+    ip=st.sampled_from(["198.51.100.7", "", "::1"]) | st.text(max_size=20),
+    elapsed=st.none() | st.floats(allow_nan=True),
+)
+def test_any_submission_is_a_comment_or_a_4xx(rig_once, post, parent, name, email, url, body,
+                                              lang, honeypot, ip, elapsed):  # fmt: skip
+    r = rig_once
+    try:
+        out = r.send(body, post=post, parent=parent, name=name, email=email, url=url,
+                     lang=lang, honeypot=honeypot, ip=ip, elapsed=elapsed)  # fmt: skip
+    except CommentError as exc:
+        assert 400 <= exc.status < 500 and exc.message
+        return
+    stored = r.comment(out.id)
+    assert stored.body == text.normalize(body)  # as sent, but line breaks and controls
+    assert not any(c in stored.body for c in "\r\x00\x1b\x7f")
+    assert "<script" not in stored.body_html
+
+
+@pytest.fixture
+def rig_once(rig) -> Rig:
+    return rig(comments_flood_seconds="0", comments_per_minute="0")

@@ -118,7 +118,8 @@ def _key(secret: bytes, purpose: str) -> bytes:
 
 
 def _digest(secret: bytes, purpose: str, value: str) -> str:
-    return hmac.new(_key(secret, purpose), value.encode(), hashlib.sha256).hexdigest()[:32]
+    data = value.encode("utf-8", "surrogatepass")  # a header decoded as Latin-1, or anything
+    return hmac.new(_key(secret, purpose), data, hashlib.sha256).hexdigest()[:32]
 
 
 def ip_hash(secret: bytes, ip: str) -> str:
@@ -198,4 +199,4 @@ def fingerprint(thread: str, parent: int | None, name: str, email: str, body: st
         email.strip().casefold(),
         newlines(body).strip(),
     ]
-    return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()  # ASCII: \u escapes

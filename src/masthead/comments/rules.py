@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from masthead.comments.sanitize import count_links
-from masthead.comments.text import length
+from masthead.comments.text import is_text, length
 from masthead.config import Settings
 
 Status = Literal["approved", "pending", "spam", "duplicate", "rejected"]
@@ -108,8 +108,8 @@ class Decision:
     (answer with comment `duplicate_of`) or 'rejected' (answer `http_status` with `reason` as
     the message, naming `field` when one field is at fault; `retry_after` seconds for 429).
     `reason` is for people (stored with the comment, shown in the dashboard), `code` for
-    programs and translations ('ok', 'duplicate', 'flood', 'rate', 'required', 'too_long',
-    'email', 'held', 'spam')."""
+    programs and translations ('ok', 'duplicate', 'flood', 'rate', 'encoding', 'required',
+    'too_long', 'email', 'held', 'spam')."""
 
     status: Status
     reason: str
@@ -163,6 +163,10 @@ def fields(submission: Submission) -> Decision | None:
         "body": submission.body,
     }
     labels = {"name": "Name", "email": "Email", "url": "Website", "body": "Comment"}
+    for key, value in values.items():
+        if not is_text(value):
+            text = f"{labels[key]} holds a character that is not text (a lone surrogate)."
+            return _reject(400, "encoding", text, key)
     for key in ("name", "email", "body"):
         if not values[key].strip():
             return _reject(400, "required", f"{labels[key]} is required.", key)

@@ -1,10 +1,12 @@
 """Lengths and previews of readers' text, safe for emoji and other astral characters (C36).
 
-Lengths are counted in Unicode code points (Python's `len`, JavaScript's `[...s].length`); text is
-stored as typed, without normalization (NFC or other), except that line breaks become LF as an
-HTML `<textarea>` gives them to its script. Previews cut on extended grapheme cluster boundaries
-(Unicode UAX #29, through the `regex` module's `\\X`), so a family emoji, a flag, a skin tone or a
-letter with a combining accent is kept whole or left out whole, never halved.
+Lengths are counted in Unicode code points (Python's `len`, JavaScript's `[...s].length`). Text
+is stored as typed, without Unicode normalization (NFC or other), except that line breaks become
+LF, as an HTML `<textarea>` gives them to its script, and control characters other than tab and
+line feed are removed (`normalize`: no feed, mail or page can carry them). Previews cut on
+extended grapheme cluster boundaries (Unicode UAX #29, through the `regex` module's `\\X`), so a
+family emoji, a flag, a skin tone or a letter with a combining accent is kept whole or left out
+whole, never halved.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import regex
 ELLIPSIS = "…"
 _GRAPHEME = regex.compile(r"\X")
 _NEWLINES = regex.compile(r"\r\n?")
+_CONTROLS = regex.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_SURROGATE = regex.compile(r"[\ud800-\udfff]")
 
 
 def length(text: str) -> int:
@@ -24,6 +28,18 @@ def length(text: str) -> int:
 def newlines(text: str) -> str:
     """`text` with CRLF and lone CR line breaks as LF (a form submits a textarea's LF as CRLF)."""
     return _NEWLINES.sub("\n", text)
+
+
+def normalize(text: str) -> str:
+    """A comment's text as stored: `newlines`, then C0 controls but tab and LF, and DEL,
+    removed. Everything else is kept exactly (no Unicode normalization)."""
+    return _CONTROLS.sub("", newlines(text))
+
+
+def is_text(text: str) -> bool:
+    """False when `text` holds a lone UTF-16 surrogate (JSON's `"\\ud800"`): no UTF-8 text
+    can store it."""
+    return _SURROGATE.search(text) is None
 
 
 def graphemes(text: str) -> list[str]:

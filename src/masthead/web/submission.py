@@ -5,9 +5,10 @@
 need from the store (an identical comment, this client's recent comments, whether the commenter
 is known), runs `comments.rules.evaluate`, renders and sanitizes the text
 (`comments.sanitize`) and inserts the comment with its status and the reason for it. The
-decision is taken twice: first on a read connection (a refusal costs no rendering and no write
-lock), then again inside the write transaction that inserts, so two identical submissions sent
-at once still make one comment (C37) and a burst cannot slip past the flood limits (C38).
+decision is taken twice: first on a read connection (a bad field costs no write lock, the text
+is rendered outside it), then, the one that counts, inside the write transaction that inserts,
+so two identical submissions sent at once make one comment (C37) and neither a burst nor a
+race can slip past the flood limits or be refused by them wrongly (C38).
 Refusals raise `CommentError` (4xx, nothing stored); spam is answered like a held comment.
 """
 
@@ -20,7 +21,7 @@ from urllib.parse import urlsplit
 
 from masthead.comments import identity, rules, sanitize
 from masthead.comments.rules import Decision, Facts, Submission
-from masthead.comments.text import newlines
+from masthead.comments.text import is_text, normalize
 from masthead.config import origin_of
 from masthead.errors import CommentError
 from masthead.store import comments as store
@@ -32,6 +33,7 @@ __all__ = ["CommentError", "Outcome", "Submission", "submit"]
 log = logging.getLogger(__name__)
 DAY = 86_400.0
 ACTOR = "reader"
+STORED = ("approved", "pending", "spam")  # the statuses a decision stores a comment with
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,12 @@ def _path(raw: str, base_url: str) -> str:
     """The path of `raw`: a root-relative path, or an absolute URL on this site's origin."""
     bad = CommentError(400, "post: give the post's path, such as /posts/slug/.", "post")
     text = raw.strip()
-    parts = urlsplit(text)
+    if not is_text(text):
+        raise bad
+    try:
+        parts = urlsplit(text)
+    except ValueError:  # an unbalanced IPv6 bracket
+        raise bad from None
     if parts.scheme or parts.netloc:
         try:
             if origin_of(text) != origin_of(base_url):
@@ -114,7 +121,7 @@ def _check_parent(conn: sqlite3.Connection, ctx: _Context) -> None:
 
 
 def _lang(state: SiteState, form: Submission, post: sqlite3.Row) -> str:
-    return form.lang if form.lang in state.site.languages else str(post["lang"])
+    return form.lang if form.lang in state.site.languages else str(post["lang"])  # never raw
 
 
 def _decide(conn: sqlite3.Connection, state: SiteState, ctx: _Context, now: float) -> Decision:
@@ -140,11 +147,7 @@ def _decide(conn: sqlite3.Connection, state: SiteState, ctx: _Context, now: floa
     return rules.evaluate(ctx.form, facts, state.site.settings)
 
 
-def _refuse(state: SiteState, ctx: _Context, decision: Decision) -> CommentError:
-    if decision.http_status == 429:
-        detail = {"rule": decision.code, "thread": ctx.thread, "ip_hash": ctx.ip_hash}
-        log.info("comment throttled (%s) for client %s", decision.code, ctx.ip_hash)
-        store.commit(state.db, lambda c: store.log_event(c, ACTOR, "throttle", detail=detail))
+def _refusal(decision: Decision) -> CommentError:
     return CommentError(
         decision.http_status or 400,
         decision.reason,
@@ -152,6 +155,13 @@ def _refuse(state: SiteState, ctx: _Context, decision: Decision) -> CommentError
         decision.retry_after,
         code=decision.code,
     )
+
+
+def _log_throttle(conn: sqlite3.Connection, ctx: _Context, decision: Decision) -> None:
+    """Throttled attempts are logged (C38): the rule, the thread and the client's IP hash."""
+    detail = {"rule": decision.code, "thread": ctx.thread, "ip_hash": ctx.ip_hash}
+    log.info("comment throttled (%s) for client %s", decision.code, ctx.ip_hash)
+    store.log_event(conn, ACTOR, "throttle", detail=detail)
 
 
 def _answer(secret: bytes, ctx: _Context, comment: store.Comment, duplicate: bool) -> Outcome:
@@ -196,7 +206,7 @@ def submit(
         name=sanitize.name(form.name),
         email=sanitize.email(form.email),
         url=form.url.strip(),
-        body=newlines(form.body),
+        body=normalize(form.body),
     )
     ctx = _Context(
         post=post,
@@ -210,20 +220,31 @@ def submit(
         scripted_elapsed=scripted_elapsed,
         staff_session=staff_session,
     )
+    # a first look on a read connection: a bad field costs no write lock, a duplicate already
+    # committed is answered at once, and the text is rendered outside the write lock
     first = _decide(state.db.read(), state, ctx, now)
-    if first.status == "rejected":
-        raise _refuse(state, ctx, first)
+    if first.status == "rejected" and first.http_status != 429:
+        raise _refusal(first)  # the fields are at fault: no later state of the store helps
     if first.status == "duplicate" and first.duplicate_of is not None:
         found = store.get(state.db.read(), first.duplicate_of)
         if found is not None:
             return _answer(secret, ctx, found, duplicate=True)
-    body_html = sanitize.render(clean.body)  # outside the write lock
+    rendered: dict[str, str] = {}
+    if first.status in STORED:
+        rendered = {"body_html": sanitize.render(clean.body)}
     website = sanitize.website(clean.url)
     lang = _lang(state, form, post)
 
     def apply(conn: sqlite3.Connection) -> tuple[Decision, int | None]:
-        decision = _decide(conn, state, ctx, now)  # again: the store may have moved
-        if decision.status not in ("approved", "pending", "spam"):
+        # the decision that counts, in the transaction that inserts: the store cannot move
+        # under it (two identical requests at once make one comment, a burst cannot slip past
+        # the limits, C37, C38)
+        decision = _decide(conn, state, ctx, now)
+        if decision.status == "rejected":
+            if decision.http_status == 429:
+                _log_throttle(conn, ctx, decision)
+            return decision, None
+        if decision.status not in STORED:
             return decision, decision.duplicate_of
         new = store.NewComment(
             thread=thread,
@@ -235,7 +256,7 @@ def submit(
             author_email=clean.email,
             author_url=website,
             body=clean.body,
-            body_html=body_html,
+            body_html=rendered.get("body_html") or sanitize.render(clean.body),
             created=now,
             ip_hash=ctx.ip_hash,
             client_hash=ctx.client_hash,
@@ -247,7 +268,7 @@ def submit(
 
     decision, comment_id = store.commit(state.db, apply)
     if decision.status == "rejected":
-        raise _refuse(state, ctx, decision)
+        raise _refusal(decision)
     stored = store.get(state.db.read(), comment_id) if comment_id is not None else None
     if stored is None:  # the duplicate it matched was deleted meanwhile: try once more
         raise CommentError(409, "The comment changed while it was sent; send it again.")

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from masthead import accounts
 from masthead.comments import identity, rules, text
 from masthead.errors import CommentError
 from masthead.store import comments as store
@@ -408,6 +409,14 @@ def test_c48_a_staff_address_is_held_even_when_previous_approval_is_off(rig):
         stored = r.comment(r.send(f"As {email}", email=email).id)
         assert (stored.status, stored.reason) == ("pending", "claims a staff address")
         r.later(20)
+    assert r.comment(r.send("A reader.", email="reader@example.com").id).status == "approved"
+
+
+def test_c48_a_guanli_users_address_is_a_staff_address(rig):
+    r = rig(comments_previously_approved="false", comments_flood_seconds="0")
+    accounts.add_user(r.state.db, "wen", "a long enough passphrase", email="Wen@Example.com ")
+    stored = r.comment(r.send("I run this site.", name="Wen", email=" wen@example.COM").id)
+    assert (stored.status, stored.reason) == ("pending", "claims a staff address")
     assert r.comment(r.send("A reader.", email="reader@example.com").id).status == "approved"
 
 

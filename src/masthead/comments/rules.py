@@ -15,8 +15,8 @@ settings; cases C37, C38, C48, C52): pure, no SQL, no HTTP.
 5. a scripted form sent sooner than `comments_min_seconds` after it was shown (`spam`); a form
    posted without script and the JSON API have no such time and skip this rule;
 6. `comments_moderation`: every comment held (`pending`);
-7. a stranger claiming a staff address (`editor_emails`, compared trimmed, case-folded and
-   without a `+tag`) is held as "claims a staff address"; otherwise, with
+7. a stranger claiming a staff address (a /guanli user's or one of `editor_emails`, compared
+   trimmed, case-folded and without a `+tag`) is held as "claims a staff address"; otherwise, with
    `comments_previously_approved`, a commenter not known (an earlier approved comment with this
    email from this browser: `Facts.known`) is held as "first comment from this browser"
    (C48: a typed address proves nothing);
@@ -89,8 +89,10 @@ class Facts:
     (`scripted_elapsed`, None without script), the id of an identical stored comment
     (`duplicate_of`), the creation times of this client's comments in the last minute site-wide
     (`recent`) and its latest in this thread (`last_in_thread`), whether the commenter is
-    `known` (`store.comments.known_commenter`), and whether a signed-in
-    staff session sent it (`staff_session`: exempt from the per-client limits)."""
+    `known` (`store.comments.known_commenter`), whether a signed-in staff session sent it
+    (`staff_session`: exempt from the per-client limits and the staff-address hold), and the
+    /guanli users' addresses (`staff_emails`, `store.users.staff_emails`; the `editor_emails`
+    setting counts too)."""
 
     now: float
     ip: str = ""
@@ -100,6 +102,7 @@ class Facts:
     last_in_thread: float | None = None
     known: bool = False
     staff_session: bool = False
+    staff_emails: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -225,7 +228,8 @@ def evaluate(submission: Submission, facts: Facts, settings: Settings) -> Decisi
         spam.append(f"sent {elapsed:.1f} s after the form was shown (at least {least} s)")
     if settings.comments_moderation:
         held.append("every comment is held (comments_moderation)")
-    if not facts.staff_session and staff_address(submission.email, settings.editor_emails):
+    staff = [*settings.editor_emails, *facts.staff_emails]
+    if not facts.staff_session and staff_address(submission.email, staff):
         held.append("claims a staff address")
     elif settings.comments_previously_approved and not (facts.known or facts.staff_session):
         held.append("first comment from this browser")

@@ -25,7 +25,7 @@ from masthead.comments.text import is_text, normalize
 from masthead.config import origin_of
 from masthead.errors import CommentError
 from masthead.store import comments as store
-from masthead.store import posts
+from masthead.store import posts, users
 from masthead.web.state import SiteState
 
 __all__ = ["CommentError", "Outcome", "Submission", "submit"]
@@ -143,6 +143,7 @@ def _decide(conn: sqlite3.Connection, state: SiteState, ctx: _Context, now: floa
         last_in_thread=last,
         known=store.known_commenter(conn, ctx.form.email, ctx.client_hash),
         staff_session=ctx.staff_session,
+        staff_emails=sorted(users.staff_emails(conn)),
     )
     return rules.evaluate(ctx.form, facts, state.site.settings)
 

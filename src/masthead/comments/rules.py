@@ -92,7 +92,8 @@ class Facts:
     `known` (`store.comments.known_commenter`), whether a signed-in staff session sent it
     (`staff_session`: exempt from the per-client limits and the staff-address hold), and the
     /guanli users' addresses (`staff_emails`, `store.users.staff_emails`; the `editor_emails`
-    setting counts too)."""
+    setting counts too); `links`, the text's `sanitize.count_links` when the caller has it
+    already (None: counted here)."""
 
     now: float
     ip: str = ""
@@ -103,6 +104,7 @@ class Facts:
     known: bool = False
     staff_session: bool = False
     staff_emails: Sequence[str] = ()
+    links: int | None = None
 
 
 @dataclass(frozen=True)
@@ -205,8 +207,9 @@ def _matches(keys: Sequence[str], haystacks: Sequence[str]) -> str | None:
     return None
 
 
-def evaluate(submission: Submission, facts: Facts, settings: Settings) -> Decision:
-    """Run the rules (module docstring) on `submission` with `facts` under `settings`."""
+def refusal(submission: Submission, facts: Facts, settings: Settings) -> Decision | None:
+    """Rules 1-3 alone (duplicate, flood, fields): the `Decision` that ends the evaluation, or
+    None when the comment is to be stored. Cheap: the text is not parsed."""
     if facts.duplicate_of is not None:
         return Decision(
             "duplicate",
@@ -214,7 +217,12 @@ def evaluate(submission: Submission, facts: Facts, settings: Settings) -> Decisi
             code="duplicate",
             duplicate_of=facts.duplicate_of,
         )
-    refused = flood(facts, settings) or fields(submission)
+    return flood(facts, settings) or fields(submission)
+
+
+def evaluate(submission: Submission, facts: Facts, settings: Settings) -> Decision:
+    """Run the rules (module docstring) on `submission` with `facts` under `settings`."""
+    refused = refusal(submission, facts, settings)
     if refused is not None:
         return refused
 
@@ -234,7 +242,7 @@ def evaluate(submission: Submission, facts: Facts, settings: Settings) -> Decisi
     elif settings.comments_previously_approved and not (facts.known or facts.staff_session):
         held.append("first comment from this browser")
     most = settings.comments_max_links
-    links = count_links(submission.body)
+    links = count_links(submission.body) if facts.links is None else facts.links
     if most and links >= most:
         held.append(f"{links} links (held at {most} or more)")
     fields_seen = [submission.name, submission.email, submission.url, facts.ip, submission.body]

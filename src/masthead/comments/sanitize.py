@@ -19,6 +19,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from masthead.content.sanitize import SAFE_SCHEMES, scheme
 
@@ -81,15 +82,26 @@ def clean(html: str) -> str:
 def render(markdown: str) -> str:
     """The HTML of a comment's Markdown (see the module docstring), sanitized last by `clean`.
     `<…>` inside code spans and blocks is shown literally, escaped once (C35)."""
-    return clean(_MD.render(markdown))
+    return render_counted(markdown)[0]
+
+
+def render_counted(markdown: str) -> tuple[str, int]:
+    """`(render(markdown), count_links(markdown))` from one parse of the text (parsing is the
+    costly part, and a long text is parsed once)."""
+    tokens = _MD.parse(markdown)
+    return clean(_MD.renderer.render(tokens, _MD.options, {})), _links(tokens)
 
 
 def count_links(markdown: str) -> int:
     """How many links a comment's Markdown holds: written links and autolinks, plus bare
     `http(s)://` and `www.` addresses in its text (readers' software links those; spammers
     count on it). Text inside code is not counted. For the `comments_max_links` rule."""
+    return _links(_MD.parse(markdown))
+
+
+def _links(tokens: list[Token]) -> int:
     count = 0
-    for block in _MD.parse(markdown):
+    for block in tokens:
         inside = 0  # a link's own text is not another link
         for token in block.children or []:
             if token.type == "link_open":

@@ -33,7 +33,6 @@ __all__ = ["CommentError", "Outcome", "Submission", "submit"]
 log = logging.getLogger(__name__)
 DAY = 86_400.0
 ACTOR = "reader"
-STORED = ("approved", "pending", "spam")  # the statuses a decision stores a comment with
 
 
 @dataclass(frozen=True)
@@ -124,7 +123,9 @@ def _lang(state: SiteState, form: Submission, post: sqlite3.Row) -> str:
     return form.lang if form.lang in state.site.languages else str(post["lang"])  # never raw
 
 
-def _decide(conn: sqlite3.Connection, state: SiteState, ctx: _Context, now: float) -> Decision:
+def _facts(
+    conn: sqlite3.Connection, state: SiteState, ctx: _Context, now: float, links: int | None
+) -> Facts:
     _check_parent(conn, ctx)
     duplicate = store.find_duplicate(conn, ctx.fingerprint)
     recent: list[float] = []
@@ -134,7 +135,7 @@ def _decide(conn: sqlite3.Connection, state: SiteState, ctx: _Context, now: floa
         gap = state.site.settings.comments_flood_seconds
         in_thread = store.recent_from_client(conn, ctx.ip_hash, now - gap, ctx.thread)
         last = in_thread[0] if in_thread else None
-    facts = Facts(
+    return Facts(
         now=now,
         ip=ctx.ip,
         scripted_elapsed=ctx.scripted_elapsed,
@@ -144,8 +145,8 @@ def _decide(conn: sqlite3.Connection, state: SiteState, ctx: _Context, now: floa
         known=store.known_commenter(conn, ctx.form.email, ctx.client_hash),
         staff_session=ctx.staff_session,
         staff_emails=sorted(users.staff_emails(conn)),
+        links=links,
     )
-    return rules.evaluate(ctx.form, facts, state.site.settings)
 
 
 def _refusal(decision: Decision) -> CommentError:
@@ -221,18 +222,17 @@ def submit(
         scripted_elapsed=scripted_elapsed,
         staff_session=staff_session,
     )
-    # a first look on a read connection: a bad field costs no write lock, a duplicate already
-    # committed is answered at once, and the text is rendered outside the write lock
-    first = _decide(state.db.read(), state, ctx, now)
-    if first.status == "rejected" and first.http_status != 429:
+    # a first look on a read connection, rules 1-3 only: a bad field or a flood costs no
+    # parsing and no write lock, a duplicate already committed is answered at once
+    first = rules.refusal(clean, _facts(state.db.read(), state, ctx, now, None), settings)
+    if first is not None and first.status == "rejected" and first.http_status != 429:
         raise _refusal(first)  # the fields are at fault: no later state of the store helps
-    if first.status == "duplicate" and first.duplicate_of is not None:
+    if first is not None and first.status == "duplicate" and first.duplicate_of is not None:
         found = store.get(state.db.read(), first.duplicate_of)
         if found is not None:
             return _answer(secret, ctx, found, duplicate=True)
-    rendered: dict[str, str] = {}
-    if first.status in STORED:
-        rendered = {"body_html": sanitize.render(clean.body)}
+    # parsed once (the costly part), outside the write lock
+    rendered = sanitize.render_counted(clean.body) if first is None else None
     website = sanitize.website(clean.url)
     lang = _lang(state, form, post)
 
@@ -240,13 +240,14 @@ def submit(
         # the decision that counts, in the transaction that inserts: the store cannot move
         # under it (two identical requests at once make one comment, a burst cannot slip past
         # the limits, C37, C38)
-        decision = _decide(conn, state, ctx, now)
-        if decision.status == "rejected":
-            if decision.http_status == 429:
-                _log_throttle(conn, ctx, decision)
-            return decision, None
-        if decision.status not in STORED:
-            return decision, decision.duplicate_of
+        facts = _facts(conn, state, ctx, now, None)
+        refused = rules.refusal(clean, facts, settings)
+        if refused is not None:
+            if refused.http_status == 429:
+                _log_throttle(conn, ctx, refused)
+            return refused, refused.duplicate_of
+        body_html, links = rendered or sanitize.render_counted(clean.body)  # rare: moved
+        decision = rules.evaluate(clean, replace(facts, links=links), settings)
         new = store.NewComment(
             thread=thread,
             post_url=str(post["url"]),
@@ -257,7 +258,7 @@ def submit(
             author_email=clean.email,
             author_url=website,
             body=clean.body,
-            body_html=rendered.get("body_html") or sanitize.render(clean.body),
+            body_html=body_html,
             created=now,
             ip_hash=ctx.ip_hash,
             client_hash=ctx.client_hash,

@@ -46,6 +46,7 @@ class Rig:
         ip: str = "198.51.100.7",
         cookie: str | None = "browser-1",
         elapsed: float | None = None,
+        staff: bool = False,
         **fields: object,
     ) -> Outcome:
         values: dict[str, object] = {
@@ -58,7 +59,14 @@ class Rig:
         }
         values.update(fields)
         form = Submission(**values)  # type: ignore[arg-type]
-        return submit(self.state, form, client_ip=ip, cookie_id=cookie, scripted_elapsed=elapsed)
+        return submit(
+            self.state,
+            form,
+            client_ip=ip,
+            cookie_id=cookie,
+            scripted_elapsed=elapsed,
+            staff_session=staff,
+        )
 
     def comment(self, comment_id: int) -> store.Comment:
         found = store.get(self.state.db.read(), comment_id)

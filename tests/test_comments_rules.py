@@ -219,6 +219,18 @@ def test_c38_c_two_readers_behind_one_nat_on_different_posts_go_through(rig):
     assert a.id != b.id and r.count() == 2
 
 
+def test_c38_a_signed_in_editor_is_exempt_from_the_limits_and_the_staff_hold(rig):
+    r = rig(editor_emails='["editor@example.com"]')
+    for i in range(6):  # faster than either limit allows, on one post
+        out = r.send(f"Editor note {i}", email="editor@example.com", staff=True)
+        assert (r.comment(out.id).status, r.comment(out.id).reason) == (
+            "approved",
+            "signed-in staff",
+        )
+    err = refused(lambda: r.send("Not signed in.", email="editor@example.com"))
+    assert err.status == 429  # the same client without the session is limited
+
+
 def test_zero_turns_each_per_client_limit_off(rig):
     r = rig(comments_flood_seconds="0", comments_per_minute="0")
     ids = {r.send(f"Comment {i}").id for i in range(8)}

@@ -258,5 +258,6 @@ def evaluate(submission: Submission, facts: Facts, settings: Settings) -> Decisi
         return Decision("spam", "; ".join(reasons), code="spam", reasons=reasons)
     if held:
         return Decision("pending", "; ".join(reasons), code="held", reasons=reasons)
-    why = "known commenter" if facts.known else "passed every rule"
+    why = "signed-in staff" if facts.staff_session else "passed every rule"
+    why = "known commenter" if facts.known and not facts.staff_session else why
     return Decision("approved", why, reasons=(why,))

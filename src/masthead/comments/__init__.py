@@ -1,2 +1,3 @@
-"""Pure comment logic (DESIGN.md, "Comments and the dashboard"): the rules that decide what is
-published, sanitizing, identity, and the thread tree (`threads`). No store or web imports."""
+"""Comments, the pure part: what a submission is, the rules that decide its status, sanitizing
+of readers' text, client identity (IP, commenter cookie, edit tokens). No SQL and no HTTP here:
+`masthead.store.comments` keeps them, `masthead.web.submission` ties the two together."""

@@ -95,27 +95,38 @@ CATALOGS: dict[str, dict[str, str]] = {
         "in_reply_to_removed": "in reply to a removed comment",
         "comment_removed": "This comment was removed.",
         "comment_pending": "Awaiting moderation",
-        "notice_pending": "Your comment is awaiting moderation. It will appear here once an editor approves it.",
+        "notice_pending": (
+            "Your comment is awaiting moderation. It will appear here once an editor approves it."
+        ),
         "notice_approved": "Your comment is published.",
         "see_own_pending": "See your comments awaiting moderation",
         "own_pending_title": "Your comments awaiting moderation",
-        "own_pending_none": "You have no comment awaiting moderation on this post (in this browser).",
+        "own_pending_none": (
+            "You have no comment awaiting moderation on this post (in this browser)."
+        ),
         "comments_closed": "Comments are closed.",
         "comment_body": "Comment",
-        "comment_hint": "Markdown: *emphasis*, **strong**, `code`, [links](https://example.com), lists and quotes.",
+        "comment_hint": (
+            "Markdown: *emphasis*, **strong**, `code`, "
+            "[links](https://example.com), lists and quotes."
+        ),
         "comment_name": "Name",
         "comment_email": "Email",
         "comment_email_hint": "Never shown, never shared.",
         "comment_website": "Website",
         "optional": "optional",
         "comment_honeypot": "Leave this field empty",
-        "comment_remember": "Save my name, email and website in this browser for the next time I comment.",
+        "comment_remember": (
+            "Save my name, email and website in this browser for the next time I comment."
+        ),
         "comment_notify": "Email me when someone replies to my comment.",
         "comment_submit": "Post comment",
         "comment_sending": "Sending…",
         "comment_failed": "Your comment was not sent.",
         "comment_kept": "Your text is kept below: correct what is asked and send it again.",
-        "comment_network": "The comment could not be sent (no connection?). Your text is kept; try again.",
+        "comment_network": (
+            "The comment could not be sent (no connection?). Your text is kept; try again."
+        ),
         "only_my_language": "Show only comments in {name}",
         "older_comments": "Older comments",
         "newer_comments": "Newer comments",

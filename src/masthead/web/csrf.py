@@ -17,6 +17,7 @@ stay cacheable and a form opened hours ago still posts, C50).
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 from collections.abc import Collection, Mapping
 
@@ -35,14 +36,10 @@ def own_origins(request: HTTPConnection, base_url: str) -> set[str]:
     out = set()
     host = request.headers.get("host")
     if host:
-        try:
+        with contextlib.suppress(ValueError):  # a malformed Host matches nothing
             out.add(origin_of(f"{request.url.scheme}://{host}"))
-        except ValueError:
-            pass  # a malformed Host matches nothing
-    try:
+    with contextlib.suppress(ValueError):
         out.add(origin_of(base_url))
-    except ValueError:
-        pass
     return out
 
 

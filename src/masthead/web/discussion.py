@@ -7,52 +7,32 @@ and the notice after posting come from the page's script (`/api/comments/mine`, 
 parameter) or, without script, from `:target` styles and the uncached `/comments/mine` page.
 
 Dates are shown in the site's zone, `datetime` attributes carry that zone's offset (C54);
-avatars are initials drawn by the site itself (no request to another host).
+avatars are initials drawn by the site itself (`comments.text.initials`: whole grapheme
+clusters, so "Zoë 👩🏽‍💻" never splits; no request to another host).
 """
 
 from __future__ import annotations
 
 import sqlite3
-import unicodedata
 import zlib
 from datetime import UTC, datetime
 from typing import Any
 
-from masthead.comments import threads
+from masthead.comments import rules, threads
+from masthead.comments.text import initials
 from masthead.config import Language, Site
 from masthead.i18n import gettext, long_datetime
 from masthead.store import comments as store
 
 TONES = 8  # avatar colours: .avatar--0 … .avatar--7 in site.css (no inline style: CSP)
-CAPPED_LEVEL_CLASS = "comment--capped"
-# What the form's `maxlength` says; the server counts characters the same way (C36, C40).
-LIMITS = {"name": 245, "email": 100, "url": 200, "body": 65525}
+# The form's `maxlength`s: the rules' limits, by the form's field names (C36, C40).
+LIMITS = {
+    "name": rules.LIMITS.name,
+    "email": rules.LIMITS.email,
+    "url": rules.LIMITS.website,
+    "body": rules.LIMITS.body,
+}
 HONEYPOT = "homepage"  # the form's trap field: people never see it, bots fill it
-
-
-def initials(name: str) -> str:
-    """Up to two initials of `name`: the first letter (with its combining marks) of its first
-    and last words, upper-cased when that stays one letter; "" when the name has no letter
-    (an emoji-only name gets a blank avatar). Never splits a character: "Zoë 👩🏽‍💻" gives
-    "Z", "zoë smith" "ZS", "王小明" "王"."""
-    words = [w for w in unicodedata.normalize("NFC", name).split() if _first_letter(w)]
-    if not words:
-        return ""
-    picked = [words[0]] if len(words) == 1 else [words[0], words[-1]]
-    return "".join(_first_letter(w) for w in picked)
-
-
-def _first_letter(word: str) -> str:
-    for i, ch in enumerate(word):
-        if unicodedata.category(ch).startswith("L"):
-            marks = ""
-            for follower in word[i + 1 :]:
-                if not unicodedata.category(follower).startswith("M"):
-                    break
-                marks += follower
-            upper = ch.upper()
-            return (upper if len(upper) == 1 else ch) + marks
-    return ""
 
 
 def tone(name: str) -> int:
@@ -121,7 +101,12 @@ def page_of(view: threads.ThreadView, base: str) -> dict[str, Any]:
             return None
         return f"{base}#mh-comments" if n == 1 else f"{base}?cpage={n}#mh-comments"
 
-    return {"page": view.page, "pages": view.pages, "prev": url(view.page - 1), "next": url(view.page + 1)}
+    return {
+        "page": view.page,
+        "pages": view.pages,
+        "prev": url(view.page - 1),
+        "next": url(view.page + 1),
+    }
 
 
 def thread_view(conn: sqlite3.Connection, thread: str, site: Site, page: int) -> threads.ThreadView:

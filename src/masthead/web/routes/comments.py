@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -40,7 +41,7 @@ from masthead.web import csrf, discussion
 from masthead.web.redirects import location
 from masthead.web.routes import renderer, site_state
 from masthead.web.state import SiteState
-from masthead.web.submission import Submission, submit
+from masthead.web.submission import Submission, client_ip, submit
 
 NO_STORE = "no-store"
 MAX_REQUEST = 1024 * 1024  # bytes of one comment request (the body limit is 65,525 characters)
@@ -63,18 +64,12 @@ def router() -> APIRouter:
         methods=["GET", "HEAD"],
         include_in_schema=False,
     )
-    api = ["comments"]
+    api: list[str | Enum] = ["comments"]
     routes.add_api_route("/api/comments", api_thread, methods=["GET"], tags=api)
-    routes.add_api_route(
-        "/api/comments", api_post, methods=["POST"], tags=api, status_code=201
-    )
+    routes.add_api_route("/api/comments", api_post, methods=["POST"], tags=api, status_code=201)
     routes.add_api_route("/api/comments/mine", api_mine, methods=["GET"], tags=api)
-    routes.add_api_route(
-        "/api/comments/{comment_id:int}", api_edit, methods=["PATCH"], tags=api
-    )
-    routes.add_api_route(
-        "/api/comments/{comment_id:int}", api_delete, methods=["DELETE"], tags=api
-    )
+    routes.add_api_route("/api/comments/{comment_id:int}", api_edit, methods=["PATCH"], tags=api)
+    routes.add_api_route("/api/comments/{comment_id:int}", api_delete, methods=["DELETE"], tags=api)
     return routes
 
 
@@ -202,7 +197,7 @@ class Commenter:
 
 def commenter(request: Request, secret: bytes) -> Commenter:
     """The commenter id of the signed `masthead_commenter` cookie, or a new random one."""
-    found = identity.read_cookie(secret, request.cookies.get(identity.COOKIE, ""))
+    found = identity.read_commenter_cookie(secret, request.cookies.get(identity.COOKIE, ""))
     if found:
         return Commenter(found, False)
     return Commenter(identity.new_commenter_id(), True)
@@ -224,11 +219,11 @@ def set_cookies(
     script ask for own pending comments, and the name/email/website only when `remember`
     was ticked (else that cookie is removed, as WordPress does)."""
     secure = _secure(request, state)
-    year = 365 * 86400
+    year = identity.COOKIE_MAX_AGE
     if who.new:
         response.set_cookie(
             identity.COOKIE,
-            identity.sign_cookie(secret, who.id),
+            identity.commenter_cookie(secret, who.id),
             max_age=year,
             httponly=True,
             samesite="lax",
@@ -308,20 +303,31 @@ def _lang(state: SiteState, code: str) -> Language:
     return state.site.languages.get(code) or state.site.default_language
 
 
-def comment_json(c: store.Comment, state: SiteState, lang: Language) -> dict[str, Any]:
-    """A comment's public shape with its date as the page shows it (`when`: the site zone's
-    ISO 8601 and text in `lang`), and its language's label."""
-    shape = c.public()
-    hreflang, name = discussion.language_of(c.lang, state.site)
-    shape.update(
-        lang=c.lang,
-        hreflang=hreflang,
-        lang_name=name,
-        when=discussion.when(c.created, state.site, lang),
-        initials=discussion.initials(c.author_name),
-        tone=discussion.tone(c.author_name),
-    )
-    return shape
+def own_json(c: store.Comment, state: SiteState, lang: Language) -> dict[str, Any]:
+    """A comment as its own author may see it (the answer to their POST, their pending ones,
+    an edit): the public shape of an approved comment plus its Markdown `body`, whatever its
+    status (`status`: 'approved' or 'pending'; spam is told as pending, never as caught),
+    its date as the page shows it (`when`: the site zone's ISO 8601 and text in `lang`), its
+    language's label and its avatar. Never the email."""
+    hreflang, lang_name = discussion.language_of(c.lang, state.site)
+    return {
+        "id": c.id,
+        "parent": c.parent_id,
+        "removed": False,
+        "status": "approved" if c.status == "approved" else "pending",
+        "date": c.date,
+        "name": c.author_name,
+        "url": c.author_url or None,
+        "lang": c.lang,
+        "kind": c.kind,
+        "html": c.body_html,
+        "body": c.body,
+        "hreflang": hreflang,
+        "lang_name": lang_name,
+        "when": discussion.when(c.created, state.site, lang),
+        "initials": discussion.initials(c.author_name),
+        "tone": discussion.tone(c.author_name),
+    }
 
 
 # --- the form -------------------------------------------------------------------------------
@@ -354,9 +360,7 @@ async def form_post(request: Request) -> Response:
 
 
 def _client_ip(request: Request) -> str:
-    state = site_state(request)
-    host = request.client.host if request.client else ""
-    return identity.client_ip(host, request.headers, state.site.settings.trusted_proxies)
+    return client_ip(request.scope, site_state(request).site.settings.trusted_proxies)
 
 
 def _form_error(request: Request, exc: CommentError, data: dict[str, Any]) -> Response:
@@ -426,7 +430,11 @@ def reply_page(request: Request, comment_id: int, post: str = "") -> Response:
         title=renderer(request).site.settings.title,
         noindex=True,
         comments=ctx,
-        form={**remembered(request), "parent": str(comment_id), "remember": bool(remembered(request))},
+        form={
+            **remembered(request),
+            "parent": str(comment_id),
+            "remember": bool(remembered(request)),
+        },
         error=None,
         post_title=row["title"],
         post_url=row["url"],
@@ -437,13 +445,17 @@ def reply_page(request: Request, comment_id: int, post: str = "") -> Response:
 
 
 def _not_found(request: Request, message: str) -> Response:
-    html, _ = renderer(request).error(site_state(request).site.default_language, 404, message, "/comments")
+    html, _ = renderer(request).error(
+        site_state(request).site.default_language, 404, message, "/comments"
+    )
     return _html(request, html, 404)
 
 
 def _own_pending(request: Request, row: sqlite3.Row) -> list[store.Comment]:
     state = site_state(request)
-    found = identity.read_cookie(store.site_secret(state.db), request.cookies.get(identity.COOKIE, ""))
+    found = identity.read_commenter_cookie(
+        store.site_secret(state.db), request.cookies.get(identity.COOKIE, "")
+    )
     if not found:
         return []
     hashed = identity.client_hash(store.site_secret(state.db), found)
@@ -535,14 +547,7 @@ async def api_post(request: Request) -> Response:
         "post_url": outcome.post_url,
     }
     if stored is not None and stored.status in ("approved", "pending", "spam"):
-        shown = comment_json(stored, state, lang)
-        # spam is answered as pending: the author sees their words, never that they were caught
-        shown.update(removed=False, status=outcome.status)
-        for key, value in (("name", stored.author_name), ("url", stored.author_url or None)):
-            shown[key] = value
-        shown["html"] = stored.body_html
-        shown["body"] = stored.body
-        body["comment"] = shown
+        body["comment"] = own_json(stored, state, lang)
     response = JSONResponse(
         body, 200 if outcome.duplicate else 201, headers={"Cache-Control": NO_STORE}
     )
@@ -571,10 +576,7 @@ def api_mine(request: Request, post: str = "") -> Response:
     lang = _lang(state, row["lang"])
     out = []
     for c in _own_pending(request, row):
-        shape = comment_json(c, state, lang)
-        shape.update(removed=False, status="pending", name=c.author_name, url=c.author_url or None)
-        shape.update(html=c.body_html, body=c.body)
-        out.append(shape)
+        out.append(own_json(c, state, lang))
     return JSONResponse({"comments": out}, headers={"Cache-Control": NO_STORE})
 
 
@@ -623,8 +625,7 @@ async def api_edit(request: Request, comment_id: int) -> Response:
     except CommentError as exc:
         return json_error(exc.status, exc.message, exc.field)
     lang = _lang(state, found.lang)
-    shape = comment_json(changed, state, lang)
-    shape.update(status="pending" if changed.status == "spam" else changed.status, body=changed.body)
+    shape = own_json(changed, state, lang)
     return JSONResponse({"comment": shape}, headers={"Cache-Control": NO_STORE})
 
 
@@ -638,7 +639,11 @@ async def api_delete(request: Request, comment_id: int) -> Response:
     except CommentError as exc:
         return json_error(exc.status, exc.message, exc.field)
     store.set_status(
-        state.db, [found.id], "trash", "author", expect={"pending", "approved", "spam"},
+        state.db,
+        [found.id],
+        "trash",
+        "author",
+        expect={"pending", "approved", "spam"},
         reason="deleted by its author",
     )
     return JSONResponse({"id": found.id, "deleted": True}, headers={"Cache-Control": NO_STORE})

@@ -134,6 +134,12 @@ CATALOGS: dict[str, dict[str, str]] = {
         "comment_language": "Written in {name}",
         "back_to_post": "Back to the post",
         "chars_max": "at most {n} characters",
+        "comment_edit": "Edit",
+        "comment_delete": "Delete",
+        "comment_save": "Save",
+        "comment_cancel": "Cancel",
+        "comment_confirm_delete": "Delete this comment?",
+        "comment_deleted": "Your comment was deleted.",
     },
     "zh": {
         "contents": "目录",
@@ -244,6 +250,12 @@ CATALOGS: dict[str, dict[str, str]] = {
         "comment_language": "以{name}撰写",
         "back_to_post": "返回文章",
         "chars_max": "最多 {n} 个字符",
+        "comment_edit": "编辑",
+        "comment_delete": "删除",
+        "comment_save": "保存",
+        "comment_cancel": "取消",
+        "comment_confirm_delete": "删除这条评论？",
+        "comment_deleted": "您的评论已删除。",
     },
 }
 

@@ -384,7 +384,8 @@ def _form_error(request: Request, exc: CommentError, data: dict[str, Any]) -> Re
         title=renderer(request).site.settings.title,
         noindex=True,
         status=exc.status,
-        comments=discussion.form_context(state.site, row["url"] if row else "", lang),
+        # the post field as sent when no post has it: the reader can still copy their text
+        comments=discussion.form_context(state.site, row["url"] if row else post_url, lang),
         form=values,
         error={"message": exc.message, "field": exc.field},
         post_title=row["title"] if row else "",
@@ -453,12 +454,11 @@ def _not_found(request: Request, message: str) -> Response:
 
 def _own_pending(request: Request, row: sqlite3.Row) -> list[store.Comment]:
     state = site_state(request)
-    found = identity.read_commenter_cookie(
-        store.site_secret(state.db), request.cookies.get(identity.COOKIE, "")
-    )
+    secret = store.site_secret(state.db)
+    found = identity.read_commenter_cookie(secret, request.cookies.get(identity.COOKIE, ""))
     if not found:
         return []
-    hashed = identity.client_hash(store.site_secret(state.db), found)
+    hashed = identity.client_hash(secret, found)
     return store.pending_for_client(state.db.read(), row["translation_key"], hashed)
 
 

@@ -130,3 +130,62 @@ def test_empty_spares_newcomers_and_parent_must_share_the_thread(db):
 def test_the_site_secret_is_made_once(db):
     assert cs.site_secret(db) == cs.site_secret(db)
     assert len(cs.site_secret(db)) == 32
+
+
+def test_housekeeping_forgets_ips_and_empties_old_spam_and_trash(db, make_site):
+    from masthead import housekeeping
+    from masthead.config import Settings
+
+    day = 86400.0
+    now = 1_800_000_000.0
+    old_spam = cs.add(db, new(status="spam", created=now - 31 * day, ip_hash="x"), "reader")
+    old_trash = cs.add(db, new(status="trash", created=now - 40 * day), "reader")
+    recent = cs.add(db, new(status="spam", created=now - 2 * day, ip_hash="y"), "reader")
+    kept = cs.add(db, new(status="approved", created=now - 90 * day, ip_hash="z"), "reader")
+    done = housekeeping.sweep(db, Settings(), now)
+    assert (done.spam, done.trash) == (1, 1)
+    conn = db.read()
+    assert cs.get(conn, old_spam) is None and cs.get(conn, old_trash) is None
+    assert cs.get(conn, recent).ip_hash == "y" and cs.get(conn, kept).ip_hash == ""
+    assert [
+        r["actor"] for r in conn.execute("SELECT actor FROM audit_log WHERE action = 'delete'")
+    ] == [
+        "system",
+        "system",
+    ]
+    off = Settings(comments_trash_days=0, comments_ip_days=0)
+    assert housekeeping.sweep(db, off, now + 100 * day) == housekeeping.Swept()
+
+
+def test_moderation_actions_restore_the_status_before_and_skip_changed_rows_c53(db):
+    a = cs.add(db, new(status="approved", body="kept"), "reader")
+    p = cs.add(db, new(status="pending", body="held"), "reader")
+    assert cs.moderate(db, "trash", [a], "editor:m").changed == [a]
+    assert cs.moderate(db, "spam", [p], "editor:m").changed == [p]
+    assert cs.moderate(db, "restore", [a, p], "editor:m") == cs.Changed([a], [p])
+    assert cs.get(db.read(), a).status == "approved"  # as before it went to trash
+    assert cs.moderate(db, "notspam", [p], "editor:m").changed == [p]
+    assert cs.get(db.read(), p).status == "pending"
+    assert cs.moderate(db, "approve", [a, p], "editor:m") == cs.Changed([p], [a])
+    assert cs.moderate(db, "delete", [p, 999], "editor:m") == cs.Changed([p], [999])
+    with pytest.raises(ValueError, match="unknown action"):
+        cs.moderate(db, "nuke", [a], "editor:m")
+
+
+def test_listing_filters_and_snapshot(db):
+    ids = [
+        cs.add(db, new(status="pending", body=f"visit evil.example/{i}", created=100.0 + i), "r")
+        for i in range(5)
+    ]
+    cs.add(db, new(status="pending", body="50% off_sale", lang="zh", created=200.0), "r")
+    where = cs.Filter(status="pending", q="evil.example", max_id=ids[3])
+    rows, total = cs.listing(db.read(), where, page=1, per_page=2)
+    assert total == 4 and [r.id for r in rows] == [ids[3], ids[2]]
+    assert cs.matching_ids(db.read(), where) == ids[:4]
+    assert cs.listing(db.read(), cs.Filter(q="50%"))[1] == 1
+    assert cs.listing(db.read(), cs.Filter(q="0%"))[1] == 1
+    assert cs.listing(db.read(), cs.Filter(q="f_s"))[1] == 1
+    assert cs.listing(db.read(), cs.Filter(q="%"))[1] == 1  # a literal percent sign
+    assert cs.listing(db.read(), cs.Filter(lang="zh"))[1] == 1
+    assert cs.listing(db.read(), cs.Filter(since=102.0, until=104.0))[1] == 2
+    assert cs.status_counts(db.read()) == {"pending": 6, "approved": 0, "spam": 0, "trash": 0}

@@ -26,6 +26,7 @@ from fastapi import FastAPI
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PackageLoader, select_autoescape
 
 import masthead
+from masthead import housekeeping
 from masthead.config import Site
 from masthead.indexer import index_and_log
 from masthead.search.service import SearchService
@@ -36,7 +37,17 @@ from masthead.web import address, cors, errors, fastpath, security
 from masthead.web.media import MEDIA_TYPES, Files
 from masthead.web.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
-from masthead.web.routes import comments, ops, pages, search, seo
+from masthead.web.routes import (
+    admin_api,
+    comments,
+    guanli,
+    guanli_comments,
+    guanli_reports,
+    ops,
+    pages,
+    search,
+    seo,
+)
 from masthead.web.state import SiteState
 from masthead.web.views import Renderer
 
@@ -85,6 +96,10 @@ def create_app(
     app.router.redirect_slashes = False
 
     app.include_router(ops.router(dev))
+    app.include_router(guanli.router())
+    app.include_router(guanli_comments.router())
+    app.include_router(guanli_reports.router())
+    app.include_router(admin_api.router())
     app.include_router(pages.refs())
     app.include_router(search.router(site))
     app.include_router(seo.router(site))
@@ -116,9 +131,11 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         watcher = Watcher(state.site, state.db, on_change=app.state.reloader.notify, dev=state.dev)
         started = partial(setattr, app.state, "watcher", watcher)  # /healthz reports it
         task = asyncio.create_task(watch_alone(watcher, state.site, state.db, stop, started))
+    sweeper = asyncio.create_task(housekeeping.run(state.db, state.site.settings, stop))
     yield
     stop.set()
     app.state.reloader.close()
+    await sweeper
     if task is not None:
         try:
             await asyncio.wait_for(task, 5)

@@ -426,6 +426,9 @@ def test_reply_page_without_script(client):
     assert form.select_one("[name=parent]")["value"] == str(top)
     assert form.select_one("[name=post]")["value"] == ZH
     assert client.get("/comments/999/reply").status_code == 404
+    huge = "9" * 30  # past SQLite's integers: no comment route matches, never a 500
+    assert 300 <= client.get(f"/comments/{huge}/reply").status_code < 500
+    assert 400 <= client.delete(f"/api/comments/{huge}").status_code < 500
     pending = seed(client, "Held", status="pending")
     assert client.get(f"/comments/{pending}/reply").status_code == 404
 

@@ -28,6 +28,7 @@ from urllib.parse import quote, unquote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.formparsers import MultiPartException
 from starlette.types import Message
 
@@ -52,6 +53,22 @@ URL_SAFE = "/:@!$&'()*+,;=-._~"  # what a stored permalink keeps unencoded
 FIELDS = ("post", "parent", "name", "email", "url", "body", "lang")
 
 
+class CommentId(Convertor[int]):
+    """`{id:commentid}`: a comment id, 1 to 18 digits with no leading zero, so none overflows
+    SQLite's 64-bit integers (a longer one does not match: a 404)."""
+
+    regex = "[1-9][0-9]{0,17}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(value)
+
+
+register_url_convertor("commentid", CommentId())
+
+
 def router() -> APIRouter:
     routes = APIRouter()
     routes.add_api_route("/comments", form_post, methods=["POST"], include_in_schema=False)
@@ -59,7 +76,7 @@ def router() -> APIRouter:
         "/comments/mine", mine_page, methods=["GET", "HEAD"], include_in_schema=False
     )
     routes.add_api_route(
-        "/comments/{comment_id:int}/reply",
+        "/comments/{comment_id:commentid}/reply",
         reply_page,
         methods=["GET", "HEAD"],
         include_in_schema=False,
@@ -68,8 +85,12 @@ def router() -> APIRouter:
     routes.add_api_route("/api/comments", api_thread, methods=["GET"], tags=api)
     routes.add_api_route("/api/comments", api_post, methods=["POST"], tags=api, status_code=201)
     routes.add_api_route("/api/comments/mine", api_mine, methods=["GET"], tags=api)
-    routes.add_api_route("/api/comments/{comment_id:int}", api_edit, methods=["PATCH"], tags=api)
-    routes.add_api_route("/api/comments/{comment_id:int}", api_delete, methods=["DELETE"], tags=api)
+    routes.add_api_route(
+        "/api/comments/{comment_id:commentid}", api_edit, methods=["PATCH"], tags=api
+    )
+    routes.add_api_route(
+        "/api/comments/{comment_id:commentid}", api_delete, methods=["DELETE"], tags=api
+    )
     return routes
 
 

@@ -278,10 +278,11 @@ def test_only_my_language(browser, served):
         page.context.close()
 
 
-def test_own_comment_edited_and_deleted_in_place(browser, served):
+def test_own_comment_edited_deleted_and_author_remembered(browser, served):
     page = _page(browser)
     page.goto(served.url + EN)
     _fill(page, "First *draft*.")
+    page.locator("#mh-c-remember").check()  # "remember me": the next form comes filled in
     page.locator(".comment-form__submit").click()
     cid = int(page.locator(".comment--mine").get_attribute("data-id") or 0)
     mine = page.locator(f"#c-{cid}")
@@ -295,5 +296,9 @@ def test_own_comment_edited_and_deleted_in_place(browser, served):
     mine.locator(".comment__delete").click()
     mine.wait_for(state="detached")
     assert store.get(served.db.read(), cid).status == "trash"
+    page.goto(served.url + ZH)
+    assert page.locator("[name=name]").input_value() == "Ann"
+    assert page.locator("[name=email]").input_value() == "ann@example.org"
+    assert page.locator("#mh-c-remember").is_checked()
     _no_violation(page)
     page.context.close()

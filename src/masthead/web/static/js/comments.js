@@ -355,9 +355,9 @@
       form.elements.body.value = "";
       fieldError(null);
       cancelReply();
+      // the new comment in view (marked pending when held); the notice is announced (aria-live)
       var shown = document.getElementById("c-" + data.id);
       if (shown) shown.scrollIntoView({ block: "nearest" });
-      if (notice) notice.scrollIntoView({ block: "nearest" });
       shownAt = Date.now();
     }).catch(function () {
       busy(false);

@@ -39,6 +39,7 @@ from masthead.web.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
 from masthead.web.routes import (
     admin_api,
+    comments,
     guanli,
     guanli_comments,
     guanli_reports,
@@ -102,6 +103,7 @@ def create_app(
     app.include_router(pages.refs())
     app.include_router(search.router(site))
     app.include_router(seo.router(site))
+    app.include_router(comments.router())  # before the pages: /comments/… is not a page
     app.include_router(pages.router(site))
     statics = _static(site, dev)
     app.mount("/static", statics, name="static")

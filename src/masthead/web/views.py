@@ -21,6 +21,7 @@ from urllib.parse import urljoin
 from jinja2 import Environment
 from markupsafe import Markup
 
+from masthead.comments.threads import PageOutOfRange
 from masthead.config import Language, Site
 from masthead.content import sanitize, urls
 from masthead.content.markdown import render_inline
@@ -32,6 +33,7 @@ from masthead.seo import sitemap as seo_sitemap
 from masthead.seo.meta import social_tags
 from masthead.store import posts as store
 from masthead.store import seo as seo_store
+from masthead.web import discussion
 from masthead.web.state import SiteState
 
 TAXONOMIES = ("tags", "categories")
@@ -406,12 +408,17 @@ class Renderer:
             taxonomy=taxonomy,
         )
 
-    def post(self, lang: Language, url: str) -> tuple[str, int]:
+    def post(self, lang: Language, url: str, comment_page: int = 1) -> tuple[str, int]:
+        """A post or page at `url`; a post shows page `comment_page` of its comment thread."""
         conn = self.state.db.read()
         now = self.state.now()
         row = store.post_by_url(conn, url, now, drafts=self.state.dev)
         if row is None:
             raise NotFound("no such post")
+        try:
+            comments = discussion.block(conn, row, self.site, lang, now, comment_page)
+        except PageOutOfRange:
+            raise NotFound("no such page of comments") from None
         terms = store.terms_of(conn, [row["id"]])[row["id"]]
         others = store.translations(conn, row, now, drafts=self.state.dev)
         versions = {row["lang"]: row["url"], **{o["lang"]: o["url"] for o in others}}
@@ -487,6 +494,7 @@ class Renderer:
             noindex=bool(row["noindex"] or row["draft"]),
             og=og,
             structured=[node, self.crumbs(lang, *trail, (row["title"], row["url"]))],
+            comments=comments,
         )
 
     def terms(self, lang: Language, taxonomy: str) -> tuple[str, int]:

@@ -29,6 +29,7 @@ import masthead
 from masthead import housekeeping
 from masthead.config import Site
 from masthead.indexer import index_and_log
+from masthead.notify import runner as mail_runner
 from masthead.search.service import SearchService
 from masthead.store.db import Database
 from masthead.watch import Watcher
@@ -37,7 +38,7 @@ from masthead.web import address, cors, errors, fastpath, security
 from masthead.web.media import MEDIA_TYPES, Files
 from masthead.web.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
-from masthead.web.routes import ops, pages, search, seo
+from masthead.web.routes import mail, ops, pages, search, seo
 from masthead.web.state import SiteState
 from masthead.web.views import Renderer
 
@@ -90,6 +91,7 @@ def create_app(
     app.include_router(search.router(site))
     app.include_router(seo.router(site))
     app.include_router(pages.router(site))
+    app.include_router(mail.router())  # links in notification mails (notify/)
     statics = _static(site, dev)
     app.mount("/static", statics, name="static")
     if site.content_dir.is_dir():
@@ -117,7 +119,10 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         started = partial(setattr, app.state, "watcher", watcher)  # /healthz reports it
         task = asyncio.create_task(watch_alone(watcher, state.site, state.db, stop, started))
     sweeper = asyncio.create_task(housekeeping.run(state.db, state.site.settings, stop))
+    app.state.mailer = mail_runner.start(state.site, state.db, state.base_url)  # None: mail off
     yield
+    if app.state.mailer is not None:
+        await asyncio.to_thread(app.state.mailer.stop)
     stop.set()
     app.state.reloader.close()
     await sweeper

@@ -141,8 +141,9 @@ def _reply(
             _sender(site.settings),
             to,
             locale=lang.locale,
-            post_title=_post_title(conn, reply, now),
-            reply_link=links.page(reply.post_url + comment_anchor(rid)),
+            # the thread as the parent's author read it: the post in their language
+            post_title=_post_title(conn, parent, now),
+            reply_link=links.page(parent.post_url + comment_anchor(rid)),
             comment=_text(reply),
             unsubscribe_link=links.unsubscribe(tokens.unsubscribe_token(secret, pid)),
             now=now,

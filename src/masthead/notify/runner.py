@@ -92,12 +92,16 @@ class MailRunner:
         seen: int | None = None
         while not self._stop.is_set():
             try:
-                self._cycle()
+                # read before the pass: a commit during it wakes the next one
                 conn = self.db.read()
                 seen = _data_version(conn)
+                self._cycle()
                 due = outbox.next_due(conn)
             except (sqlite3.Error, OSError) as exc:  # a full disk, a locked database: later
                 log.warning("mail: %s", exc)
+                due = None
+            except Exception:  # a bug must not end mail for the life of the server
+                log.exception("mail: the runner's pass failed")
                 due = None
             self.cycles += 1
             self._sleep(seen, due)

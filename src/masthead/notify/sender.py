@@ -136,6 +136,9 @@ def drain(
         return report
     when = time.time() if now is None else now
     while True:
+        due = outbox.next_due(db.read())
+        if due is None or due > when:
+            return report  # the usual case: no write transaction at all
         with db.write() as conn:
             batch = outbox.claim(conn, when, LEASE, BATCH)
             outbox.prune_sent(conn, when - SENT_KEPT)

@@ -170,7 +170,7 @@ def status(db: Database, cid: int) -> str:
 
 def test_a_held_comment_mails_each_editor_with_links_and_no_commenter_address(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site)
+    client = serve(site, send_mail=True)
     db = client.app.state.masthead.db
     cid = add(db)
     add(db, status="approved", name="Published", email_="p@example.org")  # no mail
@@ -196,7 +196,7 @@ def test_a_held_comment_mails_each_editor_with_links_and_no_commenter_address(si
 
 def test_a_scanner_get_changes_nothing_and_the_post_approves_once(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site)
+    client = serve(site, send_mail=True)
     db = client.app.state.masthead.db
     cid = add(db)
     links = links_in(inbox.wait(2)[0])
@@ -230,7 +230,7 @@ def test_a_scanner_get_changes_nothing_and_the_post_approves_once(site, smtp, se
 
 def test_a_cross_site_post_is_refused(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site)
+    client = serve(site, send_mail=True)
     db = client.app.state.masthead.db
     cid = add(db)
     links = links_in(inbox.wait(2)[0])
@@ -248,7 +248,7 @@ def test_a_cross_site_post_is_refused(site, smtp, serve):
 
 def test_the_token_is_bound_to_its_comment_and_action_and_expires(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site)
+    client = serve(site, send_mail=True)
     db = client.app.state.masthead.db
     cid = add(db)
     links = links_in(inbox.wait(2)[0])
@@ -286,7 +286,7 @@ def test_the_token_is_bound_to_its_comment_and_action_and_expires(site, smtp, se
 
 def test_a_link_is_dead_once_the_status_changed_even_back_to_pending(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site)
+    client = serve(site, send_mail=True)
     db = client.app.state.masthead.db
     cid = add(db)
     links = links_in(inbox.wait(2)[0])
@@ -304,7 +304,7 @@ def test_a_link_is_dead_once_the_status_changed_even_back_to_pending(site, smtp,
 
 def test_an_approved_reply_mails_the_opted_in_parent_author_only(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site)
+    client = serve(site, send_mail=True)
     db = client.app.state.masthead.db
     alice = add(db, status="approved", name="Alice", email_="Alice@Example.org", notify=True,
                 lang="zh", url="/zh/posts/hello/")  # fmt: skip
@@ -336,7 +336,7 @@ def test_an_approved_reply_mails_the_opted_in_parent_author_only(site, smtp, ser
 
 def test_one_click_unsubscribe_by_post_per_rfc_8058(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site)
+    client = serve(site, send_mail=True)
     db = client.app.state.masthead.db
     alice = add(db, status="approved", name="Alice", email_="alice@example.org", notify=True)
     other = add(db, status="approved", name="Alice", email_="ALICE@example.org", notify=True,
@@ -373,7 +373,7 @@ def test_one_click_unsubscribe_by_post_per_rfc_8058(site, smtp, serve):
 
 def test_cr_lf_in_a_name_a_title_or_an_address_injects_no_header(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site)
+    client = serve(site, send_mail=True)
     db = client.app.state.masthead.db
     evil = "Eve\r\nBcc: victim@evil.example\r\nX-Injected: 1"
     add(db, url="/posts/evil/", name=evil)  # the post's title has CR LF too
@@ -405,7 +405,7 @@ def test_cr_lf_in_a_name_a_title_or_an_address_injects_no_header(site, smtp, ser
 def test_emoji_and_astral_text_survive_whole(site, smtp, serve):
     inbox, _ = smtp
     case = json.loads((DATA / "C36-comment-emoji.json").read_text(encoding="utf-8"))
-    client = serve(site)
+    client = serve(site, send_mail=True)
     db = client.app.state.masthead.db
     parent = add(db, status="approved", name="P", email_="p@example.org", notify=True)
     for sub in case["submissions"]:
@@ -546,7 +546,10 @@ def test_mail_off_queues_nothing_and_says_why(make_site):
 
 def test_one_runner_per_site_among_workers(site, smtp, serve):
     inbox, _ = smtp
-    first, second = serve(site), serve(site)  # two apps on one database: two "workers"
+    first, second = (
+        serve(site, send_mail=True),
+        serve(site, send_mail=True),
+    )  # two apps on one database: two "workers"
     deadline = time.monotonic() + 5
     runners = [first.app.state.mailer, second.app.state.mailer]
     while sum(r.working for r in runners) < 1:
@@ -557,3 +560,17 @@ def test_one_runner_per_site_among_workers(site, smtp, serve):
     inbox.wait(2)
     time.sleep(0.6)
     assert len(inbox.received) == 2
+
+
+def test_a_static_build_sends_no_mail(site, smtp, tmp_path):
+    from masthead.export import build
+
+    inbox, _ = smtp
+    db = indexed(site)
+    add(db)
+    db.close()
+    build(site, tmp_path / "out")
+    assert inbox.received == []
+    db = Database(site.database_path)
+    assert outbox.all_mail(db.read()) == []
+    db.close()

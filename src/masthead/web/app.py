@@ -54,6 +54,7 @@ def create_app(
     clock: Callable[[], float] = time.time,
     watch: bool = False,
     served: str | None = None,
+    send_mail: bool = False,
 ) -> FastAPI:
     """Build the app for `site`. With `index=True` the index is brought up to date first
     (incremental: unchanged files are not parsed again). `clock` gives seconds since the epoch
@@ -62,7 +63,9 @@ def create_app(
     (Server-Sent Events at /_dev/reload; production pages carry no script for it). `served` is
     the address the server listens on (`http://127.0.0.1:8123`): absolute URLs use it when
     `base_url` is unset or under `dev` (web/address.py). Of several apps watching one site, one
-    runs its watcher at a time (watch_lock.py)."""
+    runs its watcher at a time (watch_lock.py). With `send_mail=True` (what `masthead serve`
+    asks, never a static build) notification mails are collected and sent in the background,
+    by one app of several serving one site (notify/runner.py)."""
     db = Database(site.database_path)
     if index:
         index_and_log(site, db)
@@ -81,6 +84,7 @@ def create_app(
     app.state.search = SearchService(site, db, clock)
     app.state.reloader = Reloader()  # the CLI ends live-reload streams on Ctrl-C
     app.state.watch = watch
+    app.state.send_mail = send_mail
     if dev:
         app.state.reloader.state = state
         state.reloader = app.state.reloader
@@ -119,7 +123,9 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         started = partial(setattr, app.state, "watcher", watcher)  # /healthz reports it
         task = asyncio.create_task(watch_alone(watcher, state.site, state.db, stop, started))
     sweeper = asyncio.create_task(housekeeping.run(state.db, state.site.settings, stop))
-    app.state.mailer = mail_runner.start(state.site, state.db, state.base_url)  # None: mail off
+    app.state.mailer = None
+    if app.state.send_mail:  # None too when mail is off (no smtp_host or mail_from)
+        app.state.mailer = mail_runner.start(state.site, state.db, state.base_url)
     yield
     if app.state.mailer is not None:
         await asyncio.to_thread(app.state.mailer.stop)

@@ -206,7 +206,7 @@ def test_a_scanner_get_changes_nothing_and_the_post_approves_once(site, smtp, se
             assert r.status_code == 200
             assert r.headers["cache-control"] == "no-store"
             assert "noindex" in r.headers["x-robots-tag"]
-            assert r.headers["referrer-policy"] == "no-referrer"
+            assert r.headers["referrer-policy"] == "same-origin"
     page = client.get(links["Approve"]).text
     assert '<meta name="robots" content="noindex' in page
     assert "Approve this comment?" in page and "A comment." in page and "Hello world" in page
@@ -574,3 +574,38 @@ def test_a_static_build_sends_no_mail(site, smtp, tmp_path):
     db = Database(site.database_path)
     assert outbox.all_mail(db.read()) == []
     db.close()
+
+
+def test_the_confirmation_button_approves_in_a_real_browser(site, smtp):
+    """Chromium opens the mailed link (a GET: nothing changes), then clicks the button: the
+    form's POST, with the browser's own Origin and Sec-Fetch-Site, under the site's CSP."""
+    from playwright.sync_api import sync_playwright
+
+    from masthead.web.app import create_app
+    from test_browser import FLAGS, chromium_path
+
+    from conftest import uvicorn_server
+
+    inbox, _ = smtp
+    app = create_app(site, send_mail=True)
+    with uvicorn_server(app, timeout=15) as served, sync_playwright() as p:
+        db = app.state.masthead.db
+        cid = add(db, body="Approve me in Chromium")
+        path = links_in(inbox.wait(2)[0])["Approve"]
+        browser = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
+        try:
+            page = browser.new_page()
+            page.add_init_script(
+                "window.__v = []; document.addEventListener('securitypolicyviolation',"
+                " e => window.__v.push(e.violatedDirective));"
+            )
+            page.goto(served + path)
+            assert "Approve me in Chromium" in page.content()
+            assert status(db, cid) == "pending"
+            page.click("form.mail-page__form button")
+            page.wait_for_selector(".mail-page__message")
+            assert "approved and published" in page.inner_text(".mail-page__message")
+            assert page.evaluate("window.__v") == []
+        finally:
+            browser.close()
+        assert status(db, cid) == "approved"

@@ -12,7 +12,7 @@
 Every POST is refused (403) when the browser says it comes from another site
 (`Sec-Fetch-Site: cross-site`/`same-site`, or a foreign `Origin`); a request without either
 header (a mail provider's one-click POST, a script) is judged by its token alone. The pages are
-noindex, `Cache-Control: no-store` and `Referrer-Policy: no-referrer` (the token is in the URL).
+noindex, `Cache-Control: no-store` and `Referrer-Policy: same-origin` (the token is in the URL).
 """
 
 from __future__ import annotations
@@ -37,7 +37,10 @@ ACTOR = "mail"  # the audit log's actor for what mailed links do
 HEADERS = {
     "Cache-Control": "no-store",
     "X-Robots-Tag": "noindex, nofollow",
-    "Referrer-Policy": "no-referrer",
+    # the token is in the URL: no Referer to other sites; not `no-referrer`, under which
+    # browsers send `Origin: null` with the page's own form POST (Fetch, "serializing a
+    # request origin")
+    "Referrer-Policy": "same-origin",
 }
 
 
@@ -56,11 +59,12 @@ def router() -> APIRouter:
 
 def cross_site(request: Request) -> bool:
     """True when the browser says the request comes from another site: `Sec-Fetch-Site`
-    other than `same-origin`/`none` (Fetch Metadata), or an `Origin` that is neither this
-    site's base URL's nor the request's own (RFC 6454; `null` is foreign)."""
+    other than `same-origin`/`none` (Fetch Metadata, which pages cannot forge: it decides
+    when present), else an `Origin` that is neither this site's base URL's nor the request's
+    own (RFC 6454; `null` is foreign)."""
     fetch_site = request.headers.get("sec-fetch-site")
-    if fetch_site is not None and fetch_site not in ("same-origin", "none"):
-        return True
+    if fetch_site is not None:
+        return fetch_site not in ("same-origin", "none")
     origin = request.headers.get("origin")
     if origin is None:
         return False

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 from aiosmtpd.controller import Controller
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
+from test_browser import FLAGS, chromium_path
 from typer.testing import CliRunner
 
 from masthead.cli import app as cli
@@ -28,7 +29,8 @@ from masthead.notify.collect import collect
 from masthead.store import comments as cs
 from masthead.store import outbox
 from masthead.store.db import Database
-from tests.conftest import BILINGUAL_TOML, post
+
+from conftest import BILINGUAL_TOML, post, uvicorn_server
 
 DATA = Path(__file__).parent / "data" / "cases"
 EDITORS = ["ed@example.com", "second.editor@example.com"]
@@ -582,9 +584,6 @@ def test_the_confirmation_button_approves_in_a_real_browser(site, smtp):
     from playwright.sync_api import sync_playwright
 
     from masthead.web.app import create_app
-    from test_browser import FLAGS, chromium_path
-
-    from conftest import uvicorn_server
 
     inbox, _ = smtp
     app = create_app(site, send_mail=True)

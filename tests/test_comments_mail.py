@@ -172,7 +172,7 @@ def status(db: Database, cid: int) -> str:
 
 def test_a_held_comment_mails_each_editor_with_links_and_no_commenter_address(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site, send_mail=True)
+    client = serve(site)
     db = client.app.state.masthead.db
     cid = add(db)
     add(db, status="approved", name="Published", email_="p@example.org")  # no mail
@@ -198,7 +198,7 @@ def test_a_held_comment_mails_each_editor_with_links_and_no_commenter_address(si
 
 def test_a_scanner_get_changes_nothing_and_the_post_approves_once(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site, send_mail=True)
+    client = serve(site)
     db = client.app.state.masthead.db
     cid = add(db)
     links = links_in(inbox.wait(2)[0])
@@ -232,7 +232,7 @@ def test_a_scanner_get_changes_nothing_and_the_post_approves_once(site, smtp, se
 
 def test_a_cross_site_post_is_refused(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site, send_mail=True)
+    client = serve(site)
     db = client.app.state.masthead.db
     cid = add(db)
     links = links_in(inbox.wait(2)[0])
@@ -250,7 +250,7 @@ def test_a_cross_site_post_is_refused(site, smtp, serve):
 
 def test_the_token_is_bound_to_its_comment_and_action_and_expires(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site, send_mail=True)
+    client = serve(site)
     db = client.app.state.masthead.db
     cid = add(db)
     links = links_in(inbox.wait(2)[0])
@@ -288,7 +288,7 @@ def test_the_token_is_bound_to_its_comment_and_action_and_expires(site, smtp, se
 
 def test_a_link_is_dead_once_the_status_changed_even_back_to_pending(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site, send_mail=True)
+    client = serve(site)
     db = client.app.state.masthead.db
     cid = add(db)
     links = links_in(inbox.wait(2)[0])
@@ -306,7 +306,7 @@ def test_a_link_is_dead_once_the_status_changed_even_back_to_pending(site, smtp,
 
 def test_an_approved_reply_mails_the_opted_in_parent_author_only(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site, send_mail=True)
+    client = serve(site)
     db = client.app.state.masthead.db
     alice = add(db, status="approved", name="Alice", email_="Alice@Example.org", notify=True,
                 lang="zh", url="/zh/posts/hello/")  # fmt: skip
@@ -338,7 +338,7 @@ def test_an_approved_reply_mails_the_opted_in_parent_author_only(site, smtp, ser
 
 def test_one_click_unsubscribe_by_post_per_rfc_8058(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site, send_mail=True)
+    client = serve(site)
     db = client.app.state.masthead.db
     alice = add(db, status="approved", name="Alice", email_="alice@example.org", notify=True)
     other = add(db, status="approved", name="Alice", email_="ALICE@example.org", notify=True,
@@ -375,7 +375,7 @@ def test_one_click_unsubscribe_by_post_per_rfc_8058(site, smtp, serve):
 
 def test_cr_lf_in_a_name_a_title_or_an_address_injects_no_header(site, smtp, serve):
     inbox, _ = smtp
-    client = serve(site, send_mail=True)
+    client = serve(site)
     db = client.app.state.masthead.db
     evil = "Eve\r\nBcc: victim@evil.example\r\nX-Injected: 1"
     add(db, url="/posts/evil/", name=evil)  # the post's title has CR LF too
@@ -407,7 +407,7 @@ def test_cr_lf_in_a_name_a_title_or_an_address_injects_no_header(site, smtp, ser
 def test_emoji_and_astral_text_survive_whole(site, smtp, serve):
     inbox, _ = smtp
     case = json.loads((DATA / "C36-comment-emoji.json").read_text(encoding="utf-8"))
-    client = serve(site, send_mail=True)
+    client = serve(site)
     db = client.app.state.masthead.db
     parent = add(db, status="approved", name="P", email_="p@example.org", notify=True)
     for sub in case["submissions"]:
@@ -549,8 +549,8 @@ def test_mail_off_queues_nothing_and_says_why(make_site):
 def test_one_runner_per_site_among_workers(site, smtp, serve):
     inbox, _ = smtp
     first, second = (
-        serve(site, send_mail=True),
-        serve(site, send_mail=True),
+        serve(site),
+        serve(site),
     )  # two apps on one database: two "workers"
     deadline = time.monotonic() + 5
     runners = [first.app.state.mailer, second.app.state.mailer]
@@ -586,7 +586,7 @@ def test_the_confirmation_button_approves_in_a_real_browser(site, smtp):
     from masthead.web.app import create_app
 
     inbox, _ = smtp
-    app = create_app(site, send_mail=True)
+    app = create_app(site)
     with uvicorn_server(app, timeout=15) as served, sync_playwright() as p:
         db = app.state.masthead.db
         cid = add(db, body="Approve me in Chromium")
@@ -608,3 +608,22 @@ def test_the_confirmation_button_approves_in_a_real_browser(site, smtp):
         finally:
             browser.close()
         assert status(db, cid) == "approved"
+
+
+def test_an_erasure_request_forgets_the_mails_to_and_about_the_person(make_site, smtp):
+    _, port = smtp
+    site = make_site(POSTS, mail_toml(port))
+    db = indexed(site)
+    alice = add(db, status="approved", name="Alice", email_="alice@example.org", notify=True)
+    held = add(db, name="Alice", email_="alice@example.org", body="held text")
+    add(db, status="approved", name="Bob", email_="bob@example.org", parent=alice)
+    other = add(db, name="Carol", email_="carol@example.org")
+    now = time.time()
+    assert collect(db, site, BASE, now) == 2 * len(EDITORS) + 1
+    ids = [c.id for c in cs.by_email(db.read(), "ALICE@example.org ")]
+    assert ids == [alice, held]
+    with db.write() as conn:
+        gone = outbox.erase_person(conn, " Alice@Example.org", ids)
+    assert gone == len(EDITORS) + 1  # the held mails about her comment, the reply mail to her
+    assert {m.comment_id for m in outbox.all_mail(db.read())} == {other}
+    db.close()

@@ -143,7 +143,7 @@ def serve(
         if in_process:
             from masthead.web.app import create_app
 
-            application = create_app(s, dev=dev, watch=watch, served=served, send_mail=True)
+            application = create_app(s, dev=dev, watch=watch, served=served)
         else:
             server.index_once(s)  # once, before the workers start
         typer.echo(f"masthead: serving {_visible(str(s.root))} at {served}/")

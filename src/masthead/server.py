@@ -104,9 +104,7 @@ def worker_app() -> Any:
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
     plan = Plan(**json.loads(os.environ[WORKER_ENV]))
     site = load_site(plan.root, plan.overrides)
-    app = create_app(
-        site, dev=plan.dev, index=False, watch=plan.watch, served=plan.served, send_mail=True
-    )
+    app = create_app(site, dev=plan.dev, index=False, watch=plan.watch, served=plan.served)
     if plan.server != "granian":
         return app  # uvicorn reads X-Forwarded-* itself (--forwarded-allow-ips)
     from granian.utils.proxies import wrap_asgi_with_proxy_headers

@@ -15,6 +15,7 @@ parent comment's author). `held_events` and `reply_events` find the ones not yet
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from dataclasses import dataclass
 
@@ -186,6 +187,18 @@ def next_due(conn: sqlite3.Connection) -> float | None:
 def all_mail(conn: sqlite3.Connection) -> list[Mail]:
     """Every row, oldest first."""
     return [Mail.of(r) for r in conn.execute("SELECT * FROM mail_outbox ORDER BY id")]
+
+
+def erase_person(conn: sqlite3.Connection, email: str, comment_ids: list[int]) -> int:
+    """Forget the mails of an erasure request: those sent or queued to `email` (trimmed,
+    case-insensitive) and those about the comments `comment_ids` (they quote the person's
+    name and text). Returns how many rows went. Inside a write, with the comments' erasure."""
+    cur = conn.execute(
+        "DELETE FROM mail_outbox WHERE (lower(trim(recipient)) = lower(trim(:e)) AND :e != '') "
+        "OR comment_id IN (SELECT value FROM json_each(:ids))",
+        {"e": email.strip(), "ids": json.dumps(comment_ids)},
+    )
+    return cur.rowcount
 
 
 def token_digest(token: str) -> str:

@@ -54,7 +54,7 @@ def create_app(
     clock: Callable[[], float] = time.time,
     watch: bool = False,
     served: str | None = None,
-    send_mail: bool = False,
+    send_mail: bool = True,
 ) -> FastAPI:
     """Build the app for `site`. With `index=True` the index is brought up to date first
     (incremental: unchanged files are not parsed again). `clock` gives seconds since the epoch
@@ -63,9 +63,9 @@ def create_app(
     (Server-Sent Events at /_dev/reload; production pages carry no script for it). `served` is
     the address the server listens on (`http://127.0.0.1:8123`): absolute URLs use it when
     `base_url` is unset or under `dev` (web/address.py). Of several apps watching one site, one
-    runs its watcher at a time (watch_lock.py). With `send_mail=True` (what `masthead serve`
-    asks, never a static build) notification mails are collected and sent in the background,
-    by one app of several serving one site (notify/runner.py)."""
+    runs its watcher at a time (watch_lock.py). While it serves, notification mails are collected
+    and sent in the background, by one app of several serving one site (notify/runner.py),
+    unless `send_mail=False` (a static build: `masthead build`)."""
     db = Database(site.database_path)
     if index:
         index_and_log(site, db)

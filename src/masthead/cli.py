@@ -1,4 +1,4 @@
-"""The `masthead` command: serve, init, index, build, check, search-log, backup, mail.
+"""The `masthead` command: serve, init, index, build, check, search-log, backup.
 
 Errors a user can fix (bad settings, a missing folder, a full disk, a database folder or file
 this user may not write) are printed as one line naming the path and the cause, and exit 2;
@@ -395,73 +395,15 @@ def backup(
     )
 
 
-# --- mail (issue 11): a thin wrapper around masthead.notify -------------------------------
+def _subcommands() -> None:
+    from masthead.cli_admin import admin
+    from masthead.cli_mail import mail
 
-mail_app = typer.Typer(help="Notification mails: the outbox and its sending.", no_args_is_help=True)
-app.add_typer(mail_app, name="mail")
-
-
-@mail_app.command("status")
-def mail_status(site: SiteArg = None) -> None:
-    """Print whether mail is on, the outbox's counts, and every mail that failed or waits for
-    a retry, with its last error."""
-    from masthead.notify.report import status_lines
-    from masthead.store.db import Database
-
-    try:
-        s = _site(site)
-        db = Database(s.database_path)
-    except MastheadError as exc:
-        raise _fail(exc) from None
-    try:
-        for line in status_lines(db.read(), s.settings):
-            typer.echo(_visible(line))
-    finally:
-        db.close()
+    app.add_typer(admin, name="admin")
+    app.add_typer(mail, name="mail")
 
 
-@mail_app.command("send")
-def mail_send(
-    site: SiteArg = None,
-    retry_failed: Annotated[
-        bool, typer.Option("--retry-failed", help="Queue the failed mails again first.")
-    ] = False,
-) -> None:
-    """Queue the mails of new comment events and send every mail due now (what the server
-    does in the background), then print what happened. Links in mails use base_url."""
-    import time
-
-    from masthead.notify.collect import collect
-    from masthead.notify.sender import drain, off_reason
-    from masthead.store import outbox
-    from masthead.store.db import Database
-
-    try:
-        s = _site(site)
-        reason = off_reason(s.settings)
-        if reason is not None:
-            raise ConfigError(f"mail is off: {reason}")
-        if not s.settings.base_url:
-            raise ConfigError("base_url is not set: links in mails need the public address")
-        db = Database(s.database_path)
-    except MastheadError as exc:
-        raise _fail(exc) from None
-    try:
-        now = time.time()
-        if retry_failed:
-            with db.write() as conn:
-                outbox.requeue_failed(conn, now)
-        queued = collect(db, s, s.settings.base_url, now)
-        report = drain(db, s.settings, now=now)
-    except (sqlite3.Error, OSError) as exc:
-        raise _fail(_storage(s.database_path, exc)) from None
-    finally:
-        db.close()
-    typer.echo(
-        f"{queued} queued, {report.sent} sent, {report.retried} to retry, {report.failed} failed"
-    )
-    if report.retried or report.failed:
-        raise typer.Exit(1)
+_subcommands()
 
 
 def main() -> None:

@@ -192,6 +192,7 @@ def test_a_held_comment_mails_each_editor_with_links_and_no_commenter_address(si
         assert set(links) == {"Approve", "Mark as spam"}
         assert all(p.startswith("/guanli/mail/") for p in links.values())
         assert f"{BASE}/guanli/mail/" in text
+        assert f"All pending comments: {BASE}/guanli/comments?status=pending" in text
     rows = outbox.all_mail(db.read())
     assert [(r.kind, r.comment_id, r.status) for r in rows] == [("held", cid, "sent")] * 2
 

@@ -92,6 +92,7 @@ CATALOGS: dict[str, dict[str, str]] = {
         "mail_post": "Post",
         "mail_approve": "Approve",
         "mail_spam": "Mark as spam",
+        "mail_dashboard": "All pending comments",
         "mail_links_note": (
             "Each link opens a page that asks you to confirm. "
             "A link works once, and for 7 days at most."
@@ -203,6 +204,7 @@ CATALOGS: dict[str, dict[str, str]] = {
         "mail_post": "文章",
         "mail_approve": "批准",
         "mail_spam": "标为垃圾评论",
+        "mail_dashboard": "全部待审评论",
         "mail_links_note": "每个链接都会先打开一个确认页面。链接只能使用一次，最多有效 7 天。",
         "mail_reply_subject": "{name} 回复了你在《{post}》下的评论",
         "mail_reply_intro": "{name} 回复了你在《{post}》下的评论：",

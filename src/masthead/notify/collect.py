@@ -42,6 +42,9 @@ class Links:
     def unsubscribe(self, token: str) -> str:
         return f"{self.base_url}/comments/unsubscribe/{token}"
 
+    def dashboard(self) -> str:
+        return f"{self.base_url}/guanli/comments?status=pending"
+
     def page(self, path: str) -> str:
         return self.base_url + path
 
@@ -110,6 +113,7 @@ def _held(
                 comment=_text(comment),
                 approve_link=approve,
                 spam_link=spam,
+                dashboard_link=links.dashboard(),
                 now=now,
             )
         except messages.InvalidAddress as exc:

@@ -102,11 +102,13 @@ def held(
     comment: CommentText,
     approve_link: str,
     spam_link: str,
+    dashboard_link: str,
     now: float,
 ) -> EmailMessage:
     """The mail telling editor `to` that `comment` on the post `post_title` (at `post_link`,
-    absolute) waits for moderation, with its one-click links (absolute URLs). `locale` is the
-    language of the text (the site's default language). Raises `InvalidAddress`."""
+    absolute) waits for moderation, with its one-click links and the dashboard's list of
+    pending comments (absolute URLs). `locale` is the language of the text (the site's default
+    language). Raises `InvalidAddress`."""
 
     def t(key: str, **values: object) -> str:
         return gettext(locale, key, **values)
@@ -129,6 +131,7 @@ def held(
         "",
         f"{t('mail_approve')}: {approve_link}",
         f"{t('mail_spam')}: {spam_link}",
+        f"{t('mail_dashboard')}: {dashboard_link}",
         "",
         t("mail_links_note"),
     ]

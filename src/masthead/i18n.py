@@ -119,6 +119,7 @@ CATALOGS: dict[str, dict[str, str]] = {
             "this link no longer works."
         ),
         "mail_comment_gone": "The comment no longer exists.",
+        "mail_cross_site": "Refused: this request comes from another site.",
         "unsubscribe_title": "Stop reply notifications",
         "unsubscribe_confirm": (
             "Stop the mails that tell you of replies to your comments on this site?"
@@ -223,6 +224,7 @@ CATALOGS: dict[str, dict[str, str]] = {
         "mail_link_used": "这个链接已经用过了。",
         "mail_link_stale": "邮件发出后这条评论已有变动（当前状态：{status}），这个链接不再有效。",
         "mail_comment_gone": "这条评论已不存在。",
+        "mail_cross_site": "已拒绝：这个请求来自其他网站。",
         "unsubscribe_title": "停止回复通知",
         "unsubscribe_confirm": "不再接收本站评论的回复通知邮件？",
         "unsubscribe_button": "停止接收",

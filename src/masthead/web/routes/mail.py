@@ -158,7 +158,7 @@ def moderate(request: Request, token: str) -> Response:
     lang = state.site.default_language
     title = _t(lang, "mail_page_title")
     if cross_site(request):
-        return _page(request, lang, 403, title, message="cross-site request refused")
+        return _page(request, lang, 403, title, message=_t(lang, "mail_cross_site"))
     checked = _check(request, token)
     if isinstance(checked, Response):
         return checked
@@ -221,7 +221,7 @@ def unsubscribe(request: Request, token: str) -> Response:
     lang, comment_id = checked
     title = _t(lang, "unsubscribe_title")
     if cross_site(request):
-        return _page(request, lang, 403, title, message="cross-site request refused")
+        return _page(request, lang, 403, title, message=_t(lang, "mail_cross_site"))
 
     def apply(conn: Any) -> None:
         for cid in outbox.unsubscribe(conn, comment_id):

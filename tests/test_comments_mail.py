@@ -628,3 +628,35 @@ def test_an_erasure_request_forgets_the_mails_to_and_about_the_person(make_site,
     assert gone == len(EDITORS) + 1  # the held mails about her comment, the reply mail to her
     assert {m.comment_id for m in outbox.all_mail(db.read())} == {other}
     db.close()
+
+
+def test_a_hung_smtp_server_holds_up_no_comment_and_no_request(make_site, serve):
+    """The SMTP server accepts the connection and never greets: while the runner waits on it
+    (up to sender.TIMEOUT), comments are stored and pages answered at once."""
+    hung = socket.socket()
+    hung.bind(("127.0.0.1", 0))
+    hung.listen(8)  # never accept()ed: connections wait in the backlog, unanswered
+    try:
+        site = make_site(POSTS, mail_toml(hung.getsockname()[1]))
+        client = serve(site)
+        db = client.app.state.masthead.db
+        add(db)
+        deadline = time.monotonic() + 10
+        while not any(m.attempts for m in outbox.all_mail(db.read())):
+            assert time.monotonic() < deadline, "the runner never took the mails"
+            time.sleep(0.05)
+        time.sleep(0.2)  # it is now waiting for the greeting
+        started = time.monotonic()
+        cid = add(db, body="Stored while SMTP hangs")
+        assert client.get("/posts/hello/").status_code == 200
+        assert client.get("/healthz").status_code == 200
+        assert time.monotonic() - started < sender.TIMEOUT / 10
+        assert cs.get(db.read(), cid).body == "Stored while SMTP hangs"
+        assert all(m.status == "queued" and not m.last_error for m in outbox.all_mail(db.read()))
+    finally:
+        hung.close()  # the waiting connection is reset: the runner records a retry
+    deadline = time.monotonic() + 10
+    while not all(m.last_error for m in outbox.all_mail(db.read())):
+        assert time.monotonic() < deadline, "the failure was never recorded"
+        time.sleep(0.05)
+    assert {m.status for m in outbox.all_mail(db.read())} == {"queued"}

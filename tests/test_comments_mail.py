@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from test_browser import FLAGS, chromium_path
 from typer.testing import CliRunner
@@ -80,14 +81,14 @@ def smtp() -> Iterator[tuple[Inbox, int]]:
     controller.stop()
 
 
-def mail_toml(port: int, editors: list[str] = EDITORS) -> str:
+def mail_toml(port: int, editors: list[str] = EDITORS, tls: str = "none", user: str = "") -> str:
     lines = [
         'smtp_host = "127.0.0.1"',
         f"smtp_port = {port}",
-        'smtp_tls = "none"',
+        f'smtp_tls = "{tls}"',
         'mail_from = "blog@example.com"',
         f"editor_emails = {json.dumps(editors)}",
-    ]
+    ] + ([f'smtp_user = "{user}"'] if user else [])
     head, _, langs = BILINGUAL_TOML.partition("[languages.en]")
     return head + "\n".join(lines) + "\n\n[languages.en]" + langs
 
@@ -660,3 +661,53 @@ def test_a_hung_smtp_server_holds_up_no_comment_and_no_request(make_site, serve)
         assert time.monotonic() < deadline, "the failure was never recorded"
         time.sleep(0.05)
     assert {m.status for m in outbox.all_mail(db.read())} == {"queued"}
+
+
+@pytest.mark.parametrize("tls", ["starttls", "tls"])
+def test_a_tls_mode_never_falls_back_to_plain_text(make_site, smtp, tls):
+    """The server offers no STARTTLS (and speaks no TLS at all): nothing is sent in clear."""
+    inbox, port = smtp
+    site = make_site(POSTS, mail_toml(port, ["ed@example.com"], tls=tls))
+    db = indexed(site)
+    add(db)
+    now = time.time()
+    collect(db, site, BASE, now)
+    report = sender.drain(db, site.settings, now=now)
+    assert (report.sent, report.retried) == (0, 1)
+    assert inbox.received == []
+    (row,) = outbox.all_mail(db.read())
+    expected = "STARTTLS" if tls == "starttls" else "SSL"
+    assert expected in row.last_error, row.last_error
+    db.close()
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
+def test_the_login_uses_smtp_user_and_the_password_from_the_environment(make_site, monkeypatch):
+    seen: list[tuple[str, bytes]] = []
+
+    def authenticator(server, session, envelope, mechanism, auth_data):
+        seen.append((auth_data.login.decode(), auth_data.password))
+        return AuthResult(success=auth_data.password == b"s3cret pass", handled=False)
+
+    inbox = Inbox()
+    controller = Controller(
+        inbox, hostname="127.0.0.1", port=free_port(), authenticator=authenticator,
+        auth_required=True, auth_require_tls=False,  # a test server without a certificate
+        auth_exclude_mechanism=["LOGIN"],  # PLAIN alone: smtplib tries each on a failure
+    )  # fmt: skip
+    controller.start()
+    try:
+        site = make_site(POSTS, mail_toml(controller.port, ["ed@example.com"], user="blog"))
+        db = indexed(site)
+        add(db)
+        now = time.time()
+        collect(db, site, BASE, now)
+        monkeypatch.setenv("MASTHEAD_SMTP_PASSWORD", "wrong")
+        assert sender.drain(db, site.settings, now=now).retried == 1
+        monkeypatch.setenv("MASTHEAD_SMTP_PASSWORD", "s3cret pass")
+        assert sender.drain(db, site.settings, now=now + 60).sent == 1
+        assert seen == [("blog", b"wrong"), ("blog", b"s3cret pass")]
+        assert len(inbox.received) == 1
+        db.close()
+    finally:
+        controller.stop()

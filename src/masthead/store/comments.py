@@ -836,3 +836,49 @@ def names_of(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, str]:
 def newest_id(conn: sqlite3.Connection) -> int:
     """The highest comment id now: a listing's snapshot (C53)."""
     return int(conn.execute("SELECT coalesce(max(id), 0) FROM comments").fetchone()[0])
+
+
+def created_since(conn: sqlite3.Connection, since: float) -> list[float]:
+    """Creation times of the comments (any status but placeholders) since `since`."""
+    rows = conn.execute(
+        "SELECT created FROM comments WHERE created >= :since AND status != 'deleted'",
+        {"since": since},
+    )
+    return [r[0] for r in rows]
+
+
+def top_threads(conn: sqlite3.Connection, since: float, limit: int = 10) -> list[sqlite3.Row]:
+    """Threads with the most comments since `since`: `thread`, `post_url` (of the newest),
+    `comments`, `pending`."""
+    return conn.execute(
+        "SELECT thread, max(post_url) AS post_url, count(*) AS comments, "
+        "sum(status = 'pending') AS pending FROM comments WHERE created >= :since "
+        "AND status IN ('pending', 'approved') GROUP BY thread ORDER BY comments DESC, thread "
+        "LIMIT :limit",
+        {"since": since, "limit": limit},
+    ).fetchall()
+
+
+def audit(
+    conn: sqlite3.Connection,
+    *,
+    actor: str = "",
+    action: str = "",
+    comment_id: int | None = None,
+    page: int = 1,
+    per_page: int = 50,
+) -> tuple[list[sqlite3.Row], int]:
+    """The audit log, newest first, filtered by actor (prefix), action and comment."""
+    where = "(:actor = '' OR actor LIKE :actor || '%') AND (:action = '' OR action = :action)"
+    where += " AND (:cid IS NULL OR comment_id = :cid)"
+    params = {"actor": actor, "action": action, "cid": comment_id}
+    total = conn.execute(
+        f"SELECT count(*) FROM audit_log WHERE {where}",
+        params,  # nosec B608: fixed text
+    ).fetchone()[0]
+    rows = conn.execute(
+        f"SELECT * FROM audit_log WHERE {where} ORDER BY at DESC, id DESC "  # nosec B608
+        "LIMIT :limit OFFSET :offset",
+        {**params, "limit": per_page, "offset": (page - 1) * per_page},
+    ).fetchall()
+    return rows, int(total)

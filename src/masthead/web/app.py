@@ -42,12 +42,13 @@ from masthead.web.routes import (
     admin_api,
     guanli,
     guanli_comments,
-    mail,
+    guanli_reports,
     ops,
     pages,
     search,
     seo,
 )
+from masthead.web.routes import mail as mail_routes
 from masthead.web.state import SiteState
 from masthead.web.views import Renderer
 
@@ -102,12 +103,13 @@ def create_app(
     app.include_router(ops.router(dev))
     app.include_router(guanli.router())
     app.include_router(guanli_comments.router())
+    app.include_router(guanli_reports.router())
     app.include_router(admin_api.router())
     app.include_router(pages.refs())
     app.include_router(search.router(site))
     app.include_router(seo.router(site))
     app.include_router(pages.router(site))
-    app.include_router(mail.router())  # links in notification mails (notify/)
+    app.include_router(mail_routes.router())  # links in notification mails (notify/)
     statics = _static(site, dev)
     app.mount("/static", statics, name="static")
     if site.content_dir.is_dir():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -22,7 +23,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from masthead import accounts
 from masthead.i18n import gettext
 from masthead.store import comments as cs
+from masthead.store import posts as posts_store
 from masthead.store import users as store
+from masthead.web.charts import bars, per_day
 from masthead.web.origin import cross_site, own_origins
 from masthead.web.routes import renderer, site_state
 
@@ -164,6 +167,10 @@ def overview(request: Request) -> Response:
     sessions = store.sessions_of(conn, None if signed.user.role == "admin" else signed.user.id)
     names = {u.id: u.name for u in store.users(conn)}
     zone = site_state(request).site.tz
+    now = time.time()
+    series = per_day(cs.created_since(conn, now - 30 * 86400), zone, 30, now)
+    top = cs.top_threads(conn, now - 30 * 86400)
+    titles = posts_store.titles_by_url(conn, [r["post_url"] for r in top])
     return render(
         request,
         "guanli/overview.html",
@@ -171,6 +178,9 @@ def overview(request: Request) -> Response:
         user=signed.user,
         csrf=signed.session.csrf,
         counts=cs.status_counts(conn),
+        bars=bars(series),
+        total=sum(c for _, c in series),
+        top=[{**dict(r), "title": titles.get(r["post_url"], r["post_url"])} for r in top],
         sessions=[
             {
                 "s": s,

@@ -711,3 +711,22 @@ def test_the_login_uses_smtp_user_and_the_password_from_the_environment(make_sit
         db.close()
     finally:
         controller.stop()
+
+
+def test_an_idn_domain_is_mailed_and_an_unsendable_row_poisons_nothing(make_site, smtp):
+    inbox, port = smtp
+    site = make_site(POSTS, mail_toml(port, ["ed@例子.example", "zoë@example.com"]))
+    db = indexed(site)
+    add(db)
+    now = time.time()
+    assert collect(db, site, BASE, now) == 1  # the non-ASCII local part cannot be mailed
+    with db.write() as conn:  # a row no SMTP command can carry, queued before the good one
+        outbox.enqueue(conn, "held", "zoë@example.com", b"Subject: x\r\n\r\nx\r\n",
+                       comment_id=None, now=now - 1)  # fmt: skip
+    report = sender.drain(db, site.settings, now=now)
+    assert (report.sent, report.failed, report.retried) == (1, 1, 0)
+    assert [rcpt for _, rcpt, _ in inbox.received] == [["ed@xn--fsqu00a.example"]]
+    assert sender.drain(db, site.settings, now=now + 3600).failed == 0  # failed once, for good
+    rows = {m.recipient: m for m in outbox.all_mail(db.read())}
+    assert rows["zoë@example.com"].status == "failed"
+    db.close()

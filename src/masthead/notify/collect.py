@@ -8,7 +8,8 @@ mail for each event that has none yet (`store.outbox.held_events`, `reply_events
   mail to that author (never to the reply's own author), with a one-click unsubscribe.
 Only comments written on this site in the last `WINDOW` seconds count (not imported ones, and not
 a backlog from before mail was set up: a one-click link is dead after 7 days anyway). Finding and
-queueing run in one write transaction, so two collectors never queue one event twice.
+queueing run in one write transaction, so two collectors never queue one event twice. An event
+that cannot be mailed (no valid address) is recorded as a failed row with its reason, once.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from dataclasses import dataclass
+from email.errors import MessageError
 
 from masthead.config import Settings, Site
 from masthead.notify import messages, tokens
@@ -116,13 +118,14 @@ def _held(
                 dashboard_link=links.dashboard(),
                 now=now,
             )
-        except messages.InvalidAddress as exc:
+            raw = msg.as_bytes()
+        except (ValueError, MessageError) as exc:  # InvalidAddress, text that cannot be mailed
             log.warning("no moderation mail for comment %d to %r: %s", cid, editor, exc)
             continue
-        outbox.enqueue(conn, outbox.HELD, editor, msg.as_bytes(), comment_id=cid, now=now)
+        outbox.enqueue(conn, outbox.HELD, str(msg["To"]), raw, comment_id=cid, now=now)
         queued += 1
     if not queued:  # mark the event as seen, so a bad address is not retried for ever
-        outbox.skipped(conn, outbox.HELD, cid, "no valid editor address", now)
+        outbox.skipped(conn, outbox.HELD, cid, "cannot be mailed: no valid editor address", now)
     return queued
 
 
@@ -152,9 +155,10 @@ def _reply(
             unsubscribe_link=links.unsubscribe(tokens.unsubscribe_token(secret, pid)),
             now=now,
         )
-    except messages.InvalidAddress as exc:
+        raw = msg.as_bytes()
+    except (ValueError, MessageError) as exc:  # InvalidAddress, text that cannot be mailed
         log.warning("no reply mail for comment %d: %s", rid, exc)
-        outbox.skipped(conn, outbox.REPLY, rid, f"no valid recipient address ({exc})", now)
+        outbox.skipped(conn, outbox.REPLY, rid, f"cannot be mailed: {exc}", now)
         return 0
-    outbox.enqueue(conn, outbox.REPLY, to, msg.as_bytes(), comment_id=rid, now=now)
+    outbox.enqueue(conn, outbox.REPLY, str(msg["To"]), raw, comment_id=rid, now=now)
     return 1

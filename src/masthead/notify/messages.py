@@ -45,7 +45,8 @@ def one_line(text: str) -> str:
 
 def address(addr_spec: str, display_name: str = "") -> Address:
     """An `Address` for `addr_spec` (trimmed) with `display_name` (through `one_line`). Raises
-    `InvalidAddress` when `addr_spec` holds CR/LF, more than one address, or is not valid."""
+    `InvalidAddress` when `addr_spec` holds CR/LF, more than one address, a non-ASCII local
+    part, or is not valid. A non-ASCII domain is given in its IDNA (xn--) form."""
     spec = addr_spec.strip()
     try:
         parsed = Address(addr_spec=spec)
@@ -53,7 +54,11 @@ def address(addr_spec: str, display_name: str = "") -> Address:
         raise InvalidAddress(f"not a mail address: {spec!r} ({exc})") from None
     if not parsed.username or not parsed.domain or parsed.addr_spec != spec:
         raise InvalidAddress(f"not a single mail address: {spec!r}")
-    return Address(one_line(display_name), parsed.username, parsed.domain)
+    try:  # an internationalised domain in its ASCII form (RFC 5890): SMTP commands are ASCII
+        domain = parsed.domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise InvalidAddress(f"not a mail domain: {spec!r}") from None
+    return Address(one_line(display_name), parsed.username, domain)
 
 
 @dataclass(frozen=True)

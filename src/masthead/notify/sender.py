@@ -98,8 +98,15 @@ def backoff(attempts: int) -> float:
     return float(min(BACKOFF_FIRST * 2 ** max(attempts - 1, 0), BACKOFF_MAX))
 
 
+class _Unsendable(Exception):
+    """A message this sender can never send as it is (no retry helps)."""
+
+
 def _permanent(exc: BaseException) -> bool:
-    """A refusal that the same message will meet again (RFC 5321 5yz replies)."""
+    """A refusal that the same message will meet again (RFC 5321 5yz replies), or a message
+    that cannot be sent at all."""
+    if isinstance(exc, _Unsendable):
+        return True
     if isinstance(exc, smtplib.SMTPRecipientsRefused):
         return all(code >= 500 for code, _ in exc.recipients.values())
     if isinstance(exc, smtplib.SMTPSenderRefused | smtplib.SMTPDataError):
@@ -167,6 +174,11 @@ def _send_batch(
                 except (OSError, smtplib.SMTPException) as exc:
                     error = down = exc
                     _drop(client)
+                    client = None
+                except Exception as exc:  # a message smtplib cannot send (non-ASCII address)
+                    log.exception("mail %d cannot be sent", mail.id)
+                    error = _Unsendable(f"{type(exc).__name__}: {exc}")
+                    _drop(client)  # the session may be mid-command
                     client = None
             _record(db, mail, error, now, report)
     finally:

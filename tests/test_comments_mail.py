@@ -403,7 +403,7 @@ def test_cr_lf_in_a_name_a_title_or_an_address_injects_no_header(site, smtp, ser
         )  # fmt: skip
     skipped = [m for m in outbox.all_mail(db.read()) if m.kind == "reply"]
     assert [(m.status, m.recipient) for m in skipped] == [("failed", "")]
-    assert "no valid recipient" in skipped[0].last_error
+    assert "cannot be mailed: not a mail address" in skipped[0].last_error
 
 
 def test_emoji_and_astral_text_survive_whole(site, smtp, serve):

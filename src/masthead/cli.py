@@ -397,8 +397,10 @@ def backup(
 
 def _subcommands() -> None:
     from masthead.cli_admin import admin
+    from masthead.cli_mail import mail
 
     app.add_typer(admin, name="admin")
+    app.add_typer(mail, name="mail")
 
 
 _subcommands()

@@ -398,7 +398,7 @@ class _Fixed:
 async def _build(site: Site, out: Path, progress: Progress, now: float, jobs: int) -> BuildReport:
     from masthead.web.app import create_app
 
-    app = create_app(site, clock=_Fixed(now))
+    app = create_app(site, clock=_Fixed(now), send_mail=False)  # a build mails no one
     app.state.masthead.compressed = False  # every request asks for identity: no page pays
     client = Client(app, base_url(site))
     report = BuildReport()
@@ -528,7 +528,7 @@ def _worker_start(site: Site, out: Path, now: float) -> None:
     from masthead.web.app import create_app
 
     logging.getLogger("masthead").addHandler(logging.NullHandler())
-    app = create_app(site, index=False, clock=_Fixed(now))
+    app = create_app(site, index=False, clock=_Fixed(now), send_mail=False)
     app.state.masthead.compressed = False
     _WORKER.update(site=site, client=Client(app, base_url(site)), out=out)
 

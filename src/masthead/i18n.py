@@ -140,6 +140,52 @@ CATALOGS: dict[str, dict[str, str]] = {
         "comment_cancel": "Cancel",
         "comment_confirm_delete": "Delete this comment?",
         "comment_deleted": "Your comment was deleted.",
+
+        # MAIL (issue 11): notification mails and their one-click pages
+        "mail_anonymous": "Anonymous",
+        "mail_held_subject": "[{site}] A comment on \u201c{post}\u201d awaits moderation",
+        "mail_held_intro": "A new comment on \u201c{post}\u201d is waiting for your moderation.",
+        "mail_author": "Author",
+        "mail_website": "Website",
+        "mail_language": "Language",
+        "mail_reason": "Held because",
+        "mail_post": "Post",
+        "mail_approve": "Approve",
+        "mail_spam": "Mark as spam",
+        "mail_dashboard": "All pending comments",
+        "mail_links_note": (
+            "Each link opens a page that asks you to confirm. "
+            "A link works once, and for 7 days at most."
+        ),
+        "mail_reply_subject": "{name} replied to your comment on \u201c{post}\u201d",
+        "mail_reply_intro": "{name} replied to your comment on \u201c{post}\u201d:",
+        "mail_read_it": "Read it",
+        "mail_reply_why": (
+            "You get this mail because you asked to be told of replies to your comment."
+        ),
+        "mail_unsubscribe": "Stop these mails",
+        "mail_page_title": "Moderate a comment",
+        "mail_confirm_approve": "Approve this comment?",
+        "mail_confirm_spam": "Mark this comment as spam?",
+        "mail_on_post": "On {post}",
+        "mail_status_now": "Status now: {status}",
+        "mail_done_approved": "The comment is approved and published.",
+        "mail_done_spam": "The comment is marked as spam.",
+        "mail_link_expired": "This link has expired. Moderate the comment in the dashboard.",
+        "mail_link_invalid": "This link is not valid.",
+        "mail_link_used": "This link has been used already.",
+        "mail_link_stale": (
+            "The comment has changed since this mail was sent (its status is now {status}): "
+            "this link no longer works."
+        ),
+        "mail_comment_gone": "The comment no longer exists.",
+        "mail_cross_site": "Refused: this request comes from another site.",
+        "unsubscribe_title": "Stop reply notifications",
+        "unsubscribe_confirm": (
+            "Stop the mails that tell you of replies to your comments on this site?"
+        ),
+        "unsubscribe_button": "Stop these mails",
+        "unsubscribe_done": "Done: no more reply notifications will be sent to this address.",
     },
     "zh": {
         "contents": "目录",
@@ -256,6 +302,42 @@ CATALOGS: dict[str, dict[str, str]] = {
         "comment_cancel": "取消",
         "comment_confirm_delete": "删除这条评论？",
         "comment_deleted": "您的评论已删除。",
+
+        # MAIL (issue 11): notification mails and their one-click pages
+        "mail_anonymous": "匿名",
+        "mail_held_subject": "[{site}] 《{post}》有一条评论等待审核",
+        "mail_held_intro": "《{post}》有一条新评论等待你审核。",
+        "mail_author": "作者",
+        "mail_website": "网站",
+        "mail_language": "语言",
+        "mail_reason": "待审原因",
+        "mail_post": "文章",
+        "mail_approve": "批准",
+        "mail_spam": "标为垃圾评论",
+        "mail_dashboard": "全部待审评论",
+        "mail_links_note": "每个链接都会先打开一个确认页面。链接只能使用一次，最多有效 7 天。",
+        "mail_reply_subject": "{name} 回复了你在《{post}》下的评论",
+        "mail_reply_intro": "{name} 回复了你在《{post}》下的评论：",
+        "mail_read_it": "查看回复",
+        "mail_reply_why": "你收到这封邮件，是因为你选择了在评论有回复时接收通知。",
+        "mail_unsubscribe": "不再接收这类邮件",
+        "mail_page_title": "审核评论",
+        "mail_confirm_approve": "批准这条评论？",
+        "mail_confirm_spam": "把这条评论标为垃圾评论？",
+        "mail_on_post": "文章：{post}",
+        "mail_status_now": "当前状态：{status}",
+        "mail_done_approved": "评论已批准并发布。",
+        "mail_done_spam": "评论已标为垃圾评论。",
+        "mail_link_expired": "这个链接已过期，请在后台审核这条评论。",
+        "mail_link_invalid": "这个链接无效。",
+        "mail_link_used": "这个链接已经用过了。",
+        "mail_link_stale": "邮件发出后这条评论已有变动（当前状态：{status}），这个链接不再有效。",
+        "mail_comment_gone": "这条评论已不存在。",
+        "mail_cross_site": "已拒绝：这个请求来自其他网站。",
+        "unsubscribe_title": "停止回复通知",
+        "unsubscribe_confirm": "不再接收本站评论的回复通知邮件？",
+        "unsubscribe_button": "停止接收",
+        "unsubscribe_done": "好了：不会再向这个地址发送回复通知。",
     },
 }
 

@@ -29,6 +29,7 @@ import masthead
 from masthead import housekeeping
 from masthead.config import Site
 from masthead.indexer import index_and_log
+from masthead.notify import runner as mail_runner
 from masthead.search.service import SearchService
 from masthead.store.db import Database
 from masthead.watch import Watcher
@@ -48,6 +49,7 @@ from masthead.web.routes import (
     search,
     seo,
 )
+from masthead.web.routes import mail as mail_routes
 from masthead.web.state import SiteState
 from masthead.web.views import Renderer
 
@@ -63,6 +65,7 @@ def create_app(
     clock: Callable[[], float] = time.time,
     watch: bool = False,
     served: str | None = None,
+    send_mail: bool = True,
 ) -> FastAPI:
     """Build the app for `site`. With `index=True` the index is brought up to date first
     (incremental: unchanged files are not parsed again). `clock` gives seconds since the epoch
@@ -71,7 +74,9 @@ def create_app(
     (Server-Sent Events at /_dev/reload; production pages carry no script for it). `served` is
     the address the server listens on (`http://127.0.0.1:8123`): absolute URLs use it when
     `base_url` is unset or under `dev` (web/address.py). Of several apps watching one site, one
-    runs its watcher at a time (watch_lock.py)."""
+    runs its watcher at a time (watch_lock.py). While it serves, notification mails are collected
+    and sent in the background, by one app of several serving one site (notify/runner.py),
+    unless `send_mail=False` (a static build: `masthead build`)."""
     db = Database(site.database_path)
     if index:
         index_and_log(site, db)
@@ -90,6 +95,7 @@ def create_app(
     app.state.search = SearchService(site, db, clock)
     app.state.reloader = Reloader()  # the CLI ends live-reload streams on Ctrl-C
     app.state.watch = watch
+    app.state.send_mail = send_mail
     if dev:
         app.state.reloader.state = state
         state.reloader = app.state.reloader
@@ -105,6 +111,7 @@ def create_app(
     app.include_router(seo.router(site))
     app.include_router(comments.router())  # before the pages: /comments/… is not a page
     app.include_router(pages.router(site))
+    app.include_router(mail_routes.router())  # links in notification mails (notify/)
     statics = _static(site, dev)
     app.mount("/static", statics, name="static")
     if site.content_dir.is_dir():
@@ -132,7 +139,12 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         started = partial(setattr, app.state, "watcher", watcher)  # /healthz reports it
         task = asyncio.create_task(watch_alone(watcher, state.site, state.db, stop, started))
     sweeper = asyncio.create_task(housekeeping.run(state.db, state.site.settings, stop))
+    app.state.mailer = None
+    if app.state.send_mail:  # None too when mail is off (no smtp_host or mail_from)
+        app.state.mailer = mail_runner.start(state.site, state.db, state.base_url)
     yield
+    if app.state.mailer is not None:
+        await asyncio.to_thread(app.state.mailer.stop)
     stop.set()
     app.state.reloader.close()
     await sweeper

@@ -1,0 +1,181 @@
+"""Notification mails, built with the standard library's `email` package (pure: no store).
+
+Every message is an `EmailMessage` under `email.policy.SMTP` (RFC 5322, CRLF line ends, RFC 2047
+encoded words for non-ASCII headers). Text from readers and authors (a commenter's name, a post
+title) reaches a header only through `one_line`, which turns line breaks and other control
+characters into spaces, and addresses only as `email.headerregistry.Address` objects, which
+refuse CR, LF and anything that is not one addr-spec (`InvalidAddress`): no input can add a
+header (the header-injection kind of bug, C51). Bodies are plain UTF-8 text: the comment's
+Markdown as it was written, whole (never cut, so no emoji or other cluster is ever split, C36).
+
+- `held`: to an editor, a comment waiting for moderation, with one-click approve and spam links
+  (each opens a confirmation page; only its button acts: C46).
+- `reply`: to a commenter who asked for it, a reply to their comment was approved, with a
+  one-click unsubscribe (`List-Unsubscribe` + `List-Unsubscribe-Post`, RFC 8058; RFC 2369).
+Both carry `Auto-Submitted: auto-generated` (RFC 3834), so auto-responders do not answer them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email import policy
+from email.errors import HeaderDefect
+from email.headerregistry import Address
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+
+from masthead.i18n import gettext
+
+# C0 and C1 controls (CR, LF, TAB...), DEL, line and paragraph separators, and the bidirectional
+# embeddings, overrides and isolates that could make a subject read differently from its bytes
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
+
+
+class InvalidAddress(ValueError):
+    """An address that is not one plain addr-spec (`local@domain`, ASCII local part)."""
+
+
+def one_line(text: str) -> str:
+    """`text` fit for a header: control characters and line breaks as single spaces, runs of
+    spaces collapsed, trimmed."""
+    return " ".join(_UNSAFE.sub(" ", text).split())
+
+
+def address(addr_spec: str, display_name: str = "") -> Address:
+    """An `Address` for `addr_spec` (trimmed) with `display_name` (through `one_line`). Raises
+    `InvalidAddress` when `addr_spec` holds CR/LF, more than one address, a non-ASCII local
+    part, or is not valid. A non-ASCII domain is given in its IDNA (xn--) form."""
+    spec = addr_spec.strip()
+    try:
+        parsed = Address(addr_spec=spec)
+    except (ValueError, HeaderDefect, IndexError) as exc:
+        raise InvalidAddress(f"not a mail address: {spec!r} ({exc})") from None
+    if not parsed.username or not parsed.domain or parsed.addr_spec != spec:
+        raise InvalidAddress(f"not a single mail address: {spec!r}")
+    try:  # an internationalised domain in its ASCII form (RFC 5890): SMTP commands are ASCII
+        domain = parsed.domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise InvalidAddress(f"not a mail domain: {spec!r}") from None
+    return Address(one_line(display_name), parsed.username, domain)
+
+
+@dataclass(frozen=True)
+class Sender:
+    """Who mails are from: the site's title (the display name) and `mail_from`."""
+
+    name: str
+    address: str
+
+
+@dataclass(frozen=True)
+class CommentText:
+    """What a mail says about a comment: its author's name and website, language, the rules'
+    reason, and its Markdown text, all as stored."""
+
+    author_name: str
+    author_url: str
+    lang: str
+    reason: str
+    body: str
+
+
+def _text(body: str) -> str:
+    """A body text with its line ends as newlines (a lone CR is one too)."""
+    return body.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _base(sender: Sender, to: str, subject: str, now: float) -> EmailMessage:
+    msg = EmailMessage(policy=policy.SMTP)
+    msg["From"] = address(sender.address, sender.name)
+    msg["To"] = address(to)
+    msg["Subject"] = one_line(subject)
+    msg["Date"] = format_datetime(datetime.fromtimestamp(now, UTC))
+    msg["Message-ID"] = make_msgid(domain=address(sender.address).domain)
+    msg["Auto-Submitted"] = "auto-generated"  # RFC 3834
+    return msg
+
+
+def held(
+    sender: Sender,
+    to: str,
+    *,
+    locale: str,
+    post_title: str,
+    post_link: str,
+    comment: CommentText,
+    approve_link: str,
+    spam_link: str,
+    dashboard_link: str,
+    now: float,
+) -> EmailMessage:
+    """The mail telling editor `to` that `comment` on the post `post_title` (at `post_link`,
+    absolute) waits for moderation, with its one-click links and the dashboard's list of
+    pending comments (absolute URLs). `locale` is the language of the text (the site's default
+    language). Raises `InvalidAddress`."""
+
+    def t(key: str, **values: object) -> str:
+        return gettext(locale, key, **values)
+
+    name = one_line(comment.author_name) or t("mail_anonymous")
+    msg = _base(sender, to, t("mail_held_subject", site=sender.name, post=post_title), now)
+    lines = [
+        t("mail_held_intro", post=one_line(post_title)),
+        "",
+        f"{t('mail_author')}: {name}",
+    ]
+    if comment.author_url:
+        lines.append(f"{t('mail_website')}: {comment.author_url}")
+    lines += [
+        f"{t('mail_language')}: {comment.lang}",
+        f"{t('mail_reason')}: {comment.reason}",
+        f"{t('mail_post')}: {post_link}",
+        "",
+        _text(comment.body),
+        "",
+        f"{t('mail_approve')}: {approve_link}",
+        f"{t('mail_spam')}: {spam_link}",
+        f"{t('mail_dashboard')}: {dashboard_link}",
+        "",
+        t("mail_links_note"),
+    ]
+    msg.set_content("\n".join(lines), charset="utf-8")
+    return msg
+
+
+def reply(
+    sender: Sender,
+    to: str,
+    *,
+    locale: str,
+    post_title: str,
+    reply_link: str,
+    comment: CommentText,
+    unsubscribe_link: str,
+    now: float,
+) -> EmailMessage:
+    """The mail telling commenter `to` that `comment`, a reply to theirs on `post_title`, was
+    approved (`reply_link`: its absolute URL), with the one-click unsubscribe of RFC 8058
+    (`unsubscribe_link`: an https URL answering POST `List-Unsubscribe=One-Click`). `locale`
+    is the language their own comment was written in. Raises `InvalidAddress`."""
+
+    def t(key: str, **values: object) -> str:
+        return gettext(locale, key, **values)
+
+    name = one_line(comment.author_name) or t("mail_anonymous")
+    msg = _base(sender, to, t("mail_reply_subject", name=name, post=post_title), now)
+    msg["List-Unsubscribe"] = f"<{unsubscribe_link}>"  # RFC 2369: a URL in angle brackets
+    msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"  # RFC 8058
+    lines = [
+        t("mail_reply_intro", name=name, post=one_line(post_title)),
+        "",
+        _text(comment.body),
+        "",
+        f"{t('mail_read_it')}: {reply_link}",
+        "",
+        t("mail_reply_why"),
+        f"{t('mail_unsubscribe')}: {unsubscribe_link}",
+    ]
+    msg.set_content("\n".join(lines), charset="utf-8")
+    return msg

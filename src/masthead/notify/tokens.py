@@ -1,0 +1,79 @@
+"""Signed one-click tokens for links in mails (itsdangerous, HMAC-SHA1 over a compact JSON
+payload, keyed by the site secret; URL-safe: letters, digits, `-`, `_` and `.`).
+
+- An *action* token (moderation links to editors) carries the comment id, the action
+  (`approve` or `spam`) and the comment's version when the mail was made (the id of its latest
+  audit-log row): it is bound to that comment and that action, expires after `ACTION_MAX_AGE`,
+  and a change to the comment since the mail (another status, an edit) makes it stale. Single
+  use is kept by the caller (`store.outbox.use_token`).
+- An *unsubscribe* token (reply mails to a commenter) carries the id of the comment whose author
+  asked to be told; it does not expire (RFC 8058 links must keep working in old mails) and may
+  be used again (stopping twice changes nothing).
+
+The two kinds use different salts, so one can never stand for the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from itsdangerous import BadSignature, SignatureExpired, URLSafeSerializer, URLSafeTimedSerializer
+
+ACTIONS = {"approve": "approved", "spam": "spam"}  # action → the status it sets
+ACTION_MAX_AGE = 7 * 24 * 3600  # seconds (C46: "expires, for example after 7 days")
+_ACTION_SALT = "masthead.mail.action"
+_UNSUBSCRIBE_SALT = "masthead.mail.unsubscribe"
+
+
+class TokenError(ValueError):
+    """A token that cannot be used: `reason` is `expired` or `invalid` (bad signature, wrong
+    kind, damaged)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Action:
+    comment_id: int
+    action: str  # a key of ACTIONS
+    version: int  # the comment's audit version when the link was made
+
+
+def action_token(secret: bytes, comment_id: int, action: str, version: int) -> str:
+    """A token for `action` (a key of `ACTIONS`) on comment `comment_id` at `version`."""
+    if action not in ACTIONS:
+        raise ValueError(f"unknown action {action!r}")
+    return str(URLSafeTimedSerializer(secret, _ACTION_SALT).dumps([comment_id, action, version]))
+
+
+def read_action(secret: bytes, token: str, max_age: int = ACTION_MAX_AGE) -> Action:
+    """The `Action` that `token` signs. Raises `TokenError("expired")` past `max_age` seconds,
+    `TokenError("invalid")` for anything else that is not one of our action tokens."""
+    try:
+        payload = URLSafeTimedSerializer(secret, _ACTION_SALT).loads(token, max_age=max_age)
+    except SignatureExpired:
+        raise TokenError("expired") from None
+    except BadSignature:
+        raise TokenError("invalid") from None
+    match payload:
+        case [int(cid), str(action), int(version)] if action in ACTIONS:
+            return Action(cid, action, version)
+    raise TokenError("invalid")
+
+
+def unsubscribe_token(secret: bytes, comment_id: int) -> str:
+    """A token that stops reply mails to the author of comment `comment_id`."""
+    return str(URLSafeSerializer(secret, _UNSUBSCRIBE_SALT).dumps(comment_id))
+
+
+def read_unsubscribe(secret: bytes, token: str) -> int:
+    """The comment id `token` signs; raises `TokenError("invalid")` when it is not ours."""
+    try:
+        payload = URLSafeSerializer(secret, _UNSUBSCRIBE_SALT).loads(token)
+    except BadSignature:
+        raise TokenError("invalid") from None
+    if type(payload) is not int:
+        raise TokenError("invalid")
+    return payload

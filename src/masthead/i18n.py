@@ -81,6 +81,13 @@ CATALOGS: dict[str, dict[str, str]] = {
         "help_dates": "dates, inclusive (year, month or day)",
         "help_else": "Anything else is searched as a plain word; case and accents do not matter, "
         "and “containers” also finds “container”.",
+        # CACHE (issue 11): comment counts on list cards, comment feeds
+        "comment_count": "{n} comments",
+        "comment_count_one": "1 comment",
+        "comments_on": "Comments on “{title}”",
+        "comments_site": "{site}: comments",
+        "comment_by": "{name} on “{title}”",
+        "anonymous": "Anonymous",
     },
     "zh": {
         "contents": "目录",
@@ -149,6 +156,13 @@ CATALOGS: dict[str, dict[str, str]] = {
         "help_dates": "日期范围，含首尾（年、月或日）",
         "help_else": "其他内容都按普通词搜索；不区分大小写和重音，"
         "“containers”也能找到“container”。",
+        # CACHE (issue 11): comment counts on list cards, comment feeds
+        "comment_count": "{n} 条评论",
+        "comment_count_one": "1 条评论",
+        "comments_on": "《{title}》的评论",
+        "comments_site": "{site}：评论",
+        "comment_by": "{name} 评论《{title}》",
+        "anonymous": "匿名",
     },
 }
 

@@ -36,7 +36,7 @@ from masthead.web import address, cors, errors, fastpath, security
 from masthead.web.media import MEDIA_TYPES, Files
 from masthead.web.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
-from masthead.web.routes import ops, pages, search, seo
+from masthead.web.routes import comment_feeds, ops, pages, search, seo
 from masthead.web.state import SiteState
 from masthead.web.views import Renderer
 
@@ -88,6 +88,7 @@ def create_app(
     app.include_router(pages.refs())
     app.include_router(search.router(site))
     app.include_router(seo.router(site))
+    app.include_router(comment_feeds.router())
     app.include_router(pages.router(site))
     statics = _static(site, dev)
     app.mount("/static", statics, name="static")

@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
+import socket
 import sqlite3
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -31,7 +36,7 @@ from masthead.store.db import Database
 from masthead.web.app import create_app
 from masthead.web.state import SiteState
 
-from conftest import cli_server, post, uvicorn_server
+from conftest import BILINGUAL_TOML, cli_server, post, uvicorn_server
 
 A, A_ZH, B = "/posts/a/", "/zh/posts/a/", "/posts/b/"
 LISTS = ("/", "/zh/", "/tags/harbour/")
@@ -261,3 +266,131 @@ def test_two_workers_serve_a_moderated_thread_fresh_and_leave_other_pages_alone(
             assert "1 comment" in body, f"worker {pid} served stale counts"
         for pid, (etag, body) in _each_worker(url, B).items():
             assert (etag, body) == before[B][pid], f"worker {pid} changed an unrelated page"
+
+
+# --- purge_command and purge_webhook ---------------------------------------------------------
+
+RECORD = "import json, sys; open(sys.argv[1], 'a').write(json.dumps(sys.argv[2:]) + '\\n')"
+SITE_FEEDS = {"https://example.com/comments/feed.xml", "https://example.com/comments/atom.xml"}
+
+
+def _thread_urls(*permalinks: str) -> set[str]:
+    out = set()
+    for p in permalinks:
+        base = "https://example.com" + p
+        out |= {base, base + "comments.xml", base + "comments-atom.xml"}
+    return out
+
+
+def _purging_site(make_site: Callable[..., Site], **settings: object) -> Site:
+    """Posts a (en, zh), b..e newer (English): with 3 posts a page, a is on `/page/2/` and
+    second on `/tags/harbour/` (b is tagged too)."""
+    toml = "".join(f"{k} = {json.dumps(v)}\n" for k, v in settings.items()) + BILINGUAL_TOML
+    files = {
+        "posts/a.md": post("Harbour lights", "2024-03-01", tags="[harbour]"),
+        "posts/a.zh.md": post("港口灯火", "2024-03-01"),
+        "posts/b.md": post("Tide tables", "2024-03-02", tags="[harbour]"),
+        **{f"posts/{n}.md": post(f"Post {n}", f"2024-03-0{i}") for i, n in enumerate("cde", 3)},
+    }
+    return make_site(files, toml)
+
+
+def _until(check: Callable[[], object], what: str, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"not seen within {timeout}s: {what}"
+        time.sleep(0.05)
+
+
+def test_purge_command_runs_once_with_the_changed_urls_whatever_the_workers(make_site, tmp_path):
+    calls = tmp_path / "purged.jsonl"
+    command = [sys.executable, "-c", RECORD, str(calls)]
+    site = _purging_site(make_site, purge_command=command)
+    with cli_server(str(site.root), "--workers", "2", "--no-watch") as url:
+        _each_worker(url, A)
+        db = Database(site.database_path)
+        try:
+            time.sleep(1)  # the purging worker has read the versions it compares with
+            write_comment(db, A, "Purge me")
+            _until(calls.exists, "the purge command")
+            time.sleep(1.5)  # a second worker purging too would have run by now
+            lines = calls.read_text().splitlines()
+            assert len(lines) == 1, lines
+            expected = _thread_urls(A, A_ZH) | SITE_FEEDS
+            expected |= {"https://example.com/page/2/", "https://example.com/zh/"}
+            expected |= {"https://example.com/tags/harbour/"}
+            assert set(json.loads(lines[0])) == expected
+            # a pending comment changes nothing public: nothing purged
+            write_comment(db, A, "Held", status="pending")
+            time.sleep(1)
+            assert len(calls.read_text().splitlines()) == 1
+        finally:
+            db.close()
+
+
+class _Hook(BaseHTTPRequestHandler):
+    received: list[tuple[str, bytes]]
+    release: threading.Event
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        self.received.append((self.headers["Content-Type"], body))
+        self.release.wait(10)  # a slow CDN API
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def hook() -> Iterator[tuple[str, type[_Hook]]]:
+    handler = type("Hook", (_Hook,), {"received": [], "release": threading.Event()})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/purge", handler
+    handler.release.set()
+    server.shutdown()
+    server.server_close()
+
+
+def test_purge_webhook_is_posted_the_urls_in_the_background(make_site, serve, hook):
+    endpoint, handler = hook
+    client = serve(_purging_site(make_site, purge_webhook=endpoint))
+    db = Database(client.app.state.masthead.db.path)  # type: ignore[attr-defined]
+    try:
+        assert "Slow CDN" not in client.get(A).text
+        time.sleep(0.5)  # the purger has its first read
+        write_comment(db, A_ZH, "Slow CDN", lang="zh")
+        _until(lambda: handler.received, "the webhook call")
+        started = time.monotonic()
+        assert "Slow CDN" in client.get(A).text  # while the webhook is still answering
+        assert time.monotonic() - started < 2, "a request waited for the webhook"
+        handler.release.set()
+        kind, body = handler.received[0]
+        assert kind == "application/json"
+        assert set(json.loads(body)["urls"]) >= _thread_urls(A, A_ZH) | SITE_FEEDS
+    finally:
+        db.close()
+
+
+def test_purge_failures_are_logged_and_change_nothing_else(make_site, serve, caplog):
+    failing = [sys.executable, "-c", "import sys; sys.stderr.write('no such zone'); sys.exit(3)"]
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{sock.getsockname()[1]}/purge"
+    site = _purging_site(make_site, purge_command=failing, purge_webhook=closed)
+    client = serve(site)
+    db = Database(site.database_path)
+    try:
+        with caplog.at_level(logging.ERROR, logger="masthead.web.purge"):
+            client.get(A)
+            time.sleep(0.5)
+            write_comment(db, A, "Logged")
+            _until(lambda: len(caplog.records) >= 2, "two logged failures")
+        said = " ".join(r.getMessage() for r in caplog.records)
+        assert "exited 3: no such zone" in said and closed in said
+        assert "Logged" in client.get(A).text
+    finally:
+        db.close()

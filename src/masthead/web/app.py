@@ -32,7 +32,7 @@ from masthead.search.service import SearchService
 from masthead.store.db import Database
 from masthead.watch import Watcher
 from masthead.watch_lock import watch_alone
-from masthead.web import address, cors, errors, fastpath, security
+from masthead.web import address, cors, errors, fastpath, purge, security
 from masthead.web.media import MEDIA_TYPES, Files
 from masthead.web.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
@@ -116,8 +116,10 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         watcher = Watcher(state.site, state.db, on_change=app.state.reloader.notify, dev=state.dev)
         started = partial(setattr, app.state, "watcher", watcher)  # /healthz reports it
         task = asyncio.create_task(watch_alone(watcher, state.site, state.db, stop, started))
+    purging = purge.start(state, stop)  # purge_command / purge_webhook (web/purge.py)
     yield
     stop.set()
+    await purge.finish(purging)
     app.state.reloader.close()
     if task is not None:
         try:

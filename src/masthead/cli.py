@@ -395,5 +395,14 @@ def backup(
     )
 
 
+def _subcommands() -> None:
+    from masthead.cli_admin import admin
+
+    app.add_typer(admin, name="admin")
+
+
+_subcommands()
+
+
 def main() -> None:
     app()

@@ -161,6 +161,8 @@ class Renderer:
             return None, []
         thread = comment_store.public_thread(conn, row["translation_key"])
         shown = [c for c in thread if not c.removed]
+        listed = shown[:JSONLD_COMMENTS]
+        ids = {c.id for c in listed}  # a reply to a removed comment names no parent
         items = [
             jsonld.comment(
                 url=f"{page_url}#c-{c.id}",
@@ -168,9 +170,9 @@ class Renderer:
                 published=datetime.fromtimestamp(c.created, self.site.tz),
                 text=html_to_text(c.body_html),
                 language=self.hreflang_of(c.lang),
-                parent=f"{page_url}#c-{c.parent_id}" if c.parent_id is not None else None,
+                parent=f"{page_url}#c-{c.parent_id}" if c.parent_id in ids else None,
             )
-            for c in shown[:JSONLD_COMMENTS]
+            for c in listed
         ]
         return len(shown), items
 

@@ -259,7 +259,7 @@ def test_list_cards_count_comments_in_the_page_language(site):
     client, _thread = site
     home = soup(client.get("/"))
     counts = {a["href"]: a.get_text() for a in home.select("a.card__comments")}
-    assert counts == {A + "#comments": "3 comments", B + "#comments": "1 comment"}
+    assert counts == {A + "#mh-comments": "3 comments", B + "#mh-comments": "1 comment"}
     zh = soup(client.get("/zh/"))
     assert [a.get_text() for a in zh.select("a.card__comments")] == ["3 条评论"]
     tag = soup(client.get("/tags/harbour/"))

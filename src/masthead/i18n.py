@@ -10,7 +10,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from babel import Locale, UnknownLocaleError
-from babel.dates import format_date
+from babel.dates import format_date, format_time, get_datetime_format
 
 CATALOGS: dict[str, dict[str, str]] = {
     "en": {
@@ -81,13 +81,64 @@ CATALOGS: dict[str, dict[str, str]] = {
         "help_dates": "dates, inclusive (year, month or day)",
         "help_else": "Anything else is searched as a plain word; case and accents do not matter, "
         "and “containers” also finds “container”.",
-        # CACHE (issue 11): comment counts on list cards, comment feeds
-        "comment_count": "{n} comments",
-        "comment_count_one": "1 comment",
+        # CACHE (issue 11): comment feeds (cards count with n_comments below)
         "comments_on": "Comments on “{title}”",
         "comments_site": "{site}: comments",
         "comment_by": "{name} on “{title}”",
         "anonymous": "Anonymous",
+        # --- comments: the reader side (READER, issue 11) ---
+        "comments": "Comments",
+        "n_comments": "{n} comments",
+        "n_comments_one": "1 comment",
+        "no_comments": "No comments yet. Be the first to write one.",
+        "leave_comment": "Leave a comment",
+        "leave_reply": "Reply to {name}",
+        "reply": "Reply",
+        "reply_to_comment": "Reply to this comment",
+        "cancel_reply": "Cancel reply",
+        "in_reply_to": "in reply to {name}",
+        "in_reply_to_removed": "in reply to a removed comment",
+        "comment_removed": "This comment was removed.",
+        "comment_pending": "Awaiting moderation",
+        "notice_pending": (
+            "Your comment is awaiting moderation. It will appear here once an editor approves it."
+        ),
+        "notice_approved": "Your comment is published.",
+        "see_own_pending": "See your comments awaiting moderation",
+        "own_pending_title": "Your comments awaiting moderation",
+        "own_pending_none": (
+            "You have no comment awaiting moderation on this post (in this browser)."
+        ),
+        "comments_closed": "Comments are closed.",
+        "comment_body": "Comment",
+        "comment_hint": (
+            "Markdown: *emphasis*, **strong**, `code`, "
+            "[links](https://example.com), lists and quotes."
+        ),
+        "comment_name": "Name",
+        "comment_email": "Email",
+        "comment_email_hint": "Never shown, never shared.",
+        "comment_website": "Website",
+        "optional": "optional",
+        "comment_honeypot": "Leave this field empty",
+        "comment_remember": (
+            "Save my name, email and website in this browser for the next time I comment."
+        ),
+        "comment_notify": "Email me when someone replies to my comment.",
+        "comment_submit": "Post comment",
+        "comment_sending": "Sending…",
+        "comment_failed": "Your comment was not sent.",
+        "comment_kept": "Your text is kept below: correct what is asked and send it again.",
+        "comment_network": (
+            "The comment could not be sent (no connection?). Your text is kept; try again."
+        ),
+        "only_my_language": "Show only comments in {name}",
+        "older_comments": "Older comments",
+        "newer_comments": "Newer comments",
+        "comments_page_n": "Comments page {n}",
+        "comment_language": "Written in {name}",
+        "back_to_post": "Back to the post",
+        "chars_max": "at most {n} characters",
     },
     "zh": {
         "contents": "目录",
@@ -156,13 +207,53 @@ CATALOGS: dict[str, dict[str, str]] = {
         "help_dates": "日期范围，含首尾（年、月或日）",
         "help_else": "其他内容都按普通词搜索；不区分大小写和重音，"
         "“containers”也能找到“container”。",
-        # CACHE (issue 11): comment counts on list cards, comment feeds
-        "comment_count": "{n} 条评论",
-        "comment_count_one": "1 条评论",
+        # CACHE (issue 11): comment feeds (cards count with n_comments below)
         "comments_on": "《{title}》的评论",
         "comments_site": "{site}：评论",
         "comment_by": "{name} 评论《{title}》",
         "anonymous": "匿名",
+        # --- comments: the reader side (READER, issue 11) ---
+        "comments": "评论",
+        "n_comments": "{n} 条评论",
+        "n_comments_one": "1 条评论",
+        "no_comments": "还没有评论，来写第一条吧。",
+        "leave_comment": "发表评论",
+        "leave_reply": "回复 {name}",
+        "reply": "回复",
+        "reply_to_comment": "回复这条评论",
+        "cancel_reply": "取消回复",
+        "in_reply_to": "回复 {name}",
+        "in_reply_to_removed": "回复一条已删除的评论",
+        "comment_removed": "此评论已删除。",
+        "comment_pending": "等待审核",
+        "notice_pending": "您的评论正在等待审核，编辑通过后就会显示在这里。",
+        "notice_approved": "您的评论已发布。",
+        "see_own_pending": "查看您等待审核的评论",
+        "own_pending_title": "您等待审核的评论",
+        "own_pending_none": "您在这篇文章下（在此浏览器中）没有等待审核的评论。",
+        "comments_closed": "评论已关闭。",
+        "comment_body": "评论",
+        "comment_hint": "支持 Markdown：*强调*、**加粗**、`代码`、[链接](https://example.com)、列表和引用。",
+        "comment_name": "名字",
+        "comment_email": "电子邮件",
+        "comment_email_hint": "不会公开，也不会分享。",
+        "comment_website": "网站",
+        "optional": "选填",
+        "comment_honeypot": "请勿填写此栏",
+        "comment_remember": "在此浏览器中保存我的名字、电子邮件和网站，下次评论时使用。",
+        "comment_notify": "有人回复我的评论时发邮件通知我。",
+        "comment_submit": "发表评论",
+        "comment_sending": "正在发送…",
+        "comment_failed": "您的评论没有发出。",
+        "comment_kept": "您的文字保留在下面：请按提示修改后重新发送。",
+        "comment_network": "评论未能发出（网络断开了？）。您的文字仍在，请重试。",
+        "only_my_language": "只显示{name}评论",
+        "older_comments": "较早的评论",
+        "newer_comments": "较新的评论",
+        "comments_page_n": "评论第 {n} 页",
+        "comment_language": "以{name}撰写",
+        "back_to_post": "返回文章",
+        "chars_max": "最多 {n} 个字符",
     },
 }
 
@@ -190,3 +281,13 @@ def _locale(locale: str) -> Locale:
 def long_date(value: datetime, locale: str) -> str:
     """A date as readers of `locale` write it: `July 15, 2025`, `2025年7月15日` (CLDR long)."""
     return format_date(value.date(), format="long", locale=_locale(locale))
+
+
+def long_datetime(value: datetime, locale: str) -> str:
+    """An instant as readers of `locale` write it, in `value`'s own zone (give it the site's):
+    `May 2, 2024, 7:30 AM`, `2024年5月2日 07:30` (CLDR long date and short time)."""
+    loc = _locale(locale)
+    date = format_date(value.date(), format="long", locale=loc)
+    time = format_time(value.timetz(), format="short", locale=loc)
+    pattern = str(get_datetime_format("long", locale=loc))  # CLDR: "{1}, {0}", "{1} {0}"
+    return pattern.replace("'", "").replace("{1}", date).replace("{0}", time)

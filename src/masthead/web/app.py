@@ -37,7 +37,7 @@ from masthead.web import address, cors, errors, fastpath, purge, security
 from masthead.web.media import MEDIA_TYPES, Files
 from masthead.web.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
-from masthead.web.routes import comment_feeds, ops, pages, search, seo
+from masthead.web.routes import comment_feeds, comments, ops, pages, search, seo
 from masthead.web.state import SiteState
 from masthead.web.views import Renderer
 
@@ -90,6 +90,7 @@ def create_app(
     app.include_router(search.router(site))
     app.include_router(seo.router(site))
     app.include_router(comment_feeds.router())
+    app.include_router(comments.router())  # before the pages: /comments/… is not a page
     app.include_router(pages.router(site))
     statics = _static(site, dev)
     app.mount("/static", statics, name="static")

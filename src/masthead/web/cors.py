@@ -16,8 +16,8 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-METHODS = ("GET", "POST")  # search reads; comments (a later issue) post JSON
-HEADERS = ("Content-Type",)
+METHODS = ("GET", "POST", "PATCH", "DELETE")  # search reads; comments post, edit and delete
+HEADERS = ("Content-Type", "Authorization", "X-CSRF-Token")  # JSON; edit tokens; script forms
 MAX_AGE = 600  # seconds a browser may cache a preflight answer
 
 

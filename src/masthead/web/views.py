@@ -21,6 +21,7 @@ from urllib.parse import urljoin
 from jinja2 import Environment
 from markupsafe import Markup
 
+from masthead.comments.threads import PageOutOfRange
 from masthead.config import Language, Site
 from masthead.content import sanitize, urls
 from masthead.content.markdown import render_inline
@@ -33,6 +34,7 @@ from masthead.seo.meta import social_tags
 from masthead.store import comments as comment_store
 from masthead.store import posts as store
 from masthead.store import seo as seo_store
+from masthead.web import discussion
 from masthead.web.state import SiteState
 
 TAXONOMIES = ("tags", "categories")
@@ -134,9 +136,9 @@ class Renderer:
         counts = comment_store.approved_counts(conn, {r["translation_key"] for r in rows})
         for row, card in zip(rows, cards, strict=True):
             n = counts.get(row["translation_key"], 0)
-            key = "comment_count_one" if n == 1 else "comment_count"
+            key = "n_comments_one" if n == 1 else "n_comments"
             text = gettext(lang.locale, key, n=n)
-            shown = {"n": n, "text": text, "url": row["url"] + "#comments"}
+            shown = {"n": n, "text": text, "url": row["url"] + "#mh-comments"}
             card["comment_count"] = shown if n else None
 
     def comment_feed_links(self, row: sqlite3.Row, lang: Language) -> list[dict[str, str]]:
@@ -155,8 +157,8 @@ class Renderer:
         self, conn: sqlite3.Connection, row: sqlite3.Row, page_url: str
     ) -> tuple[int | None, list[dict[str, Any]]]:
         """A post's `commentCount` (None when its comments are off) and JSON-LD `Comment` items
-        (approved ones only: a removed comment's placeholder has no author and no text, C39)."""
-        self.state.reads_thread(row["translation_key"])
+        (approved ones only: a removed comment's placeholder has no author and no text, C39).
+        The page must be one that `reads_thread` its thread."""
         if not row["comments"]:
             return None, []
         thread = comment_store.public_thread(conn, row["translation_key"])
@@ -465,12 +467,18 @@ class Renderer:
             taxonomy=taxonomy,
         )
 
-    def post(self, lang: Language, url: str) -> tuple[str, int]:
+    def post(self, lang: Language, url: str, comment_page: int = 1) -> tuple[str, int]:
+        """A post or page at `url`; a post shows page `comment_page` of its comment thread."""
         conn = self.state.db.read()
         now = self.state.now()
         row = store.post_by_url(conn, url, now, drafts=self.state.dev)
         if row is None:
             raise NotFound("no such post")
+        self.state.reads_thread(row["translation_key"])  # cached until its thread changes
+        try:
+            comments = discussion.block(conn, row, self.site, lang, now, comment_page)
+        except PageOutOfRange:
+            raise NotFound("no such page of comments") from None
         terms = store.terms_of(conn, [row["id"]])[row["id"]]
         others = store.translations(conn, row, now, drafts=self.state.dev)
         versions = {row["lang"]: row["url"], **{o["lang"]: o["url"] for o in others}}
@@ -550,6 +558,7 @@ class Renderer:
             og=og,
             structured=[node, self.crumbs(lang, *trail, (row["title"], row["url"]))],
             feeds=self.feed_links(lang) + self.comment_feed_links(row, lang),
+            comments=comments,
         )
 
     def terms(self, lang: Language, taxonomy: str) -> tuple[str, int]:

@@ -78,7 +78,7 @@ class CommentFeeds:
         info = feeds.FeedInfo(
             title=gettext(lang.locale, "comments_on", title=row["title"]),
             description=row["excerpt"],
-            page_url=self.renderer.absolute(row["url"]) + "#comments",
+            page_url=self.renderer.absolute(row["url"]) + "#mh-comments",
             rss_url=self.renderer.absolute(urls.comment_feed_url(row["url"], "rss")),
             atom_url=self.renderer.absolute(urls.comment_feed_url(row["url"], "atom")),
             author=self.site.settings.title,

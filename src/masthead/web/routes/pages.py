@@ -10,6 +10,7 @@ so their prefix wins over the default language's `/{slug}/`.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
@@ -19,7 +20,7 @@ from masthead.config import Language, Site
 from masthead.content import urls
 from masthead.errors import NotFound
 from masthead.web.redirects import redirect
-from masthead.web.routes import add, bound, language, renderer, respond, site_state
+from masthead.web.routes import PageNumber, add, bound, language, renderer, respond, site_state
 from masthead.web.views import TAXONOMIES
 
 
@@ -84,7 +85,25 @@ def home_page(request: Request, n: int) -> Response:
 def post(request: Request, slug: str) -> Response:
     lang = language(request)
     url = urls.post_url(lang.prefix, slug)
-    return respond(request, ("post", url), lambda: renderer(request).post(lang, url))
+    return _post(request, lang, url)
+
+
+def _post(request: Request, lang: Language, url: str) -> Response:
+    """A post, or page `?cpage=N` of its comments (cached apart; other parameters, such as
+    the `?c=` a comment form redirects to, do not change the page)."""
+    n = comment_page(request)
+    key = ("post", url) if n == 1 else ("post", url, "comments", n)
+    return respond(request, key, lambda: renderer(request).post(lang, url, n))
+
+
+def comment_page(request: Request) -> int:
+    """`?cpage=N` (1 to 999,999,999, no leading zero; 1 when absent); 404 for anything else."""
+    raw = request.query_params.get("cpage")
+    if raw is None:
+        return 1
+    if not re.fullmatch(PageNumber.regex, raw):
+        raise NotFound("no such page of comments")
+    return int(raw)
 
 
 def page(request: Request, slug: str) -> Response:
@@ -130,4 +149,4 @@ def by_url(request: Request, path: str) -> Response:
         raise NotFound("no such page")
     lang = language(request)
     url = quote(urls.lang_path(lang.prefix, "") + "/" + path)
-    return respond(request, ("post", url), lambda: renderer(request).post(lang, url))
+    return _post(request, lang, url)

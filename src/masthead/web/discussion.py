@@ -1,0 +1,176 @@
+"""The comments block of a post page and the API's nested thread: from the store's rows
+(`store.comments.public_thread`) through `comments.threads.build` to template contexts and JSON.
+
+What a page shows is the same for every reader (it is cached): the approved thread, placeholders
+for removed comments (C39), and the form. Nothing personal: a commenter's own pending comments
+and the notice after posting come from the page's script (`/api/comments/mine`, the `?c=`
+parameter) or, without script, from `:target` styles and the uncached `/comments/mine` page.
+
+Dates are shown in the site's zone, `datetime` attributes carry that zone's offset (C54);
+avatars are initials drawn by the site itself (`comments.text.initials`: whole grapheme
+clusters, so "Zoë 👩🏽‍💻" never splits; no request to another host).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import zlib
+from datetime import UTC, datetime
+from typing import Any
+
+from masthead.comments import rules, threads
+from masthead.comments.text import initials
+from masthead.config import Language, Site
+from masthead.i18n import gettext, long_datetime
+from masthead.store import comments as store
+
+TONES = 8  # avatar colours: .avatar--0 … .avatar--7 in site.css (no inline style: CSP)
+# The form's `maxlength`s: the rules' limits, by the form's field names (C36, C40).
+LIMITS = {
+    "name": rules.LIMITS.name,
+    "email": rules.LIMITS.email,
+    "url": rules.LIMITS.website,
+    "body": rules.LIMITS.body,
+}
+HONEYPOT = "homepage"  # the form's trap field: people never see it, bots fill it
+
+
+def tone(name: str) -> int:
+    """A stable colour index for `name` (0 … TONES-1): one person, one colour everywhere."""
+    return zlib.crc32(name.strip().casefold().encode("utf-8")) % TONES
+
+
+def when(ts: float, site: Site, lang: Language) -> dict[str, str]:
+    """`{"iso", "text"}` of an instant (seconds since the epoch) in the site's zone: the ISO
+    8601 value with that zone's offset for `datetime`, and the text in `lang` (C54)."""
+    local = datetime.fromtimestamp(ts, UTC).astimezone(site.tz)
+    return {"iso": local.isoformat(timespec="seconds"), "text": long_datetime(local, lang.locale)}
+
+
+def is_open(row: sqlite3.Row, site: Site, now: float) -> bool:
+    """Whether a post takes new comments: front matter `comments` not false, and not older
+    than `comments_close_after_days` (0: never closed)."""
+    if not row["comments"]:
+        return False
+    days = site.settings.comments_close_after_days
+    return not days or now < float(row["date_ts"]) + days * 86400
+
+
+def language_of(code: str, site: Site) -> tuple[str, str]:
+    """`(hreflang, name)` of a comment's language code; the code itself for a language the site
+    no longer has (an import from elsewhere)."""
+    lang = (site.languages.get(code) or site.resolve_language(code)) if code else None
+    return (lang.hreflang, lang.name) if lang else (code or "und", code or "?")
+
+
+def node_context(node: threads.Node, site: Site, lang: Language) -> dict[str, Any]:
+    """A node as `_comments.html` draws it (replies nested)."""
+    out: dict[str, Any] = {
+        "id": node.id,
+        "level": node.level,
+        "removed": node.removed,
+        "replies": [node_context(n, site, lang) for n in node.replies],
+    }
+    c = node.comment
+    if node.removed or c is None:
+        return out
+    hreflang, lang_name = language_of(c.lang, site)
+    out.update(
+        name=c.author_name,
+        url=c.author_url,
+        initials=initials(c.author_name),
+        tone=tone(c.author_name),
+        lang=c.lang,
+        hreflang=hreflang,
+        lang_name=lang_name,
+        foreign=c.lang != lang.code,
+        date=when(c.created, site, lang),
+        html=c.body_html,  # rendered by comments.sanitize, nh3 its last step
+        reply_to=node.reply_to,
+        reply_to_removed=node.reply_to_removed,
+        kind=c.kind,
+    )
+    return out
+
+
+def page_of(view: threads.ThreadView, base: str) -> dict[str, Any]:
+    """Links to the other pages of a thread (`?cpage=N#mh-comments`; page 1 is the post itself)."""
+
+    def url(n: int) -> str | None:
+        if n < 1 or n > view.pages:
+            return None
+        return f"{base}#mh-comments" if n == 1 else f"{base}?cpage={n}#mh-comments"
+
+    return {
+        "page": view.page,
+        "pages": view.pages,
+        "prev": url(view.page - 1),
+        "next": url(view.page + 1),
+    }
+
+
+def thread_view(conn: sqlite3.Connection, thread: str, site: Site, page: int) -> threads.ThreadView:
+    """The thread `thread`'s page `page` with the site's settings; raises
+    `threads.PageOutOfRange` for a page it does not have."""
+    s = site.settings
+    return threads.build(
+        store.public_thread(conn, thread),
+        depth=s.comments_depth,
+        order=s.comments_order,
+        per_page=s.comments_per_page,
+        page=page,
+    )
+
+
+def block(
+    conn: sqlite3.Connection, row: sqlite3.Row, site: Site, lang: Language, now: float, page: int
+) -> dict[str, Any] | None:
+    """The context of a post's comments block, or None when the post has none (a page, or
+    front matter `comments: false`). Raises `threads.PageOutOfRange`."""
+    if row["kind"] != "post" or not row["comments"]:
+        return None
+    view = thread_view(conn, row["translation_key"], site, page)
+    nodes = [node_context(n, site, lang) for n in view.nodes]
+    langs = {n.comment.lang for n in view.walk() if n.comment is not None and not n.removed}
+    total = view.total
+    count = gettext(lang.locale, "n_comments_one" if total == 1 else "n_comments", n=total)
+    return {
+        **form_context(site, row["url"], lang),
+        "nodes": nodes,
+        "total": total,
+        "count_text": count,
+        "pagination": page_of(view, row["url"]) if view.pages > 1 else None,
+        "open": is_open(row, site, now),
+        # several languages in this thread: the reader may show only the page's own
+        "filter": len(site.languages) > 1 and bool(langs - {lang.code}),
+    }
+
+
+def form_context(site: Site, post_url: str, lang: Language) -> dict[str, Any]:
+    """What `_comment_form.html` needs to draw the form for the post at `post_url`."""
+    settings = site.settings
+    return {
+        "post_url": post_url,
+        "lang_code": lang.code,
+        # an exported page posts to the masthead at `api_url` (the search form does the same)
+        "action": (settings.api_url or "") + "/comments",
+        "api": (settings.api_url or "") + "/api/comments",
+        "min_seconds": settings.comments_min_seconds,
+        "edit_minutes": settings.comments_edit_minutes,
+        "limits": LIMITS,
+        "honeypot": HONEYPOT,
+    }
+
+
+def api_node(node: threads.Node) -> dict[str, Any]:
+    """A node as `GET /api/comments` answers it: the comment's public shape (never its email),
+    its drawn `level`, `reply_to` and its `replies`, nested."""
+    if node.comment is None:  # a parent deleted outright: an id and its replies, nothing else
+        shape: dict[str, Any] = {"id": node.id, "parent": None, "removed": True}
+    else:
+        shape = node.comment.public()  # `date` in UTC with its offset (C54)
+    if node.reply_to is not None:
+        shape["reply_to"] = node.reply_to
+    shape["level"] = node.level
+    shape["replies"] = [api_node(n) for n in node.replies]
+    return shape

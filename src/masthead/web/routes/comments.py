@@ -1,0 +1,649 @@
+"""Comment routes: the no-JavaScript form, the JSON API, and the small uncached pages around them.
+
+- `POST /comments` (form, `application/x-www-form-urlencoded` or `multipart/form-data`): a 303
+  to the post's root-relative path with `?c=<status>-<id>` and `#c-<id>` (published) or
+  `#c-form` (held), C50; a 4xx is the comment page with the message and the text sent back.
+- `GET /comments/{id}/reply?post=URL`: the form, replying to comment `id` (no script needed).
+- `GET /comments/mine?post=URL`: the commenter's own pending comments on that post's thread.
+- `GET /api/comments?post=URL[&page=N]`: the approved thread, nested, with `total`.
+- `POST /api/comments` (JSON `{post, parent?, name, email, url?, body, lang?, notify?,
+  remember?, elapsed?}`): `201 {id, status, token, ...}` (a duplicate: `200` with the first).
+- `PATCH /api/comments/{id}` (JSON `{body}`), `DELETE /api/comments/{id}`: with the edit token
+  the POST answered (`Authorization: Bearer TOKEN`), for `comments_edit_minutes`.
+- `GET /api/comments/mine?post=URL`: own pending comments, by the signed commenter cookie.
+
+Every POST, PATCH and DELETE passes the origin check (web/csrf.py); script requests that are not
+JSON the double-submit check too. Errors under `/api/` are `{"error": {"status", "message",
+"field"}}`; nothing is stored on an error. Every answer here is `Cache-Control: no-store`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+from urllib.parse import quote, unquote
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+from starlette.formparsers import MultiPartException
+from starlette.types import Message
+
+from masthead.comments import identity, sanitize
+from masthead.comments import threads as thread_tree
+from masthead.config import Language
+from masthead.errors import CommentError
+from masthead.store import comments as store
+from masthead.store import posts as posts_store
+from masthead.web import csrf, discussion
+from masthead.web.redirects import location
+from masthead.web.routes import renderer, site_state
+from masthead.web.state import SiteState
+from masthead.web.submission import Submission, client_ip, submit
+
+NO_STORE = "no-store"
+MAX_REQUEST = 1024 * 1024  # bytes of one comment request (the body limit is 65,525 characters)
+REMEMBER_COOKIE = "masthead_author"  # name, email, website: only when the box is ticked
+REMEMBER_DAYS = 347  # as WordPress's comment cookies
+COMMENTED_COOKIE = "masthead_commented"  # "1": the script may ask /api/comments/mine
+URL_SAFE = "/:@!$&'()*+,;=-._~"  # what a stored permalink keeps unencoded
+FIELDS = ("post", "parent", "name", "email", "url", "body", "lang")
+
+
+def router() -> APIRouter:
+    routes = APIRouter()
+    routes.add_api_route("/comments", form_post, methods=["POST"], include_in_schema=False)
+    routes.add_api_route(
+        "/comments/mine", mine_page, methods=["GET", "HEAD"], include_in_schema=False
+    )
+    routes.add_api_route(
+        "/comments/{comment_id:int}/reply",
+        reply_page,
+        methods=["GET", "HEAD"],
+        include_in_schema=False,
+    )
+    api: list[str | Enum] = ["comments"]
+    routes.add_api_route("/api/comments", api_thread, methods=["GET"], tags=api)
+    routes.add_api_route("/api/comments", api_post, methods=["POST"], tags=api, status_code=201)
+    routes.add_api_route("/api/comments/mine", api_mine, methods=["GET"], tags=api)
+    routes.add_api_route("/api/comments/{comment_id:int}", api_edit, methods=["PATCH"], tags=api)
+    routes.add_api_route("/api/comments/{comment_id:int}", api_delete, methods=["DELETE"], tags=api)
+    return routes
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+def json_error(
+    status: int, message: str, field: str | None = None, retry_after: int | None = None
+) -> JSONResponse:
+    """The API's one error shape, `{"error": {"status", "message", "field"}}`, uncached."""
+    headers = {"Cache-Control": NO_STORE}
+    if retry_after:
+        headers["Retry-After"] = str(int(retry_after))
+    body = {"error": {"status": status, "message": message, "field": field}}
+    return JSONResponse(body, status, headers=headers)
+
+
+# --- reading requests -----------------------------------------------------------------------
+
+
+async def _body(request: Request) -> bytes:
+    """The request body, at most `MAX_REQUEST` bytes; a 413 `CommentError` past it."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_REQUEST:
+        raise CommentError(413, f"the request is larger than {MAX_REQUEST} bytes")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_REQUEST:
+            raise CommentError(413, f"the request is larger than {MAX_REQUEST} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _form(request: Request, body: bytes) -> dict[str, Any]:
+    """The text fields of a form whose `body` was read already (a file in place of one
+    counts as absent); a 400 `CommentError` for a malformed body."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    try:
+        form = await Request(request.scope, replay).form()
+    except (ValueError, KeyError, MultiPartException) as exc:
+        raise CommentError(400, f"the form cannot be read: {exc}") from None
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
+def _text(data: dict[str, Any], name: str) -> str:
+    """A string field of a JSON or form submission ("" when absent or null)."""
+    value = data.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise CommentError(400, f"{name} must be a string", field=name)
+    return value
+
+
+def _flag(data: dict[str, Any], name: str) -> bool:
+    value = data.get(name)
+    if isinstance(value, bool):
+        return value
+    return isinstance(value, str) and value.strip().lower() in ("1", "on", "true", "yes")
+
+
+def _parent(data: dict[str, Any]) -> int | None:
+    value = data.get("parent")
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise CommentError(400, "parent must be a comment id", field="parent")
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        number = int(value.strip())
+    else:
+        raise CommentError(400, "parent must be a comment id", field="parent")
+    if not 1 <= number < 2**62:
+        raise CommentError(400, "parent must be a comment id", field="parent")
+    return number
+
+
+def _elapsed(data: dict[str, Any]) -> float | None:
+    """Seconds the page's script had the form open (`elapsed`), or None (no script)."""
+    value = data.get("elapsed")
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int | float) and 0 <= value < 10**9:
+        return float(value)
+    raise CommentError(400, "elapsed must be a number of seconds", field="elapsed")
+
+
+def submission(data: dict[str, Any]) -> Submission:
+    """A `Submission` from the fields of a form or a JSON object; a 400 `CommentError` naming
+    the field for a value of the wrong type."""
+    return Submission(
+        post=_text(data, "post"),
+        parent=_parent(data),
+        name=_text(data, "name"),
+        email=_text(data, "email"),
+        url=_text(data, "url"),
+        body=_text(data, "body"),
+        lang=_text(data, "lang"),
+        honeypot=_text(data, discussion.HONEYPOT),
+        notify=_flag(data, "notify"),
+        remember=_flag(data, "remember"),
+    )
+
+
+# --- cookies --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Commenter:
+    """The browser's commenter id (from its signed cookie, or new), and whether it is new."""
+
+    id: str
+    new: bool
+
+
+def commenter(request: Request, secret: bytes) -> Commenter:
+    """The commenter id of the signed `masthead_commenter` cookie, or a new random one."""
+    found = identity.read_commenter_cookie(secret, request.cookies.get(identity.COOKIE, ""))
+    if found:
+        return Commenter(found, False)
+    return Commenter(identity.new_commenter_id(), True)
+
+
+def _secure(request: Request, state: SiteState) -> bool:
+    return request.url.scheme == "https" or state.base_url.startswith("https://")
+
+
+def set_cookies(
+    response: Response,
+    request: Request,
+    state: SiteState,
+    secret: bytes,
+    who: Commenter,
+    form: Submission,
+) -> None:
+    """After a stored comment: the signed commenter cookie (HttpOnly), the flag that lets the
+    script ask for own pending comments, and the name/email/website only when `remember`
+    was ticked (else that cookie is removed, as WordPress does)."""
+    secure = _secure(request, state)
+    year = identity.COOKIE_MAX_AGE
+    if who.new:
+        response.set_cookie(
+            identity.COOKIE,
+            identity.commenter_cookie(secret, who.id),
+            max_age=year,
+            httponly=True,
+            samesite="lax",
+            secure=secure,
+        )
+    response.set_cookie(COMMENTED_COOKIE, "1", max_age=year, samesite="lax", secure=secure)
+    if form.remember:
+        value = json.dumps(
+            {"name": form.name, "email": form.email, "url": form.url}, ensure_ascii=False
+        )
+        response.set_cookie(
+            REMEMBER_COOKIE,
+            quote(value, safe=""),
+            max_age=REMEMBER_DAYS * 86400,
+            samesite="lax",
+            secure=secure,
+        )
+    elif REMEMBER_COOKIE in request.cookies:
+        response.delete_cookie(REMEMBER_COOKIE, samesite="lax", secure=secure)
+
+
+def remembered(request: Request) -> dict[str, str]:
+    """Name, email and website from the "remember me" cookie (empty when absent or bad)."""
+    raw = request.cookies.get(REMEMBER_COOKIE, "")
+    try:
+        data = json.loads(unquote(raw)) if raw else {}
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if k in ("name", "email", "url") and isinstance(v, str)}
+
+
+# --- checks ---------------------------------------------------------------------------------
+
+
+def _origin_check(request: Request) -> None:
+    state = site_state(request)
+    own = csrf.own_origins(request, state.base_url)
+    problem = csrf.origin_problem(request.headers, own, state.site.settings.allowed_origins)
+    if problem:
+        raise CommentError(403, problem)
+
+
+def _api_checks(request: Request) -> bool:
+    """Origin check, then: JSON needs nothing more (True); a form-encoded script request needs
+    the double-submit cookie (False); any other content type is a 415."""
+    _origin_check(request)
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if request.headers.get(csrf.CSRF_HEADER) is not None or kind != "application/json":
+        if kind not in ("application/json", "application/x-www-form-urlencoded"):
+            raise CommentError(415, "send application/json (or a form with X-CSRF-Token)")
+        problem = csrf.double_submit_problem(request.cookies, request.headers)
+        if problem:
+            raise CommentError(403, problem)
+    return kind == "application/json"
+
+
+# --- posts and threads ----------------------------------------------------------------------
+
+
+def _post_row(state: SiteState, url: str) -> sqlite3.Row:
+    """The published post at `url` (its path as pages write it, e.g. `/posts/slug/`, or
+    decoded), or a 404 `CommentError` naming the `post` field."""
+    if not url.startswith("/") or len(url) > 2000:
+        raise CommentError(404, "no post at this address", field="post")
+    conn, now = state.db.read(), state.now()
+    row = posts_store.post_by_url(conn, url, now)
+    if row is None and "%" not in url:  # stored URLs are percent-encoded (content.post)
+        row = posts_store.post_by_url(conn, quote(url, safe=URL_SAFE), now)
+    if row is None or row["kind"] != "post":
+        raise CommentError(404, "no post at this address", field="post")
+    return row
+
+
+def _lang(state: SiteState, code: str) -> Language:
+    return state.site.languages.get(code) or state.site.default_language
+
+
+def own_json(c: store.Comment, state: SiteState, lang: Language) -> dict[str, Any]:
+    """A comment as its own author may see it (the answer to their POST, their pending ones,
+    an edit): the public shape of an approved comment plus its Markdown `body`, whatever its
+    status (`status`: 'approved' or 'pending'; spam is told as pending, never as caught),
+    its date as the page shows it (`when`: the site zone's ISO 8601 and text in `lang`), its
+    language's label and its avatar. Never the email."""
+    hreflang, lang_name = discussion.language_of(c.lang, state.site)
+    return {
+        "id": c.id,
+        "parent": c.parent_id,
+        "removed": False,
+        "status": "approved" if c.status == "approved" else "pending",
+        "date": c.date,
+        "name": c.author_name,
+        "url": c.author_url or None,
+        "lang": c.lang,
+        "kind": c.kind,
+        "html": c.body_html,
+        "body": c.body,
+        "hreflang": hreflang,
+        "lang_name": lang_name,
+        "when": discussion.when(c.created, state.site, lang),
+        "initials": discussion.initials(c.author_name),
+        "tone": discussion.tone(c.author_name),
+    }
+
+
+# --- the form -------------------------------------------------------------------------------
+
+
+async def form_post(request: Request) -> Response:
+    """The no-JavaScript form: a 303 to the post (C50), or a 4xx page keeping the text."""
+    state = site_state(request)
+    data: dict[str, Any] = {}
+    try:
+        data = await _form(request, await _body(request))
+        _origin_check(request)
+        form = submission(data)
+        secret = store.site_secret(state.db)
+        who = commenter(request, secret)
+        outcome = submit(
+            state,
+            form,
+            client_ip=_client_ip(request),
+            cookie_id=who.id,
+            scripted_elapsed=None,  # no script measured the fill time: the rule is skipped
+        )
+    except CommentError as exc:
+        return _form_error(request, exc, data)
+    fragment = f"#c-{outcome.id}" if outcome.status == "approved" else "#c-form"
+    target = location(outcome.post_url, f"c={outcome.status}-{outcome.id}") + fragment
+    response = Response(status_code=303, headers={"Location": target, "Cache-Control": NO_STORE})
+    set_cookies(response, request, state, secret, who, form)
+    return response
+
+
+def _client_ip(request: Request) -> str:
+    return client_ip(request.scope, site_state(request).site.settings.trusted_proxies)
+
+
+def _form_error(request: Request, exc: CommentError, data: dict[str, Any]) -> Response:
+    """The comment page with the message and every field sent back (nothing typed is lost)."""
+    state = site_state(request)
+    values = {k: data.get(k, "") if isinstance(data.get(k, ""), str) else "" for k in FIELDS}
+    values["remember"] = _flag(data, "remember")
+    values["notify"] = _flag(data, "notify")
+    post_url, lang = values["post"], state.site.default_language
+    row = None
+    try:
+        row = _post_row(state, post_url) if post_url else None
+    except CommentError:
+        row = None
+    if row is not None:
+        lang = _lang(state, row["lang"])
+    html, _ = renderer(request).page(
+        "comment_page.html",
+        lang,
+        path="/comments",
+        title=renderer(request).site.settings.title,
+        noindex=True,
+        status=exc.status,
+        comments=discussion.form_context(state.site, row["url"] if row else "", lang),
+        form=values,
+        error={"message": exc.message, "field": exc.field},
+        post_title=row["title"] if row else "",
+        post_url=row["url"] if row else "",
+        parent=None,
+        mode="error",
+    )
+    headers = {"Cache-Control": NO_STORE}
+    if exc.retry_after:
+        headers["Retry-After"] = str(int(exc.retry_after))
+    return Response(html, exc.status, headers=headers, media_type="text/html; charset=utf-8")
+
+
+def _html(request: Request, html: str, status: int = 200) -> Response:
+    return Response(
+        html, status, headers={"Cache-Control": NO_STORE}, media_type="text/html; charset=utf-8"
+    )
+
+
+def reply_page(request: Request, comment_id: int, post: str = "") -> Response:
+    """The form replying to comment `comment_id`, in the language of the post it is sent from
+    (`post`, default the comment's own); 404 unless that comment is approved."""
+    state = site_state(request)
+    conn = state.db.read()
+    parent = store.get(conn, comment_id)
+    if parent is None or parent.status != "approved":
+        return _not_found(request, "no such comment")
+    try:
+        row = _post_row(state, post or parent.post_url)
+    except CommentError as exc:
+        return _not_found(request, exc.message)
+    if row["translation_key"] != parent.thread:
+        return _not_found(request, "this comment belongs to another post")
+    lang = _lang(state, row["lang"])
+    ctx = discussion.form_context(state.site, row["url"], lang)
+    if not discussion.is_open(row, state.site, state.now()):
+        return _not_found(request, "comments on this post are closed")
+    node = thread_tree.Node(parent.id, parent.parent_id, 1, parent, False)
+    html, status = renderer(request).page(
+        "comment_page.html",
+        lang,
+        path=f"/comments/{comment_id}/reply",
+        title=renderer(request).site.settings.title,
+        noindex=True,
+        comments=ctx,
+        form={
+            **remembered(request),
+            "parent": str(comment_id),
+            "remember": bool(remembered(request)),
+        },
+        error=None,
+        post_title=row["title"],
+        post_url=row["url"],
+        parent=discussion.node_context(node, state.site, lang),
+        mode="reply",
+    )
+    return _html(request, html, status)
+
+
+def _not_found(request: Request, message: str) -> Response:
+    html, _ = renderer(request).error(
+        site_state(request).site.default_language, 404, message, "/comments"
+    )
+    return _html(request, html, 404)
+
+
+def _own_pending(request: Request, row: sqlite3.Row) -> list[store.Comment]:
+    state = site_state(request)
+    found = identity.read_commenter_cookie(
+        store.site_secret(state.db), request.cookies.get(identity.COOKIE, "")
+    )
+    if not found:
+        return []
+    hashed = identity.client_hash(store.site_secret(state.db), found)
+    return store.pending_for_client(state.db.read(), row["translation_key"], hashed)
+
+
+def mine_page(request: Request, post: str = "") -> Response:
+    """This browser's comments awaiting moderation on `post`'s thread (no script needed)."""
+    state = site_state(request)
+    try:
+        row = _post_row(state, post)
+    except CommentError as exc:
+        return _not_found(request, exc.message)
+    lang = _lang(state, row["lang"])
+    own = _own_pending(request, row)
+    nodes = [
+        discussion.node_context(thread_tree.Node(c.id, c.parent_id, 1, c, False), state.site, lang)
+        for c in own
+    ]
+    html, status = renderer(request).page(
+        "comment_page.html",
+        lang,
+        path="/comments/mine",
+        title=renderer(request).site.settings.title,
+        noindex=True,
+        comments=discussion.form_context(state.site, row["url"], lang),
+        post_title=row["title"],
+        post_url=row["url"],
+        pending=nodes,
+        mode="mine",
+    )
+    return _html(request, html, status)
+
+
+# --- the JSON API ---------------------------------------------------------------------------
+
+
+def api_thread(request: Request, post: str = "", page: int = 1) -> Response:
+    """The approved thread of the post at `post` (its path, e.g. `/posts/slug/`): `{post,
+    total, page, pages, comments}`, each comment `{id, parent, removed, date, name, url,
+    lang, kind, html, level, reply_to?, replies}` (a removed one has only `id`, `parent`,
+    `removed`, `date`, `level` and `replies`). Dates are ISO 8601 in UTC with the offset."""
+    state = site_state(request)
+    try:
+        row = _post_row(state, post)
+        if not row["comments"]:
+            raise CommentError(404, "this post has no comments", field="post")
+        view = discussion.thread_view(state.db.read(), row["translation_key"], state.site, page)
+    except CommentError as exc:
+        return json_error(exc.status, exc.message, exc.field)
+    except thread_tree.PageOutOfRange as exc:
+        return json_error(404, str(exc), "page")
+    body = {
+        "post": row["url"],
+        "total": view.total,
+        "page": view.page,
+        "pages": view.pages,
+        "open": discussion.is_open(row, state.site, state.now()),
+        "comments": [discussion.api_node(n) for n in view.nodes],
+    }
+    return JSONResponse(body, headers={"Cache-Control": "no-cache"})
+
+
+async def api_post(request: Request) -> Response:
+    """Post a comment: `201 {id, status, token, edit_minutes, post_url, comment}` (`status`
+    is `approved` or `pending`; a duplicate answers `200` with the first comment)."""
+    state = site_state(request)
+    try:
+        is_json = _api_checks(request)
+        raw = await _body(request)
+        data = _json_object(raw) if is_json else await _form(request, raw)
+        form = submission(data)
+        elapsed = _elapsed(data) if is_json else None
+        secret = store.site_secret(state.db)
+        who = commenter(request, secret)
+        outcome = submit(
+            state, form, client_ip=_client_ip(request), cookie_id=who.id, scripted_elapsed=elapsed
+        )
+    except CommentError as exc:
+        return json_error(exc.status, exc.message, exc.field, exc.retry_after)
+    stored = store.get(state.db.read(), outcome.id)
+    lang = _lang(state, form.lang or (stored.lang if stored else ""))
+    body: dict[str, Any] = {
+        "id": outcome.id,
+        "status": outcome.status,
+        "duplicate": outcome.duplicate,
+        "token": outcome.token,
+        "edit_minutes": state.site.settings.comments_edit_minutes,
+        "post_url": outcome.post_url,
+    }
+    if stored is not None and stored.status in ("approved", "pending", "spam"):
+        body["comment"] = own_json(stored, state, lang)
+    response = JSONResponse(
+        body, 200 if outcome.duplicate else 201, headers={"Cache-Control": NO_STORE}
+    )
+    set_cookies(response, request, state, secret, who, form)
+    return response
+
+
+def _json_object(raw: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise CommentError(400, "the request body is not JSON") from None
+    if not isinstance(data, dict):
+        raise CommentError(400, "the request body must be a JSON object")
+    return data
+
+
+def api_mine(request: Request, post: str = "") -> Response:
+    """This browser's pending comments on `post`'s thread (by its signed commenter cookie):
+    `{comments: [...]}`, each with `status: "pending"` and its Markdown `body`."""
+    state = site_state(request)
+    try:
+        row = _post_row(state, post)
+    except CommentError as exc:
+        return json_error(exc.status, exc.message, exc.field)
+    lang = _lang(state, row["lang"])
+    out = []
+    for c in _own_pending(request, row):
+        out.append(own_json(c, state, lang))
+    return JSONResponse({"comments": out}, headers={"Cache-Control": NO_STORE})
+
+
+def _token(request: Request, data: dict[str, Any] | None = None) -> str:
+    auth = request.headers.get("authorization", "")
+    if auth[:7].lower() == "bearer ":
+        return auth[7:].strip()
+    value = (data or {}).get("token")
+    return value if isinstance(value, str) else ""
+
+
+def _own_comment(request: Request, comment_id: int, token: str) -> store.Comment:
+    """The comment `comment_id` when `token` is its edit token and still valid; a 403 or 404
+    `CommentError` otherwise."""
+    state = site_state(request)
+    minutes = state.site.settings.comments_edit_minutes
+    if minutes <= 0:
+        raise CommentError(403, "comments cannot be edited or deleted on this site")
+    secret = store.site_secret(state.db)
+    if not token or not identity.check_edit_token(secret, token, comment_id, minutes * 60):
+        raise CommentError(
+            403, f"the edit token is not valid for this comment (or {minutes} minutes passed)"
+        )
+    found = store.get(state.db.read(), comment_id)
+    if found is None or found.status not in ("pending", "approved", "spam"):
+        raise CommentError(404, "no such comment")
+    return found
+
+
+async def api_edit(request: Request, comment_id: int) -> Response:
+    """Change the text of one's own comment (JSON `{body}`) within `comments_edit_minutes`."""
+    state = site_state(request)
+    try:
+        _origin_check(request)
+        data = _json_object(await _body(request))
+        found = _own_comment(request, comment_id, _token(request, data))
+        body = _text(data, "body")
+        limit = discussion.LIMITS["body"]
+        if not body.strip():
+            raise CommentError(400, "the comment is empty", field="body")
+        if len(body) > limit:
+            raise CommentError(400, f"the comment is longer than {limit} characters", field="body")
+        changed = store.edit(
+            state.db, comment_id, "author", body=body, body_html=sanitize.render(body)
+        )
+    except CommentError as exc:
+        return json_error(exc.status, exc.message, exc.field)
+    lang = _lang(state, found.lang)
+    shape = own_json(changed, state, lang)
+    return JSONResponse({"comment": shape}, headers={"Cache-Control": NO_STORE})
+
+
+async def api_delete(request: Request, comment_id: int) -> Response:
+    """Delete one's own comment within `comments_edit_minutes`: it goes to the trash (replies
+    keep their place under a "comment removed" placeholder, C39)."""
+    state = site_state(request)
+    try:
+        _origin_check(request)
+        found = _own_comment(request, comment_id, _token(request))
+    except CommentError as exc:
+        return json_error(exc.status, exc.message, exc.field)
+    store.set_status(
+        state.db,
+        [found.id],
+        "trash",
+        "author",
+        expect={"pending", "approved", "spam"},
+        reason="deleted by its author",
+    )
+    return JSONResponse({"id": found.id, "deleted": True}, headers={"Cache-Control": NO_STORE})

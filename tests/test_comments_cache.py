@@ -11,6 +11,7 @@ file, as another process (a dashboard worker, the CLI) would.
 from __future__ import annotations
 
 import http.client
+import importlib.util
 import json
 import logging
 import socket
@@ -38,6 +39,7 @@ from masthead.web.state import SiteState
 
 from conftest import BILINGUAL_TOML, cli_server, post, uvicorn_server
 
+BENCH = Path(__file__).resolve().parent.parent / "bench"
 A, A_ZH, B = "/posts/a/", "/zh/posts/a/", "/posts/b/"
 LISTS = ("/", "/zh/", "/tags/harbour/")
 FEEDS = (
@@ -394,3 +396,27 @@ def test_purge_failures_are_logged_and_change_nothing_else(make_site, serve, cap
         assert "Logged" in client.get(A).text
     finally:
         db.close()
+
+
+# --- the acceptance load, test-sized (bench/bench_comments.py measures the full one) ----------
+
+
+def test_concurrent_comments_while_the_watcher_reindexes_are_each_stored_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Comment POSTs (form and JSON) from several clients at once against `masthead serve` with
+    2 workers while its watcher re-indexes changed posts: every comment stored exactly once,
+    no 5xx, each shown on the page fetched right after it, every edit served. Not timed."""
+    spec = importlib.util.spec_from_file_location("bench_comments", BENCH / "bench_comments.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_comments", bench)  # dataclasses look it up
+    spec.loader.exec_module(bench)
+    result = bench.run(tmp_path / "site", comments=16, clients=4, edits=4, posts=8, workers=2)
+    assert len(result.posts) == 16
+    assert {status for _, status in result.posts} == {201, 303}
+    assert all(result.stored[text] == 1 for text in result.sent), result.stored
+    assert sum(result.stored.values()) == 16
+    assert result.server_errors == []
+    assert result.hidden == [], "a page fetched after a comment was published did not show it"
+    assert result.stale_titles == []

@@ -77,7 +77,7 @@ class CommentFeeds:
         lang = self.site.languages.get(row["lang"], self.site.default_language)
         info = feeds.FeedInfo(
             title=gettext(lang.locale, "comments_on", title=row["title"]),
-            description=row["excerpt"],
+            description="",  # the title: an edit of the post body leaves the feed alone
             page_url=self.renderer.absolute(row["url"]) + "#mh-comments",
             rss_url=self.renderer.absolute(urls.comment_feed_url(row["url"], "rss")),
             atom_url=self.renderer.absolute(urls.comment_feed_url(row["url"], "atom")),

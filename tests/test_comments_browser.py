@@ -276,3 +276,24 @@ def test_only_my_language(browser, served):
             page.reload()
             assert page.locator("#mh-lang-only").is_checked()
         page.context.close()
+
+
+def test_own_comment_edited_and_deleted_in_place(browser, served):
+    page = _page(browser)
+    page.goto(served.url + EN)
+    _fill(page, "First *draft*.")
+    page.locator(".comment-form__submit").click()
+    cid = int(page.locator(".comment--mine").get_attribute("data-id") or 0)
+    mine = page.locator(f"#c-{cid}")
+    mine.locator(".comment__edit").click()
+    mine.locator(".comment__editor textarea").fill("Second **draft**.")
+    mine.locator(".comment__editor button").first.click()
+    mine.locator(".comment__body strong").wait_for()
+    assert mine.locator(".comment__body").inner_text() == "Second draft."
+    assert store.get(served.db.read(), cid).body == "Second **draft**."
+    page.once("dialog", lambda d: d.accept())
+    mine.locator(".comment__delete").click()
+    mine.wait_for(state="detached")
+    assert store.get(served.db.read(), cid).status == "trash"
+    _no_violation(page)
+    page.context.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
@@ -218,6 +219,22 @@ def test_post_page_draws_the_thread_in_every_language_of_the_group(client):
     assert en_time.get_text().startswith("May 2, 2024")
 
 
+def test_c54_dates_do_not_depend_on_the_server_zone(client, monkeypatch):
+    top = seed(client, "Alice")
+    pages = []
+    for zone in ("UTC", "America/Los_Angeles"):
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+        site = client.app.state.masthead.site
+        html, _ = client.app.state.renderer.post(site.languages["zh"], ZH)  # rendered now
+        pages.append(BeautifulSoup(html, "lxml").select_one(f"#c-{top} time"))
+        pages.append(client.get("/api/comments", params={"post": ZH}).json()["comments"][0]["date"])
+    monkeypatch.undo()
+    time.tzset()
+    assert pages[0] == pages[2] and pages[1] == pages[3] == "2024-05-01T23:30:00+00:00"
+    assert pages[0]["datetime"] == "2024-05-02T07:30:00+08:00"
+
+
 def test_form_fields_names_and_limits(client):
     form = soup(client.get(EN)).select_one("form.comment-form")
     assert form["method"] == "post" and form["action"] == "/comments"
@@ -409,6 +426,9 @@ def test_reply_page_without_script(client):
     assert form.select_one("[name=parent]")["value"] == str(top)
     assert form.select_one("[name=post]")["value"] == ZH
     assert client.get("/comments/999/reply").status_code == 404
+    huge = "9" * 30  # past SQLite's integers: no comment route matches, never a 500
+    assert 300 <= client.get(f"/comments/{huge}/reply").status_code < 500
+    assert 400 <= client.delete(f"/api/comments/{huge}").status_code < 500
     pending = seed(client, "Held", status="pending")
     assert client.get(f"/comments/{pending}/reply").status_code == 404
 

@@ -105,6 +105,8 @@ SHAPES = [
     "/healthz", "/sitemap-{n}.xml", "{file}", "/static/{any}", "/media/{any}", "/_ref/{any}",
     "/search", "/search/", "/api/search", "/api/search", "/api/openapi.json", "/api/{any}",
     "{redirect}", "/{any}", "/{any}/",
+    "/comments", "/comments/{n}/reply", "/comments/mine", "/api/comments", "/api/comments/{n}",
+    "/api/comments/mine",
 ]  # fmt: skip
 SUFFIXES = ["", "", "", "", "", "", "index.html", "index", "/", "//", "%2F", "..", "?", "#x"]
 # Generating a request costs hypothesis more than the app spends answering it, so choices are

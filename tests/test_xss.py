@@ -451,13 +451,19 @@ def _theme_allows(el: Any, tag: str) -> bool:
     if tag == "title":
         return el.getparent() is not None and el.getparent().tag == "head"
     if tag == "form":
+        if "comment-form" in (get("class") or ""):  # the comment form (issue 11), posting here
+            return get("action") == "/comments" and get("method") == "post"
         return "search-form" in (get("class") or "") and get("action") in SEARCH_ACTIONS
-    if tag == "input":
-        in_search = any(
-            a.tag == "form" and "search-form" in (a.get("class") or "") for a in el.iterancestors()
+    if tag in ("input", "textarea"):
+        in_form = any(
+            a.tag == "form"
+            and {"search-form", "comment-form"} & set((a.get("class") or "").split())
+            for a in el.iterancestors()
         )
         task = get("type") == "checkbox" and get("disabled") is not None
-        return in_search or task
+        return in_form or (task and tag == "input")
+    if tag == "template":  # what comments.js clones for a reader's own new comment
+        return get("id") == "mh-comment-template" and not el.xpath(".//script|.//*[@src]")
     if tag == "svg":
         parts = {c.tag for c in el.iterdescendants() if isinstance(c.tag, str)}
         return get("aria-hidden") == "true" and parts <= ICON_PARTS

@@ -21,7 +21,7 @@ import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -126,10 +126,12 @@ class NewComment:
 @dataclass(frozen=True)
 class Changed:
     """What an action did: ids `changed`, and ids `skipped` (gone, or not in an expected
-    status: changed by someone else since the caller looked)."""
+    status: changed by someone else since the caller looked); `moves` maps each changed id to
+    its `(from, to)` statuses (what an undo reverses; empty for a permanent delete)."""
 
     changed: list[int]
     skipped: list[int]
+    moves: dict[int, tuple[str, str]] = field(default_factory=dict, compare=False)
 
 
 def iso(ts: float) -> str:
@@ -275,6 +277,7 @@ def set_status(
 
     def apply(conn: sqlite3.Connection) -> Changed:
         changed, skipped = [], []
+        moves: dict[int, tuple[str, str]] = {}
         for comment_id in wanted:
             row = conn.execute(
                 "SELECT thread, status FROM comments WHERE id = :id", {"id": comment_id}
@@ -304,7 +307,8 @@ def set_status(
             if "approved" in (status, to):
                 touch(conn, row["thread"])
             changed.append(comment_id)
-        return Changed(changed, skipped)
+            moves[comment_id] = (str(status), to)
+        return Changed(changed, skipped, moves)
 
     return commit(db, apply)
 
@@ -744,11 +748,13 @@ def restore(db: Database, ids: Iterable[int], actor: str, *, expect: Collection[
         groups.setdefault(previous_status(conn, comment_id), []).append(comment_id)
     changed: list[int] = []
     skipped: list[int] = []
+    moves: dict[int, tuple[str, str]] = {}
     for to, group in groups.items():
         done = set_status(db, group, to, actor, expect=expect)
         changed += done.changed
         skipped += done.skipped
-    return Changed(sorted(changed), sorted(skipped))
+        moves.update(done.moves)
+    return Changed(sorted(changed), sorted(skipped), moves)
 
 
 # action: (to status, the statuses it acts on); restore and notspam go back to the status
@@ -764,19 +770,118 @@ ACTIONS: dict[str, tuple[str, frozenset[str]]] = {
 }
 
 
-def moderate(db: Database, action: str, ids: Iterable[int], actor: str) -> Changed:
+def moderate(
+    db: Database,
+    action: str,
+    ids: Iterable[int],
+    actor: str,
+    *,
+    only: Collection[str] | None = None,
+) -> Changed:
     """Apply a moderation `action` (a key of `ACTIONS`) to `ids`, each conditional on its
-    current status (a comment changed by someone else since is skipped, C53). Raises
+    current status being one the action applies to and, with `only`, one of those (the status
+    the editor saw: a comment changed by someone else since is skipped, C53). Raises
     `ValueError` for an unknown action."""
     if action not in ACTIONS:
         raise ValueError(f"unknown action {action!r}; one of {', '.join(ACTIONS)}")
     to, expect = ACTIONS[action]
+    if only is not None:
+        expect = expect & frozenset(only)
     ids = list(ids)
     if action == "delete":
         conn = db.read()
         present = [i for i in ids if (c := get(conn, i)) is not None and c.status in expect]
         done = delete_permanently(db, present, actor)
-        return Changed(done.changed, sorted(set(ids) - set(done.changed)))
+        return Changed(done.changed, [i for i in ids if i not in done.changed])
     if not to:
         return restore(db, ids, actor, expect=expect)
     return set_status(db, ids, to, actor, expect=expect)
+
+
+def undo(db: Database, moves: dict[int, tuple[str, str]], actor: str) -> Changed:
+    """Reverse `moves` (`Changed.moves` of an earlier action): each comment goes back to its
+    `from` status while it is still in its `to` status (one changed since is skipped)."""
+    back: dict[tuple[str, str], list[int]] = {}
+    for comment_id, (before, after) in moves.items():
+        back.setdefault((after, before), []).append(int(comment_id))
+    changed: list[int] = []
+    skipped: list[int] = []
+    done_moves: dict[int, tuple[str, str]] = {}
+    for (now, to), ids in back.items():
+        done = set_status(db, ids, to, actor, expect={now})
+        changed += done.changed
+        skipped += done.skipped
+        done_moves.update(done.moves)
+    return Changed(sorted(changed), sorted(skipped), done_moves)
+
+
+def approved_by_email(conn: sqlite3.Connection, emails: Iterable[str]) -> dict[str, int]:
+    """Approved comments per address (trimmed, case-folded), for the authors of a listing."""
+    keys = json.dumps(sorted({e.strip().casefold() for e in emails if e.strip()}))
+    rows = conn.execute(
+        "SELECT lower(trim(author_email)), count(*) FROM comments WHERE status = 'approved' "
+        "AND lower(trim(author_email)) IN (SELECT value FROM json_each(:keys)) GROUP BY 1",
+        {"keys": keys},
+    )
+    return {r[0]: r[1] for r in rows}
+
+
+def names_of(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, str]:
+    """Author names of comments by id ('' for a placeholder), for "in reply to"."""
+    keys = json.dumps(sorted({int(i) for i in ids}))
+    rows = conn.execute(
+        "SELECT id, author_name FROM comments WHERE id IN (SELECT value FROM json_each(:keys))",
+        {"keys": keys},
+    )
+    return {r[0]: r[1] for r in rows}
+
+
+def newest_id(conn: sqlite3.Connection) -> int:
+    """The highest comment id now: a listing's snapshot (C53)."""
+    return int(conn.execute("SELECT coalesce(max(id), 0) FROM comments").fetchone()[0])
+
+
+def created_since(conn: sqlite3.Connection, since: float) -> list[float]:
+    """Creation times of the comments (any status but placeholders) since `since`."""
+    rows = conn.execute(
+        "SELECT created FROM comments WHERE created >= :since AND status != 'deleted'",
+        {"since": since},
+    )
+    return [r[0] for r in rows]
+
+
+def top_threads(conn: sqlite3.Connection, since: float, limit: int = 10) -> list[sqlite3.Row]:
+    """Threads with the most comments since `since`: `thread`, `post_url` (of the newest),
+    `comments`, `pending`."""
+    return conn.execute(
+        "SELECT thread, max(post_url) AS post_url, count(*) AS comments, "
+        "sum(status = 'pending') AS pending FROM comments WHERE created >= :since "
+        "AND status IN ('pending', 'approved') GROUP BY thread ORDER BY comments DESC, thread "
+        "LIMIT :limit",
+        {"since": since, "limit": limit},
+    ).fetchall()
+
+
+def audit(
+    conn: sqlite3.Connection,
+    *,
+    actor: str = "",
+    action: str = "",
+    comment_id: int | None = None,
+    page: int = 1,
+    per_page: int = 50,
+) -> tuple[list[sqlite3.Row], int]:
+    """The audit log, newest first, filtered by actor (prefix), action and comment."""
+    where = "(:actor = '' OR actor LIKE :actor || '%') AND (:action = '' OR action = :action)"
+    where += " AND (:cid IS NULL OR comment_id = :cid)"
+    params = {"actor": actor, "action": action, "cid": comment_id}
+    total = conn.execute(
+        f"SELECT count(*) FROM audit_log WHERE {where}",
+        params,  # nosec B608: fixed text
+    ).fetchone()[0]
+    rows = conn.execute(
+        f"SELECT * FROM audit_log WHERE {where} ORDER BY at DESC, id DESC "  # nosec B608
+        "LIMIT :limit OFFSET :offset",
+        {**params, "limit": per_page, "offset": (page - 1) * per_page},
+    ).fetchall()
+    return rows, int(total)

@@ -28,6 +28,7 @@ from urllib.parse import quote, unquote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.formparsers import MultiPartException
 from starlette.types import Message
 
@@ -52,6 +53,22 @@ URL_SAFE = "/:@!$&'()*+,;=-._~"  # what a stored permalink keeps unencoded
 FIELDS = ("post", "parent", "name", "email", "url", "body", "lang")
 
 
+class CommentId(Convertor[int]):
+    """`{id:commentid}`: a comment id, 1 to 18 digits with no leading zero, so none overflows
+    SQLite's 64-bit integers (a longer one does not match: a 404)."""
+
+    regex = "[1-9][0-9]{0,17}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(value)
+
+
+register_url_convertor("commentid", CommentId())
+
+
 def router() -> APIRouter:
     routes = APIRouter()
     routes.add_api_route("/comments", form_post, methods=["POST"], include_in_schema=False)
@@ -59,7 +76,7 @@ def router() -> APIRouter:
         "/comments/mine", mine_page, methods=["GET", "HEAD"], include_in_schema=False
     )
     routes.add_api_route(
-        "/comments/{comment_id:int}/reply",
+        "/comments/{comment_id:commentid}/reply",
         reply_page,
         methods=["GET", "HEAD"],
         include_in_schema=False,
@@ -68,8 +85,12 @@ def router() -> APIRouter:
     routes.add_api_route("/api/comments", api_thread, methods=["GET"], tags=api)
     routes.add_api_route("/api/comments", api_post, methods=["POST"], tags=api, status_code=201)
     routes.add_api_route("/api/comments/mine", api_mine, methods=["GET"], tags=api)
-    routes.add_api_route("/api/comments/{comment_id:int}", api_edit, methods=["PATCH"], tags=api)
-    routes.add_api_route("/api/comments/{comment_id:int}", api_delete, methods=["DELETE"], tags=api)
+    routes.add_api_route(
+        "/api/comments/{comment_id:commentid}", api_edit, methods=["PATCH"], tags=api
+    )
+    routes.add_api_route(
+        "/api/comments/{comment_id:commentid}", api_delete, methods=["DELETE"], tags=api
+    )
     return routes
 
 
@@ -384,7 +405,8 @@ def _form_error(request: Request, exc: CommentError, data: dict[str, Any]) -> Re
         title=renderer(request).site.settings.title,
         noindex=True,
         status=exc.status,
-        comments=discussion.form_context(state.site, row["url"] if row else "", lang),
+        # the post field as sent when no post has it: the reader can still copy their text
+        comments=discussion.form_context(state.site, row["url"] if row else post_url, lang),
         form=values,
         error={"message": exc.message, "field": exc.field},
         post_title=row["title"] if row else "",
@@ -453,12 +475,11 @@ def _not_found(request: Request, message: str) -> Response:
 
 def _own_pending(request: Request, row: sqlite3.Row) -> list[store.Comment]:
     state = site_state(request)
-    found = identity.read_commenter_cookie(
-        store.site_secret(state.db), request.cookies.get(identity.COOKIE, "")
-    )
+    secret = store.site_secret(state.db)
+    found = identity.read_commenter_cookie(secret, request.cookies.get(identity.COOKIE, ""))
     if not found:
         return []
-    hashed = identity.client_hash(store.site_secret(state.db), found)
+    hashed = identity.client_hash(secret, found)
     return store.pending_for_client(state.db.read(), row["translation_key"], hashed)
 
 

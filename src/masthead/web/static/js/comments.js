@@ -105,7 +105,77 @@
     var body = li.querySelector(".comment__body");
     bodyNodes(item.html || "").forEach(function (n) { body.appendChild(n); });
     if (item.status !== "pending") li.classList.remove("comment--mine");
+    ownActions(li, item);
     return li;
+  }
+
+  // --- editing and deleting one's own comment, with the token its POST answered ------------
+  var editMinutes = Number(section.getAttribute("data-edit-minutes")) || 0;
+  function tokens() {
+    try { return JSON.parse(localStorage.getItem("mh-comment-tokens") || "{}"); } catch (e) { return {}; }
+  }
+  function tokenFor(id) {
+    var own = tokens()[id];
+    return own && Date.now() - own.at < editMinutes * 60000 ? own.token : null;
+  }
+  function call(method, id, body) {
+    return fetch(api + "/" + id, {
+      method: method,
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", Accept: "application/json", Authorization: "Bearer " + tokenFor(id) },
+      body: body ? JSON.stringify(body) : undefined
+    }).then(function (r) { return r.json().then(function (data) { return { ok: r.ok, data: data }; }); });
+  }
+  function ownActions(li, item) {
+    var actions = li.querySelector(".comment__own");
+    if (!actions || !editMinutes || !tokenFor(item.id)) return;
+    actions.hidden = false;
+    var edit = actions.querySelector(".comment__edit");
+    var del = actions.querySelector(".comment__delete");
+    var body = li.querySelector(".comment__body");
+    var source = item.body || "";
+    edit.addEventListener("click", function () {
+      if (li.querySelector(".comment__editor")) return;
+      var editor = document.createElement("div");
+      editor.className = "comment__editor";
+      var area = document.createElement("textarea");
+      area.value = source;
+      area.maxLength = form.elements.body.maxLength;
+      var save = document.createElement("button");
+      save.type = "button";
+      save.textContent = edit.getAttribute("data-save");
+      var cancel = document.createElement("button");
+      cancel.type = "button";
+      cancel.textContent = edit.getAttribute("data-cancel");
+      var row = document.createElement("p");
+      row.className = "comment__actions comment__own";
+      row.append(save, " ", cancel);
+      editor.append(area, row);
+      body.hidden = true;
+      body.parentNode.insertBefore(editor, body.nextSibling);
+      area.focus();
+      cancel.addEventListener("click", function () { editor.remove(); body.hidden = false; });
+      save.addEventListener("click", function () {
+        if (save.disabled) return;
+        save.disabled = true;
+        call("PATCH", item.id, { body: area.value }).then(function (res) {
+          save.disabled = false;
+          if (!res.ok) { say(notice, ((res.data || {}).error || {}).message || texts.failed); return; }
+          source = res.data.comment.body;
+          body.replaceChildren.apply(body, bodyNodes(res.data.comment.html || ""));
+          editor.remove();
+          body.hidden = false;
+        }, function () { save.disabled = false; say(notice, texts.network); });
+      });
+    });
+    del.addEventListener("click", function () {
+      if (!window.confirm(del.getAttribute("data-confirm"))) return;
+      call("DELETE", item.id).then(function (res) {
+        if (!res.ok) { say(notice, ((res.data || {}).error || {}).message || texts.failed); return; }
+        li.remove();
+        say(notice, del.getAttribute("data-done"));
+      }, function () { say(notice, texts.network); });
+    });
   }
   function place(li, parentId) {
     if (document.getElementById(li.id)) return;

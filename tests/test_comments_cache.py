@@ -35,6 +35,7 @@ from masthead.store import posts as posts_store
 from masthead.store.comments import NewComment
 from masthead.store.db import Database
 from masthead.web.app import create_app
+from masthead.web.purge import Purger
 from masthead.web.state import SiteState
 
 from conftest import BILINGUAL_TOML, cli_server, post, uvicorn_server
@@ -420,3 +421,23 @@ def test_concurrent_comments_while_the_watcher_reindexes_are_each_stored_once(
     assert result.server_errors == []
     assert result.hidden == [], "a page fetched after a comment was published did not show it"
     assert result.stale_titles == []
+
+
+def test_the_purged_urls_include_the_threads_further_pages_of_comments(make_site, serve):
+    site = _purging_site(make_site, purge_command=["true"], comments_per_page=1)
+    client = serve(site)
+    db = Database(site.database_path)
+    try:
+        write_comment(db, A, "First page")
+        write_comment(db, A_ZH, "Second page", lang="zh")
+        write_comment(db, A, "Third page")
+    finally:
+        db.close()
+    state = state_of(client)
+    found = set(Purger(state).urls([thread_of(state.db, A)]))
+    for permalink in (A, A_ZH):
+        for n in (2, 3):
+            assert f"https://example.com{permalink}?cpage={n}" in found
+            assert client.get(f"{permalink}?cpage={n}").status_code == 200
+        assert f"https://example.com{permalink}?cpage=4" not in found
+        assert client.get(f"{permalink}?cpage=4").status_code == 404

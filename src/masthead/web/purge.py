@@ -2,10 +2,11 @@
 
 When a comment thread's version moves (a comment approved, trashed, edited...: store/comments.py
 bumps it and the change signal), the URLs that now show something else are sent to the
-`purge_command` (its argument list with the absolute URLs appended, at most `BATCH` per run)
-and POSTed to the `purge_webhook` as JSON `{"urls": [...]}`: every published language version
-of the thread, their comment feeds, the site-wide comment feeds and the list pages whose cards
-count its comments (its language's home page and term pages, at the page number it is on).
+`purge_command` (its argument list with the absolute URLs appended, at most `BATCH` per run) and
+POSTed to the `purge_webhook` as JSON `{"urls": [...]}`: every published language version of the
+thread (and its further pages of comments, `?cpage=N`), their comment feeds, the site-wide
+comment feeds and the list pages whose cards count its comments (its language's home page and
+term pages, at the page number it is on).
 
 One process of those serving a site purges: the holder of an exclusive `flock(2)` on
 `SITE.db.purge.lock` (as watch_lock.py does for the watcher); when it dies another takes over.
@@ -23,12 +24,16 @@ import fcntl
 import json
 import logging
 import os
+import sqlite3
 import subprocess  # nosec B404 (the operator's own purge_command, no shell)
 import urllib.request
 from collections.abc import Iterable
 from pathlib import Path
 
+from masthead.comments import threads as thread_tree
+from masthead.config import Settings
 from masthead.content import urls
+from masthead.store import comments as comment_store
 from masthead.store import purge as store
 from masthead.web.state import Seen, SiteState
 
@@ -51,6 +56,18 @@ def changed_threads(before: Seen, after: Seen) -> set[str]:
     return {t for t in keys if before.threads.get(t, 0) != after.threads.get(t, 0)}
 
 
+def comment_pages(conn: sqlite3.Connection, thread: str, settings: Settings) -> int:
+    """How many pages of comments (`?cpage=N`) `thread` has, as its post page draws them."""
+    view = thread_tree.build(
+        comment_store.public_thread(conn, thread),
+        depth=settings.comments_depth,
+        order=settings.comments_order,
+        per_page=settings.comments_per_page,
+        page=1,
+    )
+    return view.pages
+
+
 class Purger:
     """Sends the URLs that comment changes made stale to the settings' command and webhook."""
 
@@ -64,19 +81,22 @@ class Purger:
     def enabled(self) -> bool:
         return bool(self.command or self.webhook)
 
-    def urls(self, threads: Iterable[str]) -> list[str]:
-        """The absolute URLs that show `threads`' comments (see the module doc), sorted."""
+    def urls(self, changed: Iterable[str]) -> list[str]:
+        """The absolute URLs that show the comments of the threads `changed` (see the module
+        doc), sorted."""
         state = self.state
         conn = state.db.read()
         now = state.now()
         per = state.site.settings.posts_per_page
         paths = {urls.comment_feed_url(None, fmt) for fmt in urls.FEED_FILES}
-        for thread in threads:
+        for thread in changed:
+            pages = comment_pages(conn, thread, state.site.settings)
             for post in store.thread_posts(conn, thread, now):
                 lang = state.site.languages.get(post["lang"])
                 if lang is None:
                     continue
                 paths.add(post["url"])
+                paths.update(f"{post['url']}?cpage={n}" for n in range(2, pages + 1))
                 paths.update(urls.comment_feed_url(post["url"], fmt) for fmt in urls.FEED_FILES)
                 lists: list[tuple[str, str | None, str | None]] = [(lang.root, None, None)]
                 lists += [
@@ -140,11 +160,11 @@ class Purger:
                 seen = self.state.current()  # one os.stat while nothing changed
                 if seen is None:
                     seen = await asyncio.to_thread(self.state.seen)
-                threads = changed_threads(last, seen)
+                moved = changed_threads(last, seen)
                 last = seen
-                if threads:
-                    changed = await asyncio.to_thread(self.urls, threads)
-                    await asyncio.to_thread(self.send, changed)
+                if moved:
+                    stale = await asyncio.to_thread(self.urls, moved)
+                    await asyncio.to_thread(self.send, stale)
         finally:
             os.close(fd)  # drops the lock
 

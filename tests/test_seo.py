@@ -198,13 +198,14 @@ def test_golden_outputs(tmp_path, serve):
 
 
 def all_feed_urls(client) -> list[str]:  # type: ignore[no-untyped-def]
-    """Every feed of a site: per language, all languages, and each term page's (from the head
-    links of every page in the sitemap, so none is forgotten)."""
+    """Every feed of posts of a site: per language, all languages, and each term page's (from
+    the head links of every page in the sitemap, so none is forgotten). A post's comment feeds
+    are left out: tests/test_comments_feeds.py has them."""
     found: set[str] = set()
     for loc in sitemap_entries(client):
         for link in soup(client.get(urlsplit(loc).path)).select('head link[rel="alternate"][type]'):
             found.add(unquote(urlsplit(link["href"]).path))
-    return sorted(found)
+    return sorted(url for url in found if not url.endswith(("/comments.xml", "-atom.xml")))
 
 
 def test_every_feed_parses_with_absolute_links(tmp_path, serve):
@@ -568,7 +569,12 @@ def test_feed_links_in_heads(tmp_path, serve):
         return [(link["type"], urlsplit(link["href"]).path) for link in links]
 
     rss, atom = "application/rss+xml", "application/atom+xml"
-    assert feeds_of("/posts/tide-tables/") == [(rss, "/feed.xml"), (atom, "/atom.xml")]
+    assert feeds_of("/posts/tide-tables/") == [
+        (rss, "/feed.xml"),
+        (atom, "/atom.xml"),
+        (rss, "/posts/tide-tables/comments.xml"),
+        (atom, "/posts/tide-tables/comments-atom.xml"),
+    ]
     assert feeds_of("/zh/about/") == [(rss, "/zh/feed.xml"), (atom, "/zh/atom.xml")]
     assert feeds_of("/") == [
         (rss, "/feed.xml"),

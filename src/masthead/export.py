@@ -6,6 +6,7 @@ static server maps a request to a file):
   (also at `[permalinks]` URLs), the archive, the taxonomy indexes, every term page and its
   pagination (`posts/harbour/index.html`, `zh/posts/harbour/index.html`);
 - the feeds (RSS and Atom per language, per term, `all/` on a site with several languages),
+  and the comment feeds (`comments/feed.xml`, `posts/x/comments.xml`, …, as of the build),
   `sitemap.xml` (and `sitemap-N.xml` when it is a sitemap index), `robots.txt`;
 - `static/…` and `media/…`: exactly the files those mounts serve (`web.media`'s allowlist);
 - `404.html`, the not-found page;
@@ -141,7 +142,8 @@ def page_urls(site: Site, conn: Any, now: float) -> list[str]:
     """Every page, feed and SEO file URL path of the site (percent-encoded), as the store holds
     them at `now`: per language the home page and its pagination (`posts_per_page`), the archive,
     taxonomy indexes, every term with a published post and its pagination and feeds, every
-    published post and page; the all-languages feeds; robots.txt and sitemap.xml."""
+    published post and page; the all-languages feeds; the comment feeds (the site's, each post's
+    that takes comments); robots.txt and sitemap.xml."""
     per = site.settings.posts_per_page
     out: list[str] = ["/robots.txt", "/sitemap.xml"]
     languages = list(site.languages.values())
@@ -159,7 +161,13 @@ def page_urls(site: Site, conn: Any, now: float) -> list[str]:
                 ]
     if len(languages) > 1 and all(lang.prefix != urls.ALL_LANGUAGES for lang in languages):
         out += [urls.feed_url(urls.ALL_LANGUAGES, fmt) for fmt in urls.FEED_FILES]
-    out += [r["url"] for r in export_store.published_urls(conn, now) if r["lang"] in site.languages]
+    posts = [r for r in export_store.published_urls(conn, now) if r["lang"] in site.languages]
+    out += [r["url"] for r in posts]
+    # the comment feeds: the site's, and each post's that takes comments (as its head links)
+    out += [urls.comment_feed_url(None, fmt) for fmt in urls.FEED_FILES]
+    for row in posts:
+        if row["kind"] == "post" and row["comments"]:
+            out += [urls.comment_feed_url(row["url"], fmt) for fmt in urls.FEED_FILES]
     return list(dict.fromkeys(out))  # one each, first place kept
 
 

@@ -81,6 +81,11 @@ CATALOGS: dict[str, dict[str, str]] = {
         "help_dates": "dates, inclusive (year, month or day)",
         "help_else": "Anything else is searched as a plain word; case and accents do not matter, "
         "and “containers” also finds “container”.",
+        # CACHE (issue 11): comment feeds (cards count with n_comments below)
+        "comments_on": "Comments on “{title}”",
+        "comments_site": "{site}: comments",
+        "comment_by": "{name} on “{title}”",
+        "anonymous": "Anonymous",
         # --- comments: the reader side (READER, issue 11) ---
         "comments": "Comments",
         "n_comments": "{n} comments",
@@ -254,6 +259,11 @@ CATALOGS: dict[str, dict[str, str]] = {
         "help_dates": "日期范围，含首尾（年、月或日）",
         "help_else": "其他内容都按普通词搜索；不区分大小写和重音，"
         "“containers”也能找到“container”。",
+        # CACHE (issue 11): comment feeds (cards count with n_comments below)
+        "comments_on": "《{title}》的评论",
+        "comments_site": "{site}：评论",
+        "comment_by": "{name} 评论《{title}》",
+        "anonymous": "匿名",
         # --- comments: the reader side (READER, issue 11) ---
         "comments": "评论",
         "n_comments": "{n} 条评论",

@@ -72,6 +72,19 @@ def feed_url(prefix: str, fmt: str, taxonomy: str | None = None, key: str | None
     return base + FEED_FILES[fmt]
 
 
+COMMENT_FEEDS = "/comments/"  # `/comments/feed.xml`, `/comments/atom.xml`: every thread
+THREAD_FEED_FILES = {"rss": "comments.xml", "atom": "comments-atom.xml"}
+
+
+def comment_feed_url(permalink: str | None, fmt: str) -> str:
+    """The RSS (`fmt="rss"`) or Atom feed of the comments of the post at `permalink` (a path
+    ending in `/`: `/posts/a/comments.xml`), or of every thread (`permalink` None:
+    `/comments/feed.xml`)."""
+    if permalink is None:
+        return COMMENT_FEEDS + FEED_FILES[fmt]
+    return permalink + THREAD_FEED_FILES[fmt]
+
+
 def resolve_relative(url: str, post_dir: str, *, file: bool = False) -> str:
     """Rewrite one relative `url` found in a post whose source folder is `post_dir`
     (content-relative, POSIX). Absolute URLs, site paths, fragments and mailto: stay as they are.

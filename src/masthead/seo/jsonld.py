@@ -87,10 +87,14 @@ def blog_posting(
     keywords: Sequence[str],
     sections: Sequence[str],
     word_count: int,
+    comment_count: int | None = None,
+    comments: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """A post's `BlogPosting`. `url` is its permalink here and `canonical` its canonical URL
     (`mainEntityOfPage`; another site's for a post whose canonical is elsewhere); dates are aware;
-    `image` an absolute URL or "" (then left out); `word_count` counts words plus CJK characters."""
+    `image` an absolute URL or "" (then left out); `word_count` counts words plus CJK characters;
+    `comment_count` its approved comments (`commentCount`; None leaves it out: comments off) and
+    `comments` `Comment` nodes (`comment()`)."""
     node: dict[str, Any] = {
         "@type": "BlogPosting",
         "@id": f"{url}#article",
@@ -111,6 +115,37 @@ def blog_posting(
         node["keywords"] = ", ".join(keywords)
     if sections:
         node["articleSection"] = list(sections)
+    if comment_count is not None:
+        node["commentCount"] = comment_count
+    if comments:
+        node["comment"] = list(comments)
+    return node
+
+
+def comment(
+    *,
+    url: str,
+    author: Mapping[str, Any],
+    published: datetime,
+    text: str,
+    language: str,
+    parent: str | None = None,
+) -> dict[str, Any]:
+    """A reader's `Comment` (https://schema.org/Comment): `url` its absolute address on the page
+    (`…/posts/a/#c-12`, also its `@id`), `author` a `person()` (a name and the website they
+    gave, never an email), `published` aware, `text` plain text, `language` a BCP 47 tag;
+    `parent` the `@id` of the comment it replies to (`parentItem`)."""
+    node: dict[str, Any] = {
+        "@type": "Comment",
+        "@id": url,
+        "url": url,
+        "author": dict(author),
+        "datePublished": _date(published),
+        "text": text,
+        "inLanguage": language,
+    }
+    if parent:
+        node["parentItem"] = {"@id": parent}
     return node
 
 

@@ -13,9 +13,9 @@ _PUBLISHED = "shadowed = 0 AND draft = 0 AND date_ts <= :now"
 
 def published_urls(conn: sqlite3.Connection, now: float) -> list[sqlite3.Row]:
     """Every published post and page (noindex ones and those canonical elsewhere too): `url`
-    (percent-encoded, as `posts.url`), `lang`, `kind`; oldest first."""
+    (percent-encoded, as `posts.url`), `lang`, `kind`, `comments`; oldest first."""
     return conn.execute(
-        f"SELECT url, lang, kind FROM posts WHERE {_PUBLISHED} ORDER BY date_ts, source",
+        f"SELECT url, lang, kind, comments FROM posts WHERE {_PUBLISHED} ORDER BY date_ts, source",
         {"now": now},
     ).fetchall()
 

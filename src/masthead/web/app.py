@@ -34,12 +34,13 @@ from masthead.search.service import SearchService
 from masthead.store.db import Database
 from masthead.watch import Watcher
 from masthead.watch_lock import watch_alone
-from masthead.web import address, cors, errors, fastpath, security
+from masthead.web import address, cors, errors, fastpath, purge, security
 from masthead.web.media import MEDIA_TYPES, Files
 from masthead.web.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
 from masthead.web.routes import (
     admin_api,
+    comment_feeds,
     comments,
     guanli,
     guanli_comments,
@@ -109,6 +110,7 @@ def create_app(
     app.include_router(pages.refs())
     app.include_router(search.router(site))
     app.include_router(seo.router(site))
+    app.include_router(comment_feeds.router())
     app.include_router(comments.router())  # before the pages: /comments/… is not a page
     app.include_router(pages.router(site))
     app.include_router(mail_routes.router())  # links in notification mails (notify/)
@@ -142,10 +144,13 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.mailer = None
     if app.state.send_mail:  # None too when mail is off (no smtp_host or mail_from)
         app.state.mailer = mail_runner.start(state.site, state.db, state.base_url)
+
+    purging = purge.start(state, stop)  # purge_command / purge_webhook (web/purge.py)
     yield
     if app.state.mailer is not None:
         await asyncio.to_thread(app.state.mailer.stop)
     stop.set()
+    await purge.finish(purging)
     app.state.reloader.close()
     await sweeper
     if task is not None:

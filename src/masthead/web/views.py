@@ -31,6 +31,7 @@ from masthead.i18n import gettext, long_date
 from masthead.seo import jsonld
 from masthead.seo import sitemap as seo_sitemap
 from masthead.seo.meta import social_tags
+from masthead.store import comments as comment_store
 from masthead.store import posts as store
 from masthead.store import seo as seo_store
 from masthead.web import discussion
@@ -38,6 +39,7 @@ from masthead.web.state import SiteState
 
 TAXONOMIES = ("tags", "categories")
 BODY_MEMO = 2048  # post bodies kept sanitized per generation (a feed re-renders 20 of them)
+JSONLD_COMMENTS = 100  # Comment items in a post's JSON-LD at most (the oldest; the count is all)
 
 
 @lru_cache(maxsize=4096)  # pure; each feed item and post page asks again
@@ -124,6 +126,62 @@ class Renderer:
             "tags": self.term_links(lang, "tags", terms.get("tags", [])),
             "categories": self.term_links(lang, "categories", terms.get("categories", [])),
         }
+
+    def comment_counts(
+        self, conn: sqlite3.Connection, rows: list[sqlite3.Row], cards: list[dict], lang: Language
+    ) -> None:
+        """Add `comment_count` (`{"n", "text", "url"}`, None for none) to each card of `rows`;
+        the page is then rendered again whenever a comment changes (`state.reads_comments`)."""
+        self.state.reads_comments()
+        counts = comment_store.approved_counts(conn, {r["translation_key"] for r in rows})
+        for row, card in zip(rows, cards, strict=True):
+            n = counts.get(row["translation_key"], 0)
+            key = "n_comments_one" if n == 1 else "n_comments"
+            text = gettext(lang.locale, key, n=n)
+            shown = {"n": n, "text": text, "url": row["url"] + "#mh-comments"}
+            card["comment_count"] = shown if n else None
+
+    def comment_feed_links(self, row: sqlite3.Row, lang: Language) -> list[dict[str, str]]:
+        """`<link rel="alternate">` of a post's comment feeds (RSS, Atom), [] when its comments
+        are off (`comments: false`) or it is a page (`content/pages/`: no comments)."""
+        if not row["comments"] or row["kind"] != "post":
+            return []
+        title = gettext(lang.locale, "comments_on", title=row["title"])
+        url = row["url"]
+        return [
+            {"type": mime, "title": title, "href": self.absolute(urls.comment_feed_url(url, fmt))}
+            for fmt, mime in (("rss", "application/rss+xml"), ("atom", "application/atom+xml"))
+        ]
+
+    def comment_nodes(
+        self, conn: sqlite3.Connection, row: sqlite3.Row, page_url: str
+    ) -> tuple[int | None, list[dict[str, Any]]]:
+        """A post's `commentCount` (None when its comments are off) and JSON-LD `Comment` items
+        (approved ones only: a removed comment's placeholder has no author and no text, C39).
+        The page must be one that `reads_thread` its thread."""
+        if not row["comments"]:
+            return None, []
+        thread = comment_store.public_thread(conn, row["translation_key"])
+        shown = [c for c in thread if not c.removed]
+        listed = shown[:JSONLD_COMMENTS]
+        ids = {c.id for c in listed}  # a reply to a removed comment names no parent
+        items = [
+            jsonld.comment(
+                url=f"{page_url}#c-{c.id}",
+                author=jsonld.person(c.author_name, c.author_url or None),
+                published=datetime.fromtimestamp(c.created, self.site.tz),
+                text=html_to_text(c.body_html),
+                language=self.hreflang_of(c.lang),
+                parent=f"{page_url}#c-{c.parent_id}" if c.parent_id in ids else None,
+            )
+            for c in listed
+        ]
+        return len(shown), items
+
+    def hreflang_of(self, code: str) -> str:
+        """The BCP 47 tag of the site language `code` (the code itself when it is not one)."""
+        lang = self.site.languages.get(code)
+        return lang.hreflang if lang else code
 
     def term_links(self, lang: Language, taxonomy: str, terms: Iterable) -> list[dict[str, str]]:
         return [
@@ -355,6 +413,7 @@ class Renderer:
             versions = {lang.code: path}
         terms = store.terms_of(conn, [r["id"] for r in rows])
         cards = [self.card(r, terms[r["id"]], lang) for r in rows]
+        self.comment_counts(conn, rows, cards, lang)
 
         def page_url(n: int) -> str | None:
             if n < 1 or n > pages:
@@ -415,6 +474,7 @@ class Renderer:
         row = store.post_by_url(conn, url, now, drafts=self.state.dev)
         if row is None:
             raise NotFound("no such post")
+        self.state.reads_thread(row["translation_key"])  # cached until its thread changes
         try:
             comments = discussion.block(conn, row, self.site, lang, now, comment_page)
         except PageOutOfRange:
@@ -452,6 +512,7 @@ class Renderer:
         sections = [n for _k, n in terms["categories"]]
         if row["kind"] == "post":
             settings = self.site.settings
+            comment_count, comment_items = self.comment_nodes(conn, row, page_url)
             node = jsonld.blog_posting(
                 url=page_url,
                 canonical=canonical,
@@ -466,6 +527,8 @@ class Renderer:
                 keywords=tags,
                 sections=sections,
                 word_count=row["word_count"],
+                comment_count=comment_count,
+                comments=comment_items,
             )
             trail = [(sections[0], post["categories"][0]["url"])] if sections else []
             og: dict[str, Any] = {
@@ -494,6 +557,7 @@ class Renderer:
             noindex=bool(row["noindex"] or row["draft"]),
             og=og,
             structured=[node, self.crumbs(lang, *trail, (row["title"], row["url"]))],
+            feeds=self.feed_links(lang) + self.comment_feed_links(row, lang),
             comments=comments,
         )
 

@@ -145,7 +145,6 @@ CATALOGS: dict[str, dict[str, str]] = {
         "comment_cancel": "Cancel",
         "comment_confirm_delete": "Delete this comment?",
         "comment_deleted": "Your comment was deleted.",
-
         # MAIL (issue 11): notification mails and their one-click pages
         "mail_anonymous": "Anonymous",
         "mail_held_subject": "[{site}] A comment on \u201c{post}\u201d awaits moderation",
@@ -312,7 +311,6 @@ CATALOGS: dict[str, dict[str, str]] = {
         "comment_cancel": "取消",
         "comment_confirm_delete": "删除这条评论？",
         "comment_deleted": "您的评论已删除。",
-
         # MAIL (issue 11): notification mails and their one-click pages
         "mail_anonymous": "匿名",
         "mail_held_subject": "[{site}] 《{post}》有一条评论等待审核",

@@ -419,10 +419,14 @@ def erase_person(db: Database, email: str, actor: str) -> int:
 def expire_ips(db: Database, before: float) -> int:
     """Forget the IP hash of every comment created before `before`; returns how many. Reads
     first: with nothing to forget it takes no write lock."""
-    due = db.read().execute(
-        "SELECT 1 FROM comments WHERE created < :before AND ip_hash != '' LIMIT 1",
-        {"before": before},
-    ).fetchone()
+    due = (
+        db.read()
+        .execute(
+            "SELECT 1 FROM comments WHERE created < :before AND ip_hash != '' LIMIT 1",
+            {"before": before},
+        )
+        .fetchone()
+    )
     if due is None:
         return 0
 

@@ -42,7 +42,7 @@ from masthead.web import csrf, discussion
 from masthead.web.redirects import location
 from masthead.web.routes import renderer, site_state
 from masthead.web.state import SiteState
-from masthead.web.submission import Submission, client_ip, submit
+from masthead.web.submission import Submission, submit
 
 NO_STORE = "no-store"
 MAX_REQUEST = 1024 * 1024  # bytes of one comment request (the body limit is 65,525 characters)
@@ -218,7 +218,7 @@ class Commenter:
 
 def commenter(request: Request, secret: bytes) -> Commenter:
     """The commenter id of the signed `masthead_commenter` cookie, or a new random one."""
-    found = identity.read_commenter_cookie(secret, request.cookies.get(identity.COOKIE, ""))
+    found = identity.read_cookie(secret, request.cookies.get(identity.COOKIE, ""))
     if found:
         return Commenter(found, False)
     return Commenter(identity.new_commenter_id(), True)
@@ -244,7 +244,7 @@ def set_cookies(
     if who.new:
         response.set_cookie(
             identity.COOKIE,
-            identity.commenter_cookie(secret, who.id),
+            identity.sign_cookie(secret, who.id),
             max_age=year,
             httponly=True,
             samesite="lax",
@@ -381,7 +381,7 @@ async def form_post(request: Request) -> Response:
 
 
 def _client_ip(request: Request) -> str:
-    return client_ip(request.scope, site_state(request).site.settings.trusted_proxies)
+    return identity.client_ip_of(request.scope, site_state(request).site.settings.trusted_proxies)
 
 
 def _form_error(request: Request, exc: CommentError, data: dict[str, Any]) -> Response:
@@ -476,7 +476,7 @@ def _not_found(request: Request, message: str) -> Response:
 def _own_pending(request: Request, row: sqlite3.Row) -> list[store.Comment]:
     state = site_state(request)
     secret = store.site_secret(state.db)
-    found = identity.read_commenter_cookie(secret, request.cookies.get(identity.COOKIE, ""))
+    found = identity.read_cookie(secret, request.cookies.get(identity.COOKIE, ""))
     if not found:
         return []
     hashed = identity.client_hash(secret, found)

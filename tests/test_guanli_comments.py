@@ -210,3 +210,33 @@ def test_posts_from_elsewhere_or_without_the_token_change_nothing(site, m1):
     missing = m1.post("/guanli/comments/act", data={"action": "approve", "ids": str(ids[0])})
     assert missing.status_code == 403
     assert statuses(site, ids) == ["pending", "pending"]
+
+
+def test_search_by_ip_finds_the_hashed_address(site, m1):
+    from masthead.comments import identity
+
+    db = Database(site.database_path)
+    secret = cs.site_secret(db)
+    key = db.read().execute("SELECT translation_key FROM posts WHERE url = '/posts/a/'").fetchone()
+    for ip, body in (("198.51.100.7", "from seven"), ("198.51.100.8", "from eight")):
+        cs.add(
+            db,
+            cs.NewComment(
+                thread=key[0],
+                post_url="/posts/a/",
+                parent_id=None,
+                lang="en",
+                status="pending",
+                author_name="X",
+                author_email="x@example.org",
+                author_url="",
+                body=body,
+                body_html=f"<p>{body}</p>",
+                created=1_700_000_000.0,
+                ip_hash=identity.ip_hash(secret, ip),
+            ),
+            "reader",
+        )
+    db.close()
+    found = m1.get("/guanli/comments?q=198.51.100.7")
+    assert "from seven" in found.text and "from eight" not in found.text

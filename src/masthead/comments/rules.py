@@ -261,3 +261,22 @@ def evaluate(submission: Submission, facts: Facts, settings: Settings) -> Decisi
     why = "signed-in staff" if facts.staff_session else "passed every rule"
     why = "known commenter" if facts.known and not facts.staff_session else why
     return Decision("approved", why, reasons=(why,))
+
+
+def recheck_edit(body: str, links: int, settings: Settings) -> Decision | None:
+    """The rules an author's edit can break (links, moderation and disallowed words in the
+    new text): a `Decision` moving the comment to `pending` or `spam`, or None to keep it."""
+    most = settings.comments_max_links
+    word = _matches(settings.disallowed_keys, [body])
+    if word is not None:
+        why = f"edited: contains the disallowed word {word!r}"
+        return Decision("spam", why, code="spam", reasons=(why,))
+    held = []
+    if most and links >= most:
+        held.append(f"edited: {links} links (held at {most} or more)")
+    word = _matches(settings.moderation_keys, [body])
+    if word is not None:
+        held.append(f"edited: contains the moderation word {word!r}")
+    if held:
+        return Decision("pending", "; ".join(held), code="held", reasons=tuple(held))
+    return None

@@ -26,12 +26,7 @@ from masthead.store import comments as store
 
 TONES = 8  # avatar colours: .avatar--0 … .avatar--7 in site.css (no inline style: CSP)
 # The form's `maxlength`s: the rules' limits, by the form's field names (C36, C40).
-LIMITS = {
-    "name": rules.LIMITS.name,
-    "email": rules.LIMITS.email,
-    "url": rules.LIMITS.website,
-    "body": rules.LIMITS.body,
-}
+LIMITS = rules.FIELD_LIMITS  # the form's maxlength: the server's limits, by field name
 HONEYPOT = "homepage"  # the form's trap field: people never see it, bots fill it
 
 

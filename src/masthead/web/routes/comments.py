@@ -28,11 +28,13 @@ from urllib.parse import quote, unquote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.formparsers import MultiPartException
 from starlette.types import Message
 
-from masthead.comments import identity, sanitize
+from masthead import accounts
+from masthead.comments import identity, rules, sanitize, text
 from masthead.comments import threads as thread_tree
 from masthead.config import Language
 from masthead.errors import CommentError
@@ -41,6 +43,7 @@ from masthead.store import posts as posts_store
 from masthead.web import csrf, discussion
 from masthead.web.redirects import location
 from masthead.web.routes import renderer, site_state
+from masthead.web.routes.guanli import SESSION_COOKIE
 from masthead.web.state import SiteState
 from masthead.web.submission import Submission, submit
 
@@ -364,12 +367,14 @@ async def form_post(request: Request) -> Response:
         form = submission(data)
         secret = store.site_secret(state.db)
         who = commenter(request, secret)
-        outcome = submit(
+        outcome = await run_in_threadpool(
+            submit,
             state,
             form,
             client_ip=_client_ip(request),
             cookie_id=who.id,
             scripted_elapsed=None,  # no script measured the fill time: the rule is skipped
+            staff_session=_staff(request),
         )
     except CommentError as exc:
         return _form_error(request, exc, data)
@@ -378,6 +383,12 @@ async def form_post(request: Request) -> Response:
     response = Response(status_code=303, headers={"Location": target, "Cache-Control": NO_STORE})
     set_cookies(response, request, state, secret, who, form)
     return response
+
+
+def _staff(request: Request) -> bool:
+    """True when the request carries a live /guanli session (staff are exempt from holds)."""
+    cookie = request.cookies.get(SESSION_COOKIE, "")
+    return bool(cookie) and accounts.session_for(site_state(request).db, cookie) is not None
 
 
 def _client_ip(request: Request) -> str:
@@ -552,8 +563,14 @@ async def api_post(request: Request) -> Response:
         elapsed = _elapsed(data) if is_json else None
         secret = store.site_secret(state.db)
         who = commenter(request, secret)
-        outcome = submit(
-            state, form, client_ip=_client_ip(request), cookie_id=who.id, scripted_elapsed=elapsed
+        outcome = await run_in_threadpool(
+            submit,
+            state,
+            form,
+            client_ip=_client_ip(request),
+            cookie_id=who.id,
+            scripted_elapsed=elapsed,
+            staff_session=_staff(request),
         )
     except CommentError as exc:
         return json_error(exc.status, exc.message, exc.field, exc.retry_after)
@@ -634,15 +651,29 @@ async def api_edit(request: Request, comment_id: int) -> Response:
         _origin_check(request)
         data = _json_object(await _body(request))
         found = _own_comment(request, comment_id, _token(request, data))
-        body = _text(data, "body")
-        limit = discussion.LIMITS["body"]
+        body = text.normalize(_text(data, "body"))
+        limit = rules.FIELD_LIMITS["body"]
         if not body.strip():
             raise CommentError(400, "the comment is empty", field="body")
-        if len(body) > limit:
+        if text.length(body) > limit:
             raise CommentError(400, f"the comment is longer than {limit} characters", field="body")
-        changed = store.edit(
-            state.db, comment_id, "author", body=body, body_html=sanitize.render(body)
-        )
+        html, links = await run_in_threadpool(sanitize.render_counted, body)
+        changed = store.edit(state.db, comment_id, "author", body=body, body_html=html)
+        again = rules.recheck_edit(body, links, state.site.settings)
+        if (
+            again is not None
+            and changed.status in ("approved", "pending")
+            and (again.status != changed.status)
+        ):
+            store.set_status(
+                state.db,
+                [comment_id],
+                again.status,
+                "author",
+                expect={changed.status},
+                reason=again.reason,
+            )
+            changed = store.get(state.db.read(), comment_id) or changed
     except CommentError as exc:
         return json_error(exc.status, exc.message, exc.field)
     lang = _lang(state, found.lang)

@@ -9,7 +9,6 @@ carries a double-submit token against login CSRF. A refused attempt is written t
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import secrets
 import time
@@ -21,6 +20,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from masthead import accounts
+from masthead.comments import identity
 from masthead.i18n import gettext
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
@@ -91,10 +91,10 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
 
 
 def client_hash(request: Request) -> str:
-    """Keyed hash of the client's address (the socket peer), for throttling and the log."""
-    host = request.client.host if request.client else ""
-    secret = cs.site_secret(site_state(request).db)
-    return hmac.new(secret, host.encode(), hashlib.sha256).hexdigest()[:32]
+    """Keyed hash of the client's address (the one resolver, C52), for throttling and the log."""
+    state = site_state(request)
+    ip = identity.client_ip_of(request.scope, state.site.settings.trusted_proxies)
+    return identity.ip_hash(cs.site_secret(state.db), ip)
 
 
 def secure(request: Request) -> bool:

@@ -17,6 +17,7 @@ Every POST passes `guanli.checked_form` (same site, the session's CSRF token).
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import time
@@ -27,6 +28,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
+from masthead.comments import identity
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.web.routes import site_state
@@ -94,15 +96,26 @@ def make_filter(request: Request, params: dict[str, str], snapshot: int | None) 
     lang = params.get("lang")
     if lang and lang not in state.site.languages:
         raise BadListing(f"lang: one of {', '.join(state.site.languages)}")
+    q = params.get("q", "")[:200]
     return cs.Filter(
         status=status,
-        q=params.get("q", "")[:200],
+        q=q,
+        ip_hash=_ip_hash(state, q),
         thread=thread,
         lang=lang,
         since=since,
         until=until,
         max_id=snapshot,
     )
+
+
+def _ip_hash(state: Any, q: str) -> str:
+    """The stored hash of `q` when it is an IP address (the screen searches by IP), else ''."""
+    try:
+        ip = str(ipaddress.ip_address(q.strip()))
+    except ValueError:
+        return ""
+    return identity.ip_hash(cs.site_secret(state.db), ip)
 
 
 def _number(

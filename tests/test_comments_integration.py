@@ -1,0 +1,75 @@
+"""Where the comment areas meet: an author's edit is checked again, a signed-in editor's
+comment is not held, and the dashboard's sign-in throttle keys on the one client-IP resolver."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from masthead import accounts
+from masthead.store import comments as store
+
+from conftest import post
+
+EN = "/posts/harbour-lights/"
+TOML = """
+title = "Test site"
+base_url = "https://example.com"
+comments_flood_seconds = 0
+comments_per_minute = 0
+comments_previously_approved = false
+moderation_keys = ["casino"]
+"""
+WHO = {"name": "Ann", "email": "ann@example.org", "body": "Hello there."}
+
+
+@pytest.fixture
+def client(make_site, serve):
+    site = make_site({"posts/harbour-lights.md": post("Harbour lights", "2024-03-01", "Hi.")}, TOML)
+    app = serve(site)
+    app.base_url = "https://testserver"
+    return app
+
+
+def db_of(client):
+    return client.app.state.masthead.db
+
+
+def test_an_edit_that_adds_links_or_a_held_word_goes_back_to_moderation(client):
+    first = client.post("/api/comments", json={"post": EN, **WHO}).json()
+    assert first["status"] == "approved"
+    bearer = {"Authorization": f"Bearer {first['token']}"}
+    url = f"/api/comments/{first['id']}"
+    links = "See [a](https://a.example) and [b](https://b.example)."
+    edited = client.patch(url, json={"body": links}, headers=bearer)
+    assert edited.status_code == 200
+    found = store.get(db_of(client).read(), first["id"])
+    assert found.status == "pending" and found.reason.startswith("edited: 2 links")
+    assert f'id="c-{first["id"]}"' not in client.get(EN).text
+    second = client.post("/api/comments", json={"post": EN, **WHO, "body": "Nice."}).json()
+    client.patch(
+        f"/api/comments/{second['id']}",
+        json={"body": "Visit my CASINO"},
+        headers={"Authorization": f"Bearer {second['token']}"},
+    )
+    assert store.get(db_of(client).read(), second["id"]).status == "pending"
+
+
+def test_a_signed_in_editor_is_not_held_as_claiming_a_staff_address(client):
+    db = db_of(client)
+    accounts.add_user(db, "mei", "a long password", email="mei@example.com")
+    stranger = client.post(
+        "/api/comments", json={"post": EN, "name": "Mei", "email": "MEI@example.com", "body": "x"}
+    ).json()
+    assert store.get(db.read(), stranger["id"]).reason == "claims a staff address"
+    form = client.get("/guanli/login")
+    token = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
+    client.post(
+        "/guanli/login", data={"username": "mei", "password": "a long password", "csrf": token}
+    )
+    mine = client.post(
+        "/api/comments", json={"post": EN, "name": "Mei", "email": "mei@example.com", "body": "y"}
+    ).json()
+    assert mine["status"] == "approved"
+    assert store.get(db.read(), mine["id"]).reason == "signed-in staff"

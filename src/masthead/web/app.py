@@ -26,6 +26,7 @@ from fastapi import FastAPI
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PackageLoader, select_autoescape
 
 import masthead
+from masthead import housekeeping
 from masthead.config import Site
 from masthead.indexer import index_and_log
 from masthead.search.service import SearchService
@@ -115,9 +116,11 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         watcher = Watcher(state.site, state.db, on_change=app.state.reloader.notify, dev=state.dev)
         started = partial(setattr, app.state, "watcher", watcher)  # /healthz reports it
         task = asyncio.create_task(watch_alone(watcher, state.site, state.db, stop, started))
+    sweeper = asyncio.create_task(housekeeping.run(state.db, state.site.settings, stop))
     yield
     stop.set()
     app.state.reloader.close()
+    await sweeper
     if task is not None:
         try:
             await asyncio.wait_for(task, 5)

@@ -1,0 +1,629 @@
+"""Comments: the only SQL that reads or changes them (tables of migration 4).
+
+Comments are readers' words, never derived from files: no index run, rebuild or migration writes
+these tables. Every change goes through `commit()`, one write transaction; a change readers of a
+thread can see (a comment approved, or one that was approved changing) also bumps that thread's
+version (`comment_threads`) and the site-wide `comments_version` in `site_state`, then, after
+the COMMIT, the database's change signal (store/signal.py), so every worker re-reads the versions
+on its next request and re-renders only the pages that show that thread.
+
+Statuses: `pending`, `approved`, `spam`, `trash`, and `deleted`, a placeholder row a permanent
+delete leaves while replies hang under it (its author and text emptied). Every status change goes
+through `set_status()` and writes one `audit_log` row per comment. Times are seconds since the
+epoch (UTC).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import asdict, dataclass, fields, replace
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from masthead.store.db import Database
+
+T = TypeVar("T")
+STATUSES = ("pending", "approved", "spam", "trash")
+PLACEHOLDER = "deleted"
+SECRET_KEY = "secret"  # nosec B105: the site_state key the secret is kept under
+VERSION_KEY = "comments_version"
+
+_touched: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar(
+    "comment_threads_touched", default=None
+)
+
+
+@dataclass(frozen=True)
+class Comment:
+    """One row of `comments`; each field is the column of that name (migration 4)."""
+
+    id: int
+    thread: str
+    post_url: str
+    parent_id: int | None
+    lang: str
+    status: str
+    kind: str
+    author_name: str
+    author_email: str
+    author_url: str
+    author_user: str | None
+    body: str
+    body_html: str
+    created: float
+    updated: float | None
+    ip_hash: str
+    client_hash: str
+    fingerprint: str
+    reason: str
+    notify: bool
+    email_confirmed: bool
+    source: str
+    source_id: str
+
+    @property
+    def removed(self) -> bool:
+        """Drawn as a "comment removed" placeholder: not approved (see `public_thread`)."""
+        return self.status != "approved"
+
+    @property
+    def date(self) -> str:
+        """`created` as ISO 8601 with its offset, in UTC (`2024-05-01T23:30:00+00:00`)."""
+        return iso(self.created)
+
+    def public(self) -> dict[str, Any]:
+        """What anyone may read (the JSON API): never the email, the IP hash or the reason.
+        A placeholder has only `id`, `parent`, `removed` and `date`."""
+        shape: dict[str, Any] = {
+            "id": self.id,
+            "parent": self.parent_id,
+            "removed": self.removed,
+            "date": self.date,
+        }
+        if not self.removed:
+            shape.update(
+                name=self.author_name,
+                url=self.author_url or None,
+                lang=self.lang,
+                kind=self.kind,
+                html=self.body_html,
+            )
+        return shape
+
+
+@dataclass
+class NewComment:
+    """A comment to insert: the columns of `Comment` but `id` and `updated`."""
+
+    thread: str
+    post_url: str
+    parent_id: int | None
+    lang: str
+    status: str
+    author_name: str
+    author_email: str
+    author_url: str
+    body: str
+    body_html: str
+    created: float
+    ip_hash: str = ""
+    client_hash: str = ""
+    fingerprint: str = ""
+    reason: str = ""
+    kind: str = "comment"
+    author_user: str | None = None
+    notify: bool = False
+    email_confirmed: bool = False
+    source: str = ""
+    source_id: str = ""
+
+
+@dataclass(frozen=True)
+class Changed:
+    """What an action did: ids `changed`, and ids `skipped` (gone, or not in an expected
+    status: changed by someone else since the caller looked)."""
+
+    changed: list[int]
+    skipped: list[int]
+
+
+def iso(ts: float) -> str:
+    """Seconds since the epoch as ISO 8601 in UTC with its offset (RFC 3339)."""
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
+
+
+def _comment(row: sqlite3.Row) -> Comment:
+    values = dict(row)
+    values["notify"] = bool(values["notify"])
+    values["email_confirmed"] = bool(values["email_confirmed"])
+    return Comment(**values)
+
+
+# --- transactions -------------------------------------------------------------------------
+
+
+def commit(db: Database, apply: Callable[[sqlite3.Connection], T]) -> T:
+    """Run `apply(conn)` in one write transaction (`BEGIN IMMEDIATE`) and return its result;
+    after the COMMIT, bump the change signal when `apply` changed what readers of a thread see
+    (`touch`). Every function here that changes comments is either such an `apply` (taking
+    `conn`: call it inside `commit`) or a wrapper that calls `commit` itself (taking `db`)."""
+    token = _touched.set(set())
+    try:
+        with db.write() as conn:
+            result = apply(conn)
+        touched = _touched.get()
+    finally:
+        _touched.reset(token)
+    if touched:
+        db.signal.bump()
+    return result
+
+
+def touch(conn: sqlite3.Connection, thread: str) -> None:
+    """Bump `thread`'s version and the site-wide comments version (inside `commit`)."""
+    conn.execute(
+        "INSERT INTO comment_threads (thread, version) VALUES (:t, 1) "
+        "ON CONFLICT (thread) DO UPDATE SET version = version + 1",
+        {"t": thread},
+    )
+    conn.execute(
+        "INSERT INTO site_state (key, value) VALUES (:k, '1') ON CONFLICT (key) "
+        "DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+        {"k": VERSION_KEY},
+    )
+    touched = _touched.get()
+    if touched is not None:
+        touched.add(thread)
+
+
+def log_event(
+    conn: sqlite3.Connection,
+    actor: str,
+    action: str,
+    *,
+    comment_id: int | None = None,
+    from_status: str | None = None,
+    to_status: str | None = None,
+    detail: dict[str, Any] | None = None,
+    at: float | None = None,
+) -> None:
+    """Append one `audit_log` row: who (`actor`: 'reader', 'author', 'editor:NAME', 'mail',
+    'import', 'system'), what (`action`), on which comment, from and to which status, and a JSON
+    `detail` (an edit's previous values, a bulk action's ids)."""
+    conn.execute(
+        "INSERT INTO audit_log (at, actor, action, comment_id, from_status, to_status, detail) "
+        "VALUES (:at, :actor, :action, :id, :from_, :to, :detail)",
+        {
+            "at": time.time() if at is None else at,
+            "actor": actor,
+            "action": action,
+            "id": comment_id,
+            "from_": from_status,
+            "to": to_status,
+            "detail": json.dumps(detail or {}, ensure_ascii=False),
+        },
+    )
+
+
+# --- writes -------------------------------------------------------------------------------
+
+_COLUMNS = [f.name for f in fields(NewComment)]
+
+
+def insert(conn: sqlite3.Connection, new: NewComment, actor: str) -> int:
+    """Store `new` (inside `commit`) and return its id; logs 'create' with its status and
+    reason, and touches the thread when it is approved. Raises `ValueError` for an unknown
+    status or a parent in another thread."""
+    if new.status not in STATUSES:
+        raise ValueError(f"unknown comment status {new.status!r}")
+    if new.parent_id is not None:
+        parent = conn.execute(
+            "SELECT thread FROM comments WHERE id = :id", {"id": new.parent_id}
+        ).fetchone()
+        if parent is None or parent["thread"] != new.thread:
+            raise ValueError(f"parent {new.parent_id} is not a comment of this thread")
+    values = asdict(new)
+    values["notify"] = int(new.notify)
+    values["email_confirmed"] = int(new.email_confirmed)
+    cur = conn.execute(
+        f"INSERT INTO comments ({', '.join(_COLUMNS)}) "  # nosec B608: fixed column names
+        f"VALUES ({', '.join(':' + c for c in _COLUMNS)})",
+        values,
+    )
+    comment_id = int(cur.lastrowid or 0)
+    log_event(
+        conn,
+        actor,
+        "create",
+        comment_id=comment_id,
+        to_status=new.status,
+        detail={"reason": new.reason} if new.reason else None,
+        at=new.created if actor == "import" else None,
+    )
+    if new.status == "approved":
+        touch(conn, new.thread)
+    return comment_id
+
+
+def add(db: Database, new: NewComment, actor: str) -> int:
+    """`insert` in a transaction of its own; returns the new id."""
+    return commit(db, lambda conn: insert(conn, new, actor))
+
+
+def set_status(
+    db: Database,
+    ids: Iterable[int],
+    to: str,
+    actor: str,
+    *,
+    expect: Collection[str] | None = None,
+    reason: str = "",
+) -> Changed:
+    """Move each comment of `ids` to status `to`: the one status change (a reader deleting
+    their own, the dashboard, mailed links, housekeeping). A comment changes only while its
+    status is in `expect` (None: any status but `to`); others, placeholders and missing ids
+    are `skipped`. One audit row per change; `reason` replaces the stored reason when given.
+    Raises `ValueError` for an unknown status."""
+    if to not in STATUSES:
+        raise ValueError(f"unknown comment status {to!r}")
+    wanted = list(dict.fromkeys(int(i) for i in ids))
+
+    def apply(conn: sqlite3.Connection) -> Changed:
+        changed, skipped = [], []
+        for comment_id in wanted:
+            row = conn.execute(
+                "SELECT thread, status FROM comments WHERE id = :id", {"id": comment_id}
+            ).fetchone()
+            status = row["status"] if row else None
+            if (
+                row is None
+                or status in (PLACEHOLDER, to)
+                or (expect is not None and status not in expect)
+            ):
+                skipped.append(comment_id)
+                continue
+            conn.execute(
+                "UPDATE comments SET status = :to, reason = CASE WHEN :reason = '' "
+                "THEN reason ELSE :reason END WHERE id = :id",
+                {"to": to, "reason": reason, "id": comment_id},
+            )
+            log_event(
+                conn,
+                actor,
+                to,
+                comment_id=comment_id,
+                from_status=status,
+                to_status=to,
+                detail={"reason": reason} if reason else None,
+            )
+            if "approved" in (status, to):
+                touch(conn, row["thread"])
+            changed.append(comment_id)
+        return Changed(changed, skipped)
+
+    return commit(db, apply)
+
+
+def edit(
+    db: Database,
+    comment_id: int,
+    actor: str,
+    *,
+    body: str | None = None,
+    body_html: str | None = None,
+    author_name: str | None = None,
+    author_email: str | None = None,
+    author_url: str | None = None,
+    at: float | None = None,
+) -> Comment:
+    """Change a comment's text (`body` with its rendered `body_html`) or author fields; the
+    audit row keeps the previous values. Raises `LookupError` for a missing comment or a
+    placeholder."""
+    new = {
+        "body": body,
+        "body_html": body_html,
+        "author_name": author_name,
+        "author_email": author_email,
+        "author_url": author_url,
+    }
+    changes: dict[str, Any] = {k: v for k, v in new.items() if v is not None}
+
+    def apply(conn: sqlite3.Connection) -> Comment:
+        old = get(conn, comment_id)
+        if old is None or old.status == PLACEHOLDER:
+            raise LookupError(f"no comment {comment_id}")
+        if not changes:
+            return old
+        when = time.time() if at is None else at
+        sets = ", ".join(f"{k} = :{k}" for k in changes)
+        conn.execute(
+            f"UPDATE comments SET {sets}, updated = :at WHERE id = :id",  # nosec B608: fixed keys
+            {**changes, "at": when, "id": comment_id},
+        )
+        previous = {k: getattr(old, k) for k in changes if k != "body_html"}
+        log_event(conn, actor, "edit", comment_id=comment_id, detail={"previous": previous})
+        if old.status == "approved":
+            touch(conn, old.thread)
+        return replace(old, **changes, updated=when)
+
+    return commit(db, apply)
+
+
+def delete_permanently(db: Database, ids: Iterable[int], actor: str) -> Changed:
+    """Delete comments for good. One with replies becomes a `deleted` placeholder (author,
+    text and IP emptied) so its replies keep their place (C39); a placeholder left with no
+    replies goes too. One audit row per comment (without its text)."""
+    wanted = list(dict.fromkeys(int(i) for i in ids))
+
+    def apply(conn: sqlite3.Connection) -> Changed:
+        changed, skipped = [], []
+        for comment_id in wanted:
+            row = get(conn, comment_id)
+            if row is None:
+                skipped.append(comment_id)
+                continue
+            log_event(
+                conn,
+                actor,
+                "delete",
+                comment_id=comment_id,
+                from_status=row.status,
+                to_status=None,
+            )
+            _delete(conn, row)
+            touch(conn, row.thread)
+            changed.append(comment_id)
+        return Changed(changed, skipped)
+
+    return commit(db, apply)
+
+
+def _delete(conn: sqlite3.Connection, row: Comment) -> None:
+    replies = conn.execute(
+        "SELECT count(*) FROM comments WHERE parent_id = :id", {"id": row.id}
+    ).fetchone()[0]
+    if replies:
+        conn.execute(
+            "UPDATE comments SET status = 'deleted', author_name = '', author_email = '', "
+            "author_url = '', author_user = NULL, body = '', body_html = '', ip_hash = '', "
+            "client_hash = '', notify = 0 WHERE id = :id",
+            {"id": row.id},
+        )
+        return
+    conn.execute("DELETE FROM comments WHERE id = :id", {"id": row.id})
+    if row.parent_id is not None:
+        parent = get(conn, row.parent_id)
+        if parent is not None and parent.status == PLACEHOLDER:
+            _delete(conn, parent)
+
+
+def erase_person(db: Database, email: str, actor: str) -> int:
+    """Answer an erasure request: every comment written with `email` (trimmed, case-folded)
+    is deleted for good, leaving anonymous placeholders where replies hang (the thread keeps
+    its shape). Returns how many comments were erased."""
+    ids = [c.id for c in by_email(db.read(), email)]
+    if not ids:
+        return 0
+    return len(delete_permanently(db, ids, actor).changed)
+
+
+def expire_ips(db: Database, before: float) -> int:
+    """Forget the IP hash of every comment created before `before`; returns how many."""
+
+    def apply(conn: sqlite3.Connection) -> int:
+        cur = conn.execute(
+            "UPDATE comments SET ip_hash = '' WHERE created < :before AND ip_hash != ''",
+            {"before": before},
+        )
+        return cur.rowcount
+
+    return commit(db, apply)
+
+
+def empty(
+    db: Database,
+    status: str,
+    actor: str,
+    *,
+    before: float | None = None,
+    max_id: int | None = None,
+) -> Changed:
+    """Delete for good the comments in `status` ('spam' or 'trash') created before `before`
+    and with ids up to `max_id` (what a page listed: newcomers stay, C53)."""
+    if status not in ("spam", "trash"):
+        raise ValueError("only spam and trash are emptied")
+    rows = db.read().execute(
+        "SELECT id FROM comments WHERE status = :s AND created < :before AND id <= :max_id",
+        {
+            "s": status,
+            "before": time.time() + 1 if before is None else before,
+            "max_id": 2**62 if max_id is None else max_id,
+        },
+    )
+    ids = [r["id"] for r in rows]
+    if not ids:
+        return Changed([], [])
+    return delete_permanently(db, ids, actor)
+
+
+def site_secret(db: Database) -> bytes:
+    """The site's secret key (32 random bytes, made once and kept in `site_state`): it keys
+    IP hashes, signed cookies, edit tokens and mailed links. It travels with backups."""
+    row = (
+        db.read()
+        .execute("SELECT value FROM site_state WHERE key = :k", {"k": SECRET_KEY})
+        .fetchone()
+    )
+    if row is None:
+        with db.write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO site_state (key, value) VALUES (:k, :v)",
+                {"k": SECRET_KEY, "v": secrets.token_hex(32)},
+            )
+            row = conn.execute(
+                "SELECT value FROM site_state WHERE key = :k", {"k": SECRET_KEY}
+            ).fetchone()
+    return bytes.fromhex(row["value"])
+
+
+# --- reads --------------------------------------------------------------------------------
+
+
+def get(conn: sqlite3.Connection, comment_id: int) -> Comment | None:
+    row = conn.execute("SELECT * FROM comments WHERE id = :id", {"id": comment_id}).fetchone()
+    return _comment(row) if row else None
+
+
+def public_thread(conn: sqlite3.Connection, thread: str) -> list[Comment]:
+    """What readers of `thread` see, oldest first: its approved comments and every ancestor of
+    one (a non-approved ancestor comes with its author, text and email emptied: a "comment
+    removed" placeholder keeps the replies in place, C39)."""
+    rows = conn.execute(
+        "WITH RECURSIVE shown (id) AS ("
+        " SELECT id FROM comments WHERE thread = :t AND status = 'approved'"
+        " UNION SELECT c.parent_id FROM comments c JOIN shown s ON c.id = s.id"
+        " WHERE c.parent_id IS NOT NULL)"
+        " SELECT * FROM comments WHERE id IN (SELECT id FROM shown) ORDER BY created, id",
+        {"t": thread},
+    ).fetchall()
+    return [_masked(_comment(r)) for r in rows]
+
+
+def _masked(c: Comment) -> Comment:
+    if c.status == "approved":
+        return c
+    return replace(
+        c,
+        author_name="",
+        author_email="",
+        author_url="",
+        author_user=None,
+        body="",
+        body_html="",
+        ip_hash="",
+        client_hash="",
+    )
+
+
+def pending_for_client(conn: sqlite3.Connection, thread: str, client_hash: str) -> list[Comment]:
+    """The pending comments of `thread` written from the browser whose commenter cookie hashes
+    to `client_hash` (shown to that browser only, marked as pending)."""
+    if not client_hash:
+        return []
+    rows = conn.execute(
+        "SELECT * FROM comments WHERE thread = :t AND status = 'pending' AND client_hash = :c "
+        "ORDER BY created, id",
+        {"t": thread, "c": client_hash},
+    )
+    return [_comment(r) for r in rows]
+
+
+def find_duplicate(conn: sqlite3.Connection, fingerprint: str) -> Comment | None:
+    """The first stored comment with this duplicate key (any status but a placeholder)."""
+    row = conn.execute(
+        "SELECT * FROM comments WHERE fingerprint = :f AND status != 'deleted' ORDER BY id LIMIT 1",
+        {"f": fingerprint},
+    ).fetchone()
+    return _comment(row) if row else None
+
+
+def recent_from_client(conn: sqlite3.Connection, ip_hash: str, since: float) -> list[float]:
+    """Creation times (newest first) of the comments the client `ip_hash` stored since `since`."""
+    rows = conn.execute(
+        "SELECT created FROM comments WHERE ip_hash = :ip AND created >= :since "
+        "ORDER BY created DESC",
+        {"ip": ip_hash, "since": since},
+    )
+    return [r[0] for r in rows]
+
+
+def known_commenter(conn: sqlite3.Connection, email: str, client_hash: str) -> bool:
+    """True when an approved comment was written with `email` (trimmed, case-folded) from the
+    browser whose commenter cookie hashes to `client_hash`: the address alone proves nothing
+    (C48)."""
+    if not client_hash or not email.strip():
+        return False
+    row = conn.execute(
+        "SELECT 1 FROM comments WHERE status = 'approved' AND client_hash = :c "
+        "AND lower(trim(author_email)) = :e LIMIT 1",
+        {"c": client_hash, "e": email.strip().casefold()},
+    ).fetchone()
+    return row is not None
+
+
+def approved_counts(
+    conn: sqlite3.Connection, threads: Iterable[str] | None = None
+) -> dict[str, int]:
+    """Approved comments per thread (threads without any are absent)."""
+    if threads is None:
+        rows = conn.execute(
+            "SELECT thread, count(*) FROM comments WHERE status = 'approved' GROUP BY thread"
+        )
+    else:
+        keys = json.dumps(list(threads))
+        rows = conn.execute(
+            "SELECT thread, count(*) FROM comments WHERE status = 'approved' "
+            "AND thread IN (SELECT value FROM json_each(:keys)) GROUP BY thread",
+            {"keys": keys},
+        )
+    return {r[0]: r[1] for r in rows}
+
+
+def latest_approved(
+    conn: sqlite3.Connection, thread: str | None = None, limit: int = 20
+) -> list[Comment]:
+    """The newest approved comments, site-wide or of one `thread` (comment feeds)."""
+    rows = conn.execute(
+        "SELECT * FROM comments WHERE status = 'approved' AND (:t IS NULL OR thread = :t) "
+        "ORDER BY created DESC, id DESC LIMIT :limit",
+        {"t": thread, "limit": limit},
+    )
+    return [_comment(r) for r in rows]
+
+
+def thread_versions(conn: sqlite3.Connection) -> dict[str, int]:
+    """Every thread's version (a thread never changed is absent: version 0)."""
+    return {r[0]: r[1] for r in conn.execute("SELECT thread, version FROM comment_threads")}
+
+
+def comments_version(conn: sqlite3.Connection) -> int:
+    """The site-wide comments version: bumped with every thread version."""
+    row = conn.execute("SELECT value FROM site_state WHERE key = :k", {"k": VERSION_KEY})
+    found = row.fetchone()
+    return int(found[0]) if found else 0
+
+
+def by_source(conn: sqlite3.Connection, source: str, source_id: str) -> Comment | None:
+    """The comment imported from `source` ('wxr', 'disqus', 'json') with id `source_id`."""
+    row = conn.execute(
+        "SELECT * FROM comments WHERE source = :s AND source_id = :i",
+        {"s": source, "i": source_id},
+    ).fetchone()
+    return _comment(row) if row else None
+
+
+def all_comments(conn: sqlite3.Connection) -> Iterator[Comment]:
+    """Every comment, placeholders included, by id (parents before their replies)."""
+    for row in conn.execute("SELECT * FROM comments ORDER BY id"):
+        yield _comment(row)
+
+
+def by_email(conn: sqlite3.Connection, email: str) -> list[Comment]:
+    """Every comment written with `email` (trimmed, case-folded), by id."""
+    rows = conn.execute(
+        "SELECT * FROM comments WHERE lower(trim(author_email)) = :e AND :e != '' ORDER BY id",
+        {"e": email.strip().casefold()},
+    )
+    return [_comment(r) for r in rows]
+
+
+def history(conn: sqlite3.Connection, comment_id: int) -> list[sqlite3.Row]:
+    """The audit rows of one comment, oldest first."""
+    return conn.execute(
+        "SELECT * FROM audit_log WHERE comment_id = :id ORDER BY at, id", {"id": comment_id}
+    ).fetchall()

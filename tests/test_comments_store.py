@@ -1,0 +1,157 @@
+"""store/comments.py on a real SQLite file: statuses, placeholders, versions, the audit log."""
+
+from __future__ import annotations
+
+import pytest
+
+from masthead.store import comments as cs
+from masthead.store import posts as store
+from masthead.store.db import Database
+
+
+@pytest.fixture
+def db(tmp_path):
+    database = Database(tmp_path / "site.db")
+    yield database
+    database.close()
+
+
+def new(thread="t1", parent=None, status="approved", name="Alice", body="Hi", **kw):
+    return cs.NewComment(
+        thread=thread,
+        post_url="/posts/a/",
+        parent_id=parent,
+        lang=kw.pop("lang", "en"),
+        status=status,
+        author_name=name,
+        author_email=kw.pop("email", "alice@example.org"),
+        author_url="",
+        body=body,
+        body_html=f"<p>{body}</p>",
+        created=kw.pop("created", 1_700_000_000.0),
+        **kw,
+    )
+
+
+def test_insert_and_read_back_exactly(db):
+    cid = cs.add(db, new(body="Zoë 👩🏽‍💻 `foo<bar>`"), "reader")
+    c = cs.get(db.read(), cid)
+    assert c.body == "Zoë 👩🏽‍💻 `foo<bar>`"
+    assert c.date == "2023-11-14T22:13:20+00:00"
+    assert "email" not in c.public() and "alice" not in str(c.public())
+    assert [r["action"] for r in cs.history(db.read(), cid)] == ["create"]
+
+
+def test_only_visible_changes_move_the_thread_version_and_the_signal(db):
+    before = db.signal.stamp()
+    cs.add(db, new(status="pending"), "reader")
+    assert cs.thread_versions(db.read()) == {}
+    assert db.signal.stamp() == before
+    cid = cs.add(db, new(status="approved"), "reader")
+    assert cs.thread_versions(db.read()) == {"t1": 1}
+    assert db.signal.stamp() != before
+    cs.set_status(db, [cid], "trash", "editor:e")
+    assert cs.thread_versions(db.read()) == {"t1": 2}
+    assert cs.comments_version(db.read()) == 2
+    assert store.generation(db.read()) == 0  # pages of other threads stay cached
+
+
+def test_set_status_is_conditional_and_audited(db):
+    a = cs.add(db, new(status="pending"), "reader")
+    b = cs.add(db, new(status="pending", body="x"), "reader")
+    cs.set_status(db, [b], "approved", "editor:m2")
+    done = cs.set_status(db, [a, b, 999], "spam", "editor:m1", expect={"pending"})
+    assert done.changed == [a] and done.skipped == [b, 999]
+    assert cs.get(db.read(), b).status == "approved"
+    rows = cs.history(db.read(), a)
+    assert (rows[-1]["actor"], rows[-1]["from_status"], rows[-1]["to_status"]) == (
+        "editor:m1",
+        "pending",
+        "spam",
+    )
+    with pytest.raises(ValueError):
+        cs.set_status(db, [a], "bogus", "x")
+
+
+def test_placeholders_keep_replies_in_place_c39(db):
+    a = cs.add(db, new(name="Alice", body="A"), "reader")
+    b = cs.add(db, new(parent=a, name="Bob", body="B"), "reader")
+    c = cs.add(db, new(parent=b, name="Alice", body="C"), "reader")
+    d = cs.add(db, new(parent=a, name="Bob", body="D"), "reader")
+    cs.set_status(db, [a], "trash", "author")
+    cs.delete_permanently(db, [b], "editor:m")
+    thread = {x.id: x for x in cs.public_thread(db.read(), "t1")}
+    assert set(thread) == {a, b, c, d}
+    assert thread[a].removed and thread[a].body == "" and thread[a].author_name == ""
+    assert thread[b].status == "deleted" and thread[b].body == ""
+    assert thread[c].parent_id == b and thread[d].parent_id == a
+    assert cs.get(db.read(), a).body == "A"  # moderators still see it
+    cs.delete_permanently(db, [c], "editor:m")  # the leaf goes, and the empty placeholder B
+    assert cs.get(db.read(), c) is None and cs.get(db.read(), b) is None
+    assert {x.id for x in cs.public_thread(db.read(), "t1")} == {a, d}
+    assert cs.approved_counts(db.read()) == {"t1": 1}
+
+
+def test_known_commenter_needs_the_browser_not_just_the_address_c48(db):
+    cs.add(db, new(email="alice@example.org", client_hash="h1"), "reader")
+    conn = db.read()
+    assert cs.known_commenter(conn, " ALICE@example.org ", "h1")
+    assert not cs.known_commenter(conn, "alice@example.org", "h2")
+    assert not cs.known_commenter(conn, "alice@example.org", "")
+
+
+def test_edit_keeps_the_previous_text_in_the_audit_log(db):
+    cid = cs.add(db, new(body="first"), "reader")
+    c = cs.edit(db, cid, "author", body="second", body_html="<p>second</p>")
+    assert c.body == "second" and c.updated
+    assert '"first"' in cs.history(db.read(), cid)[-1]["detail"]
+
+
+def test_erase_person_leaves_anonymous_placeholders(db):
+    a = cs.add(db, new(email="eve@example.org", name="Eve", body="mine"), "reader")
+    r = cs.add(db, new(parent=a, email="bob@example.org", name="Bob"), "reader")
+    cs.add(db, new(email="Eve@Example.org", name="Eve", body="leaf"), "reader")
+    assert cs.erase_person(db, " eve@example.org", "system") == 2
+    left = list(cs.all_comments(db.read()))
+    assert [c.id for c in left] == [a, r]
+    assert left[0].status == "deleted" and left[0].author_name == "" and left[0].body == ""
+    assert "eve" not in str([cs.history(db.read(), a)[i]["detail"] for i in range(2)]).lower()
+
+
+def test_empty_spares_newcomers_and_parent_must_share_the_thread(db):
+    old = cs.add(db, new(status="spam", created=100.0), "reader")
+    newer = cs.add(db, new(status="spam", created=200.0), "reader")
+    assert cs.empty(db, "spam", "editor:m", max_id=old).changed == [old]
+    assert cs.get(db.read(), newer) is not None
+    with pytest.raises(ValueError):
+        cs.add(db, new(thread="t2", parent=newer), "reader")
+
+
+def test_the_site_secret_is_made_once(db):
+    assert cs.site_secret(db) == cs.site_secret(db)
+    assert len(cs.site_secret(db)) == 32
+
+
+def test_housekeeping_forgets_ips_and_empties_old_spam_and_trash(db, make_site):
+    from masthead import housekeeping
+    from masthead.config import Settings
+
+    day = 86400.0
+    now = 1_800_000_000.0
+    old_spam = cs.add(db, new(status="spam", created=now - 31 * day, ip_hash="x"), "reader")
+    old_trash = cs.add(db, new(status="trash", created=now - 40 * day), "reader")
+    recent = cs.add(db, new(status="spam", created=now - 2 * day, ip_hash="y"), "reader")
+    kept = cs.add(db, new(status="approved", created=now - 90 * day, ip_hash="z"), "reader")
+    done = housekeeping.sweep(db, Settings(), now)
+    assert (done.spam, done.trash) == (1, 1)
+    conn = db.read()
+    assert cs.get(conn, old_spam) is None and cs.get(conn, old_trash) is None
+    assert cs.get(conn, recent).ip_hash == "y" and cs.get(conn, kept).ip_hash == ""
+    assert [
+        r["actor"] for r in conn.execute("SELECT actor FROM audit_log WHERE action = 'delete'")
+    ] == [
+        "system",
+        "system",
+    ]
+    off = Settings(comments_trash_days=0, comments_ip_days=0)
+    assert housekeeping.sweep(db, off, now + 100 * day) == housekeeping.Swept()

@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
-from typing import IO
-from xml.etree.ElementTree import Element, ParseError
+from typing import IO, TYPE_CHECKING
 
 from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import iterparse
+from defusedxml.ElementTree import ParseError, iterparse
 
 from masthead.comments.records import ExportFormatError, Imported, Problem, Thread
+
+if TYPE_CHECKING:  # the type of the elements defusedxml's parser builds; nothing is parsed
+    from xml.etree.ElementTree import Element  # nosec B405
 
 NAMESPACE = "http://disqus.com"
 DSQ_ID = "{http://disqus.com/disqus-internals}id"
@@ -50,7 +52,7 @@ def parse(stream: IO[bytes]) -> Iterator[Imported | Problem]:
         for event, elem in iterparse(stream, events=("start", "end"), forbid_dtd=True):
             if event == "start":
                 if depth == 0:
-                    if elem.tag != "{%s}disqus" % NAMESPACE:
+                    if elem.tag != _tag("disqus"):
                         name = elem.tag.rsplit("}", 1)[-1]
                         raise ExportFormatError(f"<{name}>: not a Disqus export (<disqus>)")
                     root = elem
@@ -147,7 +149,7 @@ def _date(text: str) -> tuple[float | None, str]:
     except ValueError:
         return None, f"createdAt {text!r} is not an ISO 8601 date"
     if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)  # Disqus writes UTC
+        when = when.replace(tzinfo=dt.UTC)  # Disqus writes UTC
     return when.timestamp(), ""
 
 
@@ -162,4 +164,4 @@ def _text(elem: Element, name: str) -> str:
 
 
 def _tag(name: str) -> str:
-    return "{%s}%s" % (NAMESPACE, name)
+    return "{" + NAMESPACE + "}" + name

@@ -24,15 +24,18 @@ explicit zone, so the result does not depend on the process's TZ.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterator
-from typing import IO
-from xml.etree.ElementTree import Element, ParseError
+from typing import IO, TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import iterparse
+from defusedxml.ElementTree import ParseError, iterparse
 
 from masthead.comments.records import ExportFormatError, Imported, Problem, Thread
+
+if TYPE_CHECKING:  # the type of the elements defusedxml's parser builds; nothing is parsed
+    from xml.etree.ElementTree import Element  # nosec B405
 
 WP_NAMESPACE = "http://wordpress.org/export/"
 _STATUS = {"1": "approved", "0": "pending", "spam": "spam", "trash": "trash"}
@@ -198,7 +201,7 @@ def _naive(text: str) -> dt.datetime | None:
 def _utc(text: str) -> float | None:
     """A WXR `*_gmt` date as seconds since the epoch: read as UTC, whatever TZ says."""
     naive = _naive(text)
-    return None if naive is None else naive.replace(tzinfo=dt.timezone.utc).timestamp()
+    return None if naive is None else naive.replace(tzinfo=dt.UTC).timestamp()
 
 
 def _offset(seconds: int) -> str:
@@ -234,3 +237,17 @@ def _local(tag: str) -> str:
 
 def _is_wp(tag: str) -> bool:
     return tag.startswith("{" + WP_NAMESPACE)
+
+
+_BLOCK = re.compile(r"<(p|div|blockquote|ul|ol|pre|table|h[1-6])[\s>]", re.IGNORECASE)
+
+
+def autop(text: str) -> str:
+    """WordPress shows a comment's text through `wpautop`: blank lines make paragraphs, single
+    newlines line breaks. The same, simplified, for a text without block-level HTML of its own
+    (one that has some is returned as it is)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+    if not text or _BLOCK.search(text):
+        return text
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+    return "\n".join("<p>" + p.replace("\n", "<br>\n") + "</p>" for p in paragraphs)

@@ -5,6 +5,7 @@ and real SQLite files, through the real `masthead` command."""
 from __future__ import annotations
 
 import datetime as dt
+import gzip
 import json
 import os
 import shutil
@@ -284,7 +285,7 @@ def test_c54_import_and_export_are_identical_under_two_process_zones(make_site, 
 # --- Disqus -----------------------------------------------------------------------------------
 
 
-def test_disqus_import_maps_by_identifier_and_old_url_nests_and_reports_the_rest(site):
+def test_disqus_import_maps_by_identifier_and_old_url_nests_and_reports_the_rest(site, tmp_path):
     code, out = masthead("comments", "import", site.root, CASES / "C54-disqus-export.xml")
     assert code == 1, out  # one thread has no post here
     assert "/posts/harbour-lights/ (by slug harbour-lights): 4 new of 4" in out
@@ -305,8 +306,10 @@ def test_disqus_import_maps_by_identifier_and_old_url_nests_and_reports_the_rest
     )
     assert got["4468847856"].status == "spam" and got["4468847857"].status == "trash"
     assert got["4468847858"].thread == thread_of(site, "/posts/tides/")
-    code, again = masthead("comments", "import", site.root, CASES / "C54-disqus-export.xml")
-    assert "0 new, 5 already present" in again
+    zipped = tmp_path / "old-example-2026-01-31T12_00_00.xml.gz"  # as Disqus mails it
+    zipped.write_bytes(gzip.compress((CASES / "C54-disqus-export.xml").read_bytes()))
+    code, again = masthead("comments", "import", site.root, zipped)
+    assert "Disqus XML, 6 comments read" in again and "0 new, 5 already present" in again
 
 
 # --- the JSON export and its import -------------------------------------------------------------

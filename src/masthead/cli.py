@@ -17,7 +17,7 @@ import shutil
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -26,6 +26,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from masthead.config import Site, load_site
 from masthead.errors import ConfigError, ContentIssue, MastheadError
 from masthead.errors import visible as _visible
+
+if TYPE_CHECKING:
+    from masthead.store.db import Database
 
 app = typer.Typer(
     help="masthead: an editorial web platform on Markdown files and SQLite.",
@@ -407,7 +410,7 @@ app.add_typer(comments_app, name="comments")
 SiteFolder = Annotated[Path, typer.Argument(help="Site folder (with masthead.toml).")]
 
 
-def _open_db(site: Path) -> tuple[Site, Any]:
+def _open_db(site: Path) -> tuple[Site, Database]:
     from masthead.store.db import Database
 
     s = _site(site)
@@ -513,6 +516,7 @@ def comments_erase(
 ) -> None:
     """Erase every comment written with EMAIL; a comment with replies leaves an anonymous
     placeholder so the thread keeps its shape. Cannot be undone (a backup can)."""
+    from masthead import comments_io
     from masthead.store import comments as store
 
     try:
@@ -523,10 +527,7 @@ def comments_erase(
         found = store.by_email(db.read(), email)
         if found and not yes:
             typer.confirm(f"Erase {len(found)} comment(s) for good?", abort=True)
-        erased = store.erase_person(db, email, "cli") if found else 0
-        kept = sum(
-            1 for c in found if (now := store.get(db.read(), c.id)) and now.status == "deleted"
-        )
+        erased, kept = comments_io.erase(db, email) if found else (0, 0)
     finally:
         db.close()
     typer.echo(

@@ -21,6 +21,7 @@ time as seconds since the epoch (`created`, exact) and as ISO 8601 in UTC (`date
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import heapq
 import io
@@ -31,7 +32,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 from urllib.parse import quote, unquote, urlsplit
 
 import nh3
@@ -176,15 +177,22 @@ def import_file(
 ) -> Report:
     """Import the comments of the export at `path` (WXR, Disqus XML or masthead JSON) into
     `db`, whose post index must be current; return the report. Writes nothing when the report
-    has problems, or under `dry_run`. Raises OSError when the file cannot be read."""
+    has problems, or under `dry_run`. The file may be gzipped (`.xml.gz`, as Disqus sends it).
+    Raises OSError when the file cannot be read."""
     report = Report(file=str(path), dry_run=dry_run)
-    with open(path, "rb") as stream:
-        report.kind = detect(stream.read(4096))
-        stream.seek(0)
+    with open(path, "rb") as raw:
+        zipped = raw.read(2) == b"\x1f\x8b"  # Disqus mails its export gzipped
+        raw.seek(0)
+        stream = cast(IO[bytes], gzip.GzipFile(fileobj=raw) if zipped else raw)
         try:
+            report.kind = detect(stream.read(4096))
+            stream.seek(0)
             entries = _read(stream, report, skip_pings)
         except ExportFormatError as exc:
             report.problems.append(str(exc))
+            return report
+        except (gzip.BadGzipFile, EOFError) as exc:
+            report.problems.append(f"a damaged gzip file ({exc or 'cut short'})")
             return report
     if report.problems:
         return report
@@ -638,6 +646,16 @@ def _personal(c: store.Comment) -> dict[str, Any]:
     for internal in ("ip_hash", "client_hash", "fingerprint"):
         del shape[internal]  # keyed hashes: meaningless outside this site
     return shape
+
+
+def erase(db: Database, email: str, actor: str = "cli") -> tuple[int, int]:
+    """Erase every comment written with `email` (`store.comments.erase_person`); return how
+    many were erased and how many of them stay as anonymous placeholders for their replies."""
+    ids = [c.id for c in store.by_email(db.read(), email)]
+    erased = store.erase_person(db, email, actor)
+    conn = db.read()
+    kept = [c for c in (store.get(conn, i) for i in ids) if c is not None]
+    return erased, sum(1 for c in kept if c.status == store.PLACEHOLDER)
 
 
 def iter_all(db: Database) -> Iterator[store.Comment]:

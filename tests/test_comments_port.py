@@ -534,3 +534,19 @@ def test_restore_migrates_an_older_backup_and_keeps_its_search_log(site, tmp_pat
     assert conn.execute("SELECT * FROM search_log ORDER BY id").fetchall() == searches
     assert conn.execute("SELECT count(*) FROM comments").fetchone()[0] == 0
     conn.close()
+
+
+def test_restore_replaces_a_damaged_live_database_and_keeps_its_bytes(site, tmp_path):
+    masthead("comments", "import", site.root, CASES / "C55-wxr-import.xml")
+    saved = rows(site)
+    masthead("backup", site.root, tmp_path / "good.db")
+    for stale in ("-wal", "-shm"):
+        Path(str(site.database_path) + stale).unlink(missing_ok=True)
+    site.database_path.write_bytes(b"\x00garbage after a disk failure" * 500)
+    code, out = masthead("restore", site.root, tmp_path / "good.db", "--yes")
+    assert code == 0, out
+    assert rows(site) == saved
+    kept = Path(str(site.database_path) + ".pre-restore").read_bytes()
+    assert kept.startswith(b"\x00garbage after a disk failure")
+    code, out = masthead("restore", site.root, site.database_path, "--yes")
+    assert code == 2 and "not a backup of it" in out

@@ -15,7 +15,9 @@ cached before the restore under a version number the restored data reuses.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,6 +78,8 @@ def restore(source: Path, database: Path) -> Restored:
     `StorageError` before anything is replaced when the backup fails a check or the copy
     cannot be made (a full disk)."""
     source, database = Path(source), Path(database)
+    if database.exists() and source.resolve() == database.resolve():
+        raise StorageError(source, "is the site's database itself, not a backup of it")
     version = check_backup(source)
     staged = database.with_name(database.name + ".restoring")
     try:
@@ -95,7 +99,7 @@ def restore(source: Path, database: Path) -> Restored:
         kept = None
         if database.exists():
             kept = database.with_name(database.name + ".pre-restore")
-            backup(database, kept)
+            _keep(database, kept)
             _copy_into(staged, database)
         else:
             staged.replace(database)
@@ -108,25 +112,36 @@ def restore(source: Path, database: Path) -> Restored:
     return Restored(version, to_version, count, kept)
 
 
+def _live_versions(live_path: Path) -> tuple[dict[str, str], dict[str, int], int]:
+    """The live database's `site_state`, thread versions and a floor for new versions: 0, or
+    the time in seconds when the live database cannot be read (a damaged one: no counter it
+    held can be that high)."""
+    try:
+        live = sqlite3.connect(live_path.resolve().as_uri() + "?mode=ro", uri=True)
+        try:
+            state = dict(live.execute("SELECT key, value FROM site_state").fetchall())
+            try:
+                threads = dict(live.execute("SELECT thread, version FROM comment_threads"))
+            except sqlite3.OperationalError:  # a live database older than migration 4
+                threads = {}
+        finally:
+            live.close()
+    except sqlite3.DatabaseError:
+        return {}, {}, int(time.time())
+    return state, threads, 0
+
+
 def _raise_versions(staged: sqlite3.Connection, live_path: Path) -> None:
     """Give the staged copy versions past the live database's (generation, comments version,
     each thread's), so caches keyed by them cannot mistake restored data for cached pages."""
-    live = sqlite3.connect(live_path.resolve().as_uri() + "?mode=ro", uri=True)
-    try:
-        state = dict(live.execute("SELECT key, value FROM site_state").fetchall())
-        try:
-            threads = dict(live.execute("SELECT thread, version FROM comment_threads").fetchall())
-        except sqlite3.OperationalError:  # a live database older than migration 4
-            threads = {}
-    finally:
-        live.close()
+    state, threads, floor = _live_versions(live_path)
     staged.execute("BEGIN IMMEDIATE")
     try:
         for key in ("generation", comments.VERSION_KEY):
             row = staged.execute("SELECT value FROM site_state WHERE key = :k", {"k": key})
             found = row.fetchone()
             mine = int(found[0]) if found else 0
-            value = max(mine, int(state.get(key, 0))) + 1
+            value = max(mine, int(state.get(key, 0)), floor) + 1
             staged.execute(
                 "INSERT INTO site_state (key, value) VALUES (:k, :v) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -134,7 +149,7 @@ def _raise_versions(staged: sqlite3.Connection, live_path: Path) -> None:
             )
         mine_threads = dict(staged.execute("SELECT thread, version FROM comment_threads"))
         for thread in set(threads) | set(mine_threads):
-            value = max(int(threads.get(thread, 0)), int(mine_threads.get(thread, 0))) + 1
+            value = max(int(threads.get(thread, 0)), int(mine_threads.get(thread, 0)), floor) + 1
             staged.execute(
                 "INSERT INTO comment_threads (thread, version) VALUES (:t, :v) "
                 "ON CONFLICT (thread) DO UPDATE SET version = excluded.version",
@@ -146,13 +161,36 @@ def _raise_versions(staged: sqlite3.Connection, live_path: Path) -> None:
         raise
 
 
+def _keep(database: Path, kept: Path) -> None:
+    """Keep the database as it was at `kept`: a consistent copy (SQLite's backup), or, when it
+    is too damaged to be read, its bytes as they are (with its -wal file, if any)."""
+    try:
+        backup(database, kept)
+    except StorageError:
+        shutil.copyfile(database, kept)
+        wal = database.with_name(database.name + "-wal")
+        if wal.exists():
+            shutil.copyfile(wal, kept.with_name(kept.name + "-wal"))
+
+
 def _copy_into(staged: Path, database: Path) -> None:
-    """Copy `staged` over the live `database` in one step of the backup API (atomic)."""
+    """Copy `staged` over the live `database` in one step of the backup API (atomic, and safe
+    while workers have it open); a live file SQLite cannot open as a database is replaced."""
     src = sqlite3.connect(staged.resolve().as_uri() + "?mode=ro", uri=True)
     try:
         dst = sqlite3.connect(database, timeout=10)
         try:
             src.backup(dst)  # pages=-1: everything in one step, one transaction
+        except sqlite3.DatabaseError as exc:
+            if not getattr(exc, "sqlite_errorname", "").startswith(
+                ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+            ):
+                raise
+            dst.close()
+            for stale in ("-wal", "-shm"):
+                database.with_name(database.name + stale).unlink(missing_ok=True)
+            shutil.copyfile(staged, database.with_name(database.name + ".new"))
+            database.with_name(database.name + ".new").replace(database)
         finally:
             dst.close()
     finally:

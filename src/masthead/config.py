@@ -190,7 +190,7 @@ class Settings(BaseModel):
         15, ge=0, description="Minutes a commenter may edit or delete their comment (0: never)."
     )
     comments_flood_seconds: int = Field(
-        15, ge=0, description="Seconds between two comments from one client (0: off)."
+        15, ge=0, description="Seconds between two comments from one client on one post (0: off)."
     )
     comments_per_minute: int = Field(
         3, ge=0, description="Comments one client may post per minute (0: off)."

@@ -87,3 +87,24 @@ class BadRequest(HTTPError):
 
 class NotFound(HTTPError):
     status = 404
+
+
+class CommentError(HTTPError):
+    """A comment refused with a 4xx (issue 11): `status` (400 a bad field, 403 a closed thread,
+    404 no such post, 429 too many comments), a `message` for the reader, the form `field` at
+    fault (None: the whole submission) and, for 429, `retry_after` seconds (the `Retry-After`
+    header, RFC 9110 §10.2.3). Nothing was stored."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        field: str | None = None,
+        retry_after: int | None = None,
+        code: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.field = field
+        self.retry_after = retry_after
+        self.code = code

@@ -13,7 +13,11 @@ Two servers (`--server`):
   `Server` header (README "Production serving"), hence not the default.
 Either way the URL printed is the one listened on (`--port 0`: resolved once), workers build the
 app with `worker_app` (a factory; the options travel in the `WORKER_ENV` variable), and SIGINT
-or SIGTERM stops every worker. All workers share the one SQLite file (WAL) and see each other's
+or SIGTERM stops every worker. Forwarding headers (`X-Forwarded-For`, `X-Forwarded-Proto`) are
+believed only from the proxies `trusted_proxies` names (`forwarded_trust`; uvicorn's
+`FORWARDED_ALLOW_IPS` variable overrides it); by default none, so the client is the socket peer
+(C52), and a warning is logged the first time a request carries such headers. All workers share
+the one SQLite file (WAL) and see each other's
 commits through the index generation; one of them watches the files (watch_lock.py).
 """
 
@@ -26,7 +30,8 @@ import socket
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from masthead.config import Site, load_site
+from masthead.comments.identity import forwarding_headers
+from masthead.config import Settings, Site, load_site
 from masthead.web.address import served_address
 
 WORKER_ENV = "_MASTHEAD_SERVE_WORKER"  # not MASTHEAD_*: that prefix is for settings
@@ -105,21 +110,69 @@ def worker_app() -> Any:
     plan = Plan(**json.loads(os.environ[WORKER_ENV]))
     site = load_site(plan.root, plan.overrides)
     app = create_app(site, dev=plan.dev, index=False, watch=plan.watch, served=plan.served)
+    trusted = forwarded_trust(site.settings)
+    if not trusted:
+        return ForwardingWarning(app)
     if plan.server != "granian":
-        return app  # uvicorn reads X-Forwarded-* itself (--forwarded-allow-ips)
+        return app  # uvicorn reads X-Forwarded-* itself (proxy_options)
     from granian.utils.proxies import wrap_asgi_with_proxy_headers
 
-    # as uvicorn does: trusted from FORWARDED_ALLOW_IPS, by default a proxy on this host
-    return wrap_asgi_with_proxy_headers(app, os.environ.get(FORWARDED_ENV, "127.0.0.1,::1"))
+    return wrap_asgi_with_proxy_headers(app, trusted)
 
 
-def _options(access_log: bool) -> dict[str, Any]:
+def forwarded_trust(settings: Settings) -> list[str]:
+    """The addresses and networks whose `X-Forwarded-For` and `X-Forwarded-Proto` the server
+    believes: the `FORWARDED_ALLOW_IPS` environment variable when it is set (uvicorn's, a
+    comma-separated list; an override for set-ups that already use it), else the
+    `trusted_proxies` setting; empty (the default): forwarding headers are ignored."""
+    env = os.environ.get(FORWARDED_ENV, "").strip()
+    if env:
+        return [item.strip() for item in env.split(",") if item.strip()]
+    return list(settings.trusted_proxies)
+
+
+def proxy_options(settings: Settings) -> dict[str, Any]:
+    """uvicorn's proxy-header options for `settings` (`forwarded_trust`): with nothing trusted,
+    `proxy_headers` off, so the ASGI `client` is the socket peer whatever a request claims."""
+    trusted = forwarded_trust(settings)
+    return {"proxy_headers": bool(trusted), "forwarded_allow_ips": trusted}
+
+
+class ForwardingWarning:
+    """ASGI middleware for a server that trusts no proxy: logs one warning, the first time a
+    request carries `X-Forwarded-For`, `X-Real-IP` or `Forwarded` (they are ignored: behind a
+    reverse proxy, `trusted_proxies` must name it, or every reader shares its address), then
+    only passes requests on."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.warned = False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if not self.warned and scope["type"] == "http":
+            found = forwarding_headers(scope.get("headers") or [])
+            if found:
+                self.warned = True
+                log.warning(
+                    "a request carries %s, ignored: trusted_proxies is empty, so each client is "
+                    "its socket address; behind a reverse proxy, set trusted_proxies to its "
+                    "address (README 'Behind a reverse proxy')",
+                    ", ".join(found),
+                )
+        await self.app(scope, receive, send)
+
+    def __getattr__(self, name: str) -> Any:  # `.state` and the rest of the app's surface
+        return getattr(self.app, name)
+
+
+def _options(access_log: bool, settings: Settings) -> dict[str, Any]:
     # live-reload streams stay open: do not wait for them for ever on shutdown
     return {
         "log_level": "info",
         "access_log": access_log,
         "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN,
         "server_header": False,
+        **proxy_options(settings),
     }
 
 
@@ -136,7 +189,9 @@ def serve_one(app: Any, sock: socket.socket, *, access_log: bool) -> None:
                 reloader.close()
             super().handle_exit(sig, frame)
 
-    Server(uvicorn.Config(app, **_options(access_log))).run(sockets=[sock])
+    settings = app.state.masthead.site.settings
+    served = app if forwarded_trust(settings) else ForwardingWarning(app)
+    Server(uvicorn.Config(served, **_options(access_log, settings))).run(sockets=[sock])
 
 
 def index_once(site: Site) -> None:
@@ -202,7 +257,11 @@ def serve_many(plan: Plan, sock: socket.socket, *, workers: int, access_log: boo
     from uvicorn.supervisors import Multiprocess
 
     os.environ[WORKER_ENV] = json.dumps(asdict(plan))  # the spawned workers inherit it
+    settings = load_site(plan.root, plan.overrides).settings
     config = uvicorn.Config(
-        "masthead.server:worker_app", factory=True, workers=workers, **_options(access_log)
+        "masthead.server:worker_app",
+        factory=True,
+        workers=workers,
+        **_options(access_log, settings),
     )
     Multiprocess(config, sockets=[sock]).run()

@@ -532,12 +532,15 @@ def find_duplicate(conn: sqlite3.Connection, fingerprint: str) -> Comment | None
     return _comment(row) if row else None
 
 
-def recent_from_client(conn: sqlite3.Connection, ip_hash: str, since: float) -> list[float]:
-    """Creation times (newest first) of the comments the client `ip_hash` stored since `since`."""
+def recent_from_client(
+    conn: sqlite3.Connection, ip_hash: str, since: float, thread: str | None = None
+) -> list[float]:
+    """Creation times (newest first) of the comments the client `ip_hash` stored since `since`
+    (in one `thread`, or anywhere)."""
     rows = conn.execute(
         "SELECT created FROM comments WHERE ip_hash = :ip AND created >= :since "
-        "ORDER BY created DESC",
-        {"ip": ip_hash, "since": since},
+        "AND (:t IS NULL OR thread = :t) ORDER BY created DESC",
+        {"ip": ip_hash, "since": since, "t": thread},
     )
     return [r[0] for r in rows]
 

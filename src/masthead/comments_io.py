@@ -22,7 +22,6 @@ time as seconds since the epoch (`created`, exact) and as ISO 8601 in UTC (`date
 from __future__ import annotations
 
 import gzip
-import hashlib
 import heapq
 import io
 import json
@@ -35,9 +34,8 @@ from pathlib import Path
 from typing import IO, Any, cast
 from urllib.parse import quote, unquote, urlsplit
 
-import nh3
-
-from masthead.comments import disqus, wxr
+from masthead.comments import disqus, sanitize, wxr
+from masthead.comments.identity import fingerprint
 from masthead.comments.records import ExportFormatError, Imported, Problem, Thread
 from masthead.store import comment_targets as targets
 from masthead.store import comments as store
@@ -48,33 +46,6 @@ VERSION = 1
 ACTOR = "import"
 _PATH_SAFE = "/:@!$&'()*+,;=-._~"
 _KIND_NAMES = {"wxr": "WordPress WXR", "disqus": "Disqus XML", "json": "masthead JSON"}
-
-
-# --- sanitizing: CORE's comments.sanitize.clean replaces these once it lands --------------------
-
-
-def _clean(html: str) -> str:
-    """Imported HTML through the comment allowlist (nh3 last; http(s)/mailto links only)."""
-    return nh3.clean(
-        html,
-        tags={"p", "br", "a", "em", "strong", "b", "i", "code", "pre", "blockquote", "ul", "ol"}
-        | {"li", "del", "s"},
-        attributes={"a": {"href"}},
-        url_schemes={"http", "https", "mailto"},
-        link_rel="nofollow ugc noopener noreferrer",
-        strip_comments=True,
-    )
-
-
-def _website(raw: str) -> str:
-    """`raw` when it is an http(s) URL with a host, else '' (C33)."""
-    parts = urlsplit(raw.strip())
-    return raw.strip() if parts.scheme in ("http", "https") and parts.hostname else ""
-
-
-def _fingerprint(thread: str, parent: int | None, name: str, email: str, body: str) -> str:
-    key = json.dumps([thread, parent, name.strip(), email.strip().casefold(), body.strip()])
-    return hashlib.sha256(key.encode()).hexdigest()
 
 
 # --- the report ---------------------------------------------------------------------------
@@ -261,11 +232,11 @@ def _xml_entry(record: Imported, report: Report | None) -> _Entry:
         values={
             "status": record.status,
             "kind": record.kind,
-            "author_name": record.author_name,
-            "author_email": record.author_email.strip(),
-            "author_url": _website(record.author_url),
+            "author_name": sanitize.name(record.author_name),
+            "author_email": sanitize.email(record.author_email),
+            "author_url": sanitize.website(record.author_url),
             "body": record.body,
-            "body_html": _clean(html),
+            "body_html": sanitize.clean(html),
             "reason": f"imported from {record.source} with status {record.status}",
         },
     )
@@ -306,6 +277,7 @@ def _json_entry(item: dict[str, Any]) -> _Entry:
         raise ValueError(f"unknown status {status!r}")
     source = str(item.get("source") or "")
     body = str(item["body"])
+    html = item.get("html") or ("" if source == "" else body)
     return _Entry(
         key=str(int(item["id"])),
         parent=None if item.get("parent") is None else str(int(item["parent"])),
@@ -319,12 +291,14 @@ def _json_entry(item: dict[str, Any]) -> _Entry:
         values={
             "status": "trash" if status == store.PLACEHOLDER else status,
             "kind": str(item.get("kind") or "comment"),
-            "author_name": str(author["name"]),
-            "author_email": str(author["email"]),
-            "author_url": _website(str(author.get("url") or "")),
-            "author_user": author.get("user"),
+            "author_name": sanitize.name(str(author["name"])),
+            "author_email": sanitize.email(str(author["email"])),
+            "author_url": sanitize.website(str(author.get("url") or "")),
+            "author_user": None if author.get("user") is None else str(author["user"]),
             "body": body,
-            "body_html": _clean(str(item["html"])),
+            # the HTML as exported, cleaned again (lossless, whatever version rendered it); a
+            # hand-made file may give only the Markdown of a comment written on masthead
+            "body_html": sanitize.clean(str(html)) if html else sanitize.render(body),
             "ip_hash": str(item.get("ip_hash") or ""),
             "client_hash": str(item.get("client_hash") or ""),
             "fingerprint": str(item.get("fingerprint") or ""),
@@ -465,7 +439,7 @@ def _insert_thread(
             source_id=entry.source_id,
         )
         if not new.fingerprint:
-            new.fingerprint = _fingerprint(
+            new.fingerprint = fingerprint(
                 thread_key, parent_id, new.author_name, new.author_email, new.body
             )
         report.new += 1

@@ -550,3 +550,50 @@ def test_restore_replaces_a_damaged_live_database_and_keeps_its_bytes(site, tmp_
     assert kept.startswith(b"\x00garbage after a disk failure")
     code, out = masthead("restore", site.root, site.database_path, "--yes")
     assert code == 2 and "not a backup of it" in out
+
+
+EDGES = """<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:wp="http://wordpress.org/export/1.1/"><channel><title>Old</title>
+<wp:timezone_string>Asia/Shanghai</wp:timezone_string>
+<item><title>Harbour lights</title><link>https://old.example.com/?p=7</link>
+<wp:post_name>harbour-lights</wp:post_name>
+<wp:comment><wp:comment_id>31</wp:comment_id><wp:comment_parent>0</wp:comment_parent>
+<wp:comment_approved>1</wp:comment_approved><wp:comment_author>Mallory</wp:comment_author>
+<wp:comment_author_url>javascript:alert(1)</wp:comment_author_url>
+<wp:comment_date>2020-01-01 08:00:00</wp:comment_date>
+<wp:comment_date_gmt>0000-00-00 00:00:00</wp:comment_date_gmt>
+<wp:comment_content>Line one
+line two
+
+Second paragraph</wp:comment_content></wp:comment>
+<wp:comment><wp:comment_id>32</wp:comment_id><wp:comment_parent>0</wp:comment_parent>
+<wp:comment_approved>2</wp:comment_approved><wp:comment_type>order_note</wp:comment_type>
+<wp:comment_content>Order shipped to 1 Private Road</wp:comment_content></wp:comment>
+</item>
+<item><title>Tides</title><link>https://old.example.com/tides/</link>
+<wp:post_name>tides</wp:post_name>
+<wp:comment><wp:comment_id>33</wp:comment_id><wp:comment_parent>31</wp:comment_parent>
+<wp:comment_approved>hold</wp:comment_approved>
+<wp:comment_date_gmt>2020-01-02 00:00:00</wp:comment_date_gmt>
+<wp:comment_content>A reply filed under another post</wp:comment_content></wp:comment>
+</item></channel></rss>
+"""
+
+
+def test_wxr_zones_line_breaks_other_types_unknown_statuses_and_parents_on_other_posts(
+    site, tmp_path
+):
+    path = tmp_path / "edges.xml"
+    path.write_text(EDGES, encoding="utf-8")
+    code, out = masthead("comments", "import", site.root, path)
+    assert code == 0, out
+    got = rows(site)
+    assert set(got) == {"31", "33"}
+    assert "1 comment(s) of type 'order_note' skipped" in out  # private notes never shown
+    mallory = got["31"]
+    assert mallory.created == NEW_YEAR  # comment_date read in the channel's zone
+    assert "the export's zone Asia/Shanghai" in out
+    assert mallory.author_url == ""  # not an http(s) URL: dropped
+    assert mallory.body_html.count("<p>") == 2 and "<br>" in mallory.body_html
+    assert got["33"].status == "pending" and "status 'hold': held" in out
+    assert got["33"].parent_id is None and "parent 31 on another post" in out

@@ -319,6 +319,7 @@ def _plan_and_insert(
     write: bool,
 ) -> None:
     by_thread: dict[str, list[_Entry]] = {}
+    every = {e.key for e in entries}  # a parent on another thread is reported as such
     for entry in entries:
         by_thread.setdefault(entry.thread.key, []).append(entry)
     for group in by_thread.values():
@@ -332,7 +333,7 @@ def _plan_and_insert(
             continue
         post, how = found
         before = report.new
-        _insert_thread(conn, group, post, report, write=write)
+        _insert_thread(conn, group, post, report, every, write=write)
         report.mapped.append(
             f"{post['url']} ({how}): {report.new - before} new of {len(importing)}"
         )
@@ -383,6 +384,7 @@ def _paths(link: str) -> list[str]:
     path = urlsplit(link.strip()).path
     if not path or path == "/":
         return []
+    path = path if path.startswith("/") else "/" + path  # an identifier `posts/slug/`
     encoded = quote(unquote(path), safe=_PATH_SAFE)
     out = [encoded, encoded if encoded.endswith("/") else encoded + "/"]
     return list(dict.fromkeys(out))
@@ -393,10 +395,12 @@ def _insert_thread(
     group: list[_Entry],
     post: sqlite3.Row,
     report: Report,
+    every: set[str],
     *,
     write: bool,
 ) -> None:
-    """Insert one thread's comments, parents first, whatever the order of `group`."""
+    """Insert one thread's comments, parents first, whatever the order of `group` (`every`:
+    the keys of all the file's comments, for the report)."""
     thread_key = post["translation_key"]
     known: dict[str, int] = {}  # entry key → local id (stored before, or inserted now)
     todo: list[_Entry] = []
@@ -410,7 +414,7 @@ def _insert_thread(
         report.present += 1
         if stored.thread == thread_key:  # a parent for new replies
             known[entry.key] = stored.id
-    parents = _parents(conn, group, thread_key, known, report)
+    parents = _parents(conn, group, thread_key, known, report, every)
     order = {e.key: i for i, e in enumerate(group)}
     created = {e.key: _created(e, post, report) for e in todo}
     waiting: dict[str | None, list[_Entry]] = {}
@@ -474,6 +478,7 @@ def _parents(
     thread: str,
     known: dict[str, int],
     report: Report,
+    every: set[str],
 ) -> dict[str, str | None]:
     """Each entry's parent key as it will be stored: None for top level. A parent missing
     from the file (and not stored before) puts the reply at top level; a reply to a skipped
@@ -490,8 +495,9 @@ def _parents(
                 known[up] = stored
             else:
                 if entry.values:
+                    where = "on another post" if up in every else "missing from the export"
                     report.notes.append(
-                        f"{entry.where}: parent {up} missing from the export: imported at top level"
+                        f"{entry.where}: parent {up} {where}: imported at top level"
                     )
                 up = None
         parent[entry.key] = up

@@ -115,8 +115,7 @@ def _item(item: Element, number: int, zone: Zone, seen: set[str]) -> Iterator[Im
         date=_utc(fields.get("post_date_gmt", "")),
     )
     comments = [_fields(c) for c in item if _is_wp(c.tag) and _local(c.tag) == "comment"]
-    pairs = _offsets([fields, *comments], ("post_date", "post_date_gmt"))
-    pairs += _offsets(comments, ("comment_date", "comment_date_gmt"))
+    pairs = Offsets(fields, comments)
     for c in comments:
         where = f"item {number} ({thread.slug or thread.link or thread.key}), comment " + (
             c.get("comment_id") or "without an id"
@@ -151,9 +150,22 @@ def _item(item: Element, number: int, zone: Zone, seen: set[str]) -> Iterator[Im
         )
 
 
-def _date(
-    c: dict[str, str], zone: Zone, pairs: list[tuple[dt.datetime, int, str]]
-) -> tuple[float | None, str]:
+class Offsets:
+    """The offsets an item's own dates show (local minus GMT), read only when a comment needs
+    one: (local time, offset seconds, from what) for the post and each comment with both."""
+
+    def __init__(self, post: dict[str, str], comments: list[dict[str, str]]) -> None:
+        self._post, self._comments = post, comments
+        self._found: list[tuple[dt.datetime, int, str]] | None = None
+
+    def all(self) -> list[tuple[dt.datetime, int, str]]:
+        if self._found is None:
+            self._found = _offsets([self._post], ("post_date", "post_date_gmt"))
+            self._found += _offsets(self._comments, ("comment_date", "comment_date_gmt"))
+        return self._found
+
+
+def _date(c: dict[str, str], zone: Zone, offsets: Offsets) -> tuple[float | None, str]:
     """(UTC seconds, how it was read) of one comment; (None, why) when it has no date."""
     gmt = _utc(c.get("comment_date_gmt", ""))
     if gmt is not None:
@@ -163,6 +175,7 @@ def _date(
         return None, "no date in the export"
     if zone.zone is not None:
         return local.replace(tzinfo=zone.zone).timestamp(), f"comment_date read in {zone.label}"
+    pairs = offsets.all()
     if not pairs:
         return None, "comment_date_gmt is zero and the export gives no offset to read comment_date"
     nearest = min(pairs, key=lambda p: abs((p[0] - local).total_seconds()))
@@ -190,12 +203,13 @@ def _offsets(
 def _naive(text: str) -> dt.datetime | None:
     """`YYYY-MM-DD HH:MM:SS` as a naive datetime; None when empty, zero or unreadable."""
     text = text.strip()
-    if not text or text.startswith("0000"):
+    if len(text) != 19 or text.startswith("0000"):
         return None
     try:
-        return dt.datetime.strptime(text, "%Y-%m-%d %H:%M:%S")
+        when = dt.datetime.fromisoformat(text)
     except ValueError:
         return None
+    return None if when.tzinfo is not None else when  # `2020-01-01 00:00+08`: not WXR's
 
 
 def _utc(text: str) -> float | None:

@@ -603,8 +603,8 @@ def comments_version(conn: sqlite3.Connection) -> int:
 
 def by_source(conn: sqlite3.Connection, source: str, source_id: str) -> Comment | None:
     """The comment imported from `source` ('wxr', 'disqus', 'json') with id `source_id`."""
-    row = conn.execute(
-        "SELECT * FROM comments WHERE source = :s AND source_id = :i",
+    row = conn.execute(  # `source != ''` lets SQLite use the partial index comments_source
+        "SELECT * FROM comments WHERE source = :s AND source_id = :i AND source != ''",
         {"s": source, "i": source_id},
     ).fetchone()
     return _comment(row) if row else None

@@ -16,8 +16,11 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from masthead import comments_io
 from masthead.cli import app
 from masthead.comments import disqus, sanitize, wxr
 from masthead.comments.records import ExportFormatError, Imported
@@ -597,3 +600,59 @@ def test_wxr_zones_line_breaks_other_types_unknown_statuses_and_parents_on_other
     assert mallory.body_html.count("<p>") == 2 and "<br>" in mallory.body_html
     assert got["33"].status == "pending" and "status 'hold': held" in out
     assert got["33"].parent_id is None and "parent 31 on another post" in out
+
+
+def _wxr(parents: list[int]) -> str:
+    """A WXR item whose comment n (1-based) answers comment parents[n-1] (0: top level; past
+    the end: a parent missing from the file), listed in reverse order."""
+    comments = "".join(
+        f"<wp:comment><wp:comment_id>{n}</wp:comment_id><wp:comment_parent>{p}"
+        f"</wp:comment_parent><wp:comment_approved>1</wp:comment_approved>"
+        f"<wp:comment_date_gmt>2020-01-01 00:00:{n % 60:02d}</wp:comment_date_gmt>"
+        f"<wp:comment_content>c{n}</wp:comment_content></wp:comment>"
+        for n, p in reversed(list(enumerate(parents, start=1)))
+    )
+    return (
+        '<rss xmlns:wp="http://wordpress.org/export/1.2/"><channel><item>'
+        f"<wp:post_name>tides</wp:post_name>{comments}</item></channel></rss>"
+    )
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    """A database with the test posts indexed, copied by each example."""
+    from conftest import write_site
+
+    site = write_site(tmp_path_factory.mktemp("tree") / "site", POSTS)
+    masthead("index", site.root)
+    return site.database_path
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.integers(min_value=0, max_value=14), min_size=1, max_size=12))
+def test_any_reply_graph_imports_every_comment_once_as_a_tree(indexed, tmp_path, parents):
+    db_path = tmp_path / f"t{abs(hash(tuple(parents)))}.db"
+    shutil.copy(indexed, db_path)
+    export = db_path.with_suffix(".xml")
+    export.write_text(_wxr(parents), encoding="utf-8")
+    db = Database(db_path)
+    try:
+        report = comments_io.import_file(db, export, default_lang="en")
+        stored = {c.source_id: c for c in store.all_comments(db.read())}
+    finally:
+        db.close()
+    assert report.new == len(parents) == len(stored) and not report.problems
+    by_id = {c.id: c for c in stored.values()}
+    for key, c in stored.items():
+        seen, up = set(), c.parent_id
+        while up is not None:  # every chain ends at the top level: no cycle survives
+            assert up in by_id and up not in seen
+            seen.add(up)
+            up = by_id[up].parent_id
+        wanted = parents[int(key) - 1]
+        if c.parent_id is not None:  # a kept parent is the one the file named
+            assert by_id[c.parent_id].source_id == str(wanted)
+        elif wanted:  # made top level: always said in the report
+            assert any(f"comment {key}:" in n for n in report.notes), report.notes

@@ -24,7 +24,7 @@ from masthead import comments_io
 from masthead.cli import app
 from masthead.comments import disqus, sanitize, wxr
 from masthead.comments.records import ExportFormatError, Imported
-from masthead.config import Site
+from masthead.config import Site, load_site
 from masthead.store import comments as store
 from masthead.store.db import Database
 from masthead.store.migrations import MIGRATIONS
@@ -656,3 +656,26 @@ def test_any_reply_graph_imports_every_comment_once_as_a_tree(indexed, tmp_path,
             assert by_id[c.parent_id].source_id == str(wanted)
         elif wanted:  # made top level: always said in the report
             assert any(f"comment {key}:" in n for n in report.notes), report.notes
+
+
+def test_a_json_file_with_a_bad_comment_or_a_newer_version_writes_nothing(site, tmp_path):
+    masthead("index", site.root)
+    db = Database(site.database_path)
+    _native(db, None, "Ann", "ann@example.net", 1.7e9)
+    db.close()
+    exported = tmp_path / "comments.json"
+    masthead("comments", "export", site.root, "--output", exported)
+    data = json.loads(exported.read_text(encoding="utf-8"))
+    good = data["comments"][0]
+    fresh = tmp_path / "fresh"
+    shutil.copytree(site.root, fresh, ignore=shutil.ignore_patterns(".masthead"))
+    for change, said in (
+        ({"comments": [good, {**good, "id": 99, "created": float("nan")}]}, "is not a time"),
+        ({"comments": [good, {**good, "id": 99, "status": "published"}]}, "unknown status"),
+        ({"comments": [good, good]}, "appears twice"),
+        ({"version": 2}, "reads up to 1"),
+    ):
+        exported.write_text(json.dumps({**data, **change}), encoding="utf-8")
+        code, out = masthead("comments", "import", fresh, exported)
+        assert code == 2 and said in out and "nothing imported" in out, out
+        assert rows(load_site(fresh)) == {}

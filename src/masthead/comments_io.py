@@ -25,6 +25,7 @@ import gzip
 import heapq
 import io
 import json
+import math
 import sqlite3
 import time
 from collections import Counter
@@ -36,7 +37,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 from masthead.comments import disqus, sanitize, wxr
 from masthead.comments.identity import fingerprint
-from masthead.comments.records import ExportFormatError, Imported, Problem, Thread
+from masthead.comments.records import KINDS, ExportFormatError, Imported, Problem, Thread
 from masthead.store import comment_targets as targets
 from masthead.store import comments as store
 from masthead.store.db import Database
@@ -197,9 +198,7 @@ def _read(stream: IO[bytes], report: Report, skip_pings: bool) -> list[_Entry]:
         report.read += 1
         if record.kind in ("pingback", "trackback"):
             report.kinds[record.kind] += 1
-        if record.kind not in ("comment", "pingback", "trackback") or (
-            skip_pings and record.kind != "comment"
-        ):
+        if record.kind not in KINDS or (skip_pings and record.kind != "comment"):
             report.skipped[record.kind] += 1
             entries.append(_skipped(record))
             continue
@@ -275,6 +274,10 @@ def _json_entry(item: dict[str, Any]) -> _Entry:
     status = str(item["status"])
     if status not in (*store.STATUSES, store.PLACEHOLDER):
         raise ValueError(f"unknown status {status!r}")
+    kind = str(item.get("kind") or "comment")
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}")
+    created = _finite(item["created"])
     source = str(item.get("source") or "")
     body = str(item["body"])
     html = item.get("html") or ("" if source == "" else body)
@@ -282,7 +285,7 @@ def _json_entry(item: dict[str, Any]) -> _Entry:
         key=str(int(item["id"])),
         parent=None if item.get("parent") is None else str(int(item["parent"])),
         thread=Thread(key=str(item["thread"]), link=str(item["post_url"])),
-        created=float(item["created"]),
+        created=created,
         where=f"comment {int(item['id'])}",
         source=source,
         source_id=str(item.get("source_id") or ""),
@@ -290,7 +293,7 @@ def _json_entry(item: dict[str, Any]) -> _Entry:
         placeholder=status == store.PLACEHOLDER,
         values={
             "status": "trash" if status == store.PLACEHOLDER else status,
-            "kind": str(item.get("kind") or "comment"),
+            "kind": kind,
             "author_name": sanitize.name(str(author["name"])),
             "author_email": sanitize.email(str(author["email"])),
             "author_url": sanitize.website(str(author.get("url") or "")),
@@ -305,9 +308,17 @@ def _json_entry(item: dict[str, Any]) -> _Entry:
             "reason": str(item.get("reason") or ""),
             "notify": bool(item.get("notify")),
             "email_confirmed": bool(item.get("email_confirmed")),
-            "updated": None if item.get("updated") is None else float(item["updated"]),
+            "updated": None if item.get("updated") is None else _finite(item["updated"]),
         },
     )
+
+
+def _finite(value: Any) -> float:
+    """A time in seconds from JSON (which Python reads `NaN` and `Infinity` into)."""
+    seconds = float(value)
+    if not math.isfinite(seconds):
+        raise ValueError(f"{value!r} is not a time")
+    return seconds
 
 
 def _plan_and_insert(

@@ -70,8 +70,18 @@ class Report:
     skipped: Counter[str] = field(default_factory=Counter)  # kinds not imported, by kind
     mapped: list[str] = field(default_factory=list)
     unmapped: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (where, what)
     problems: list[str] = field(default_factory=list)
+
+    def grouped_notes(self) -> list[str]:
+        """`notes` as lines, one per kind of note: `what: where; where...`, or `where: what`."""
+        wheres: dict[str, list[str]] = {}
+        for where, what in self.notes:
+            wheres.setdefault(what, []).append(where)
+        return [
+            f"{places[0]}: {what}" if len(places) == 1 else f"{what}: {'; '.join(places)}"
+            for what, places in wheres.items()
+        ]
 
     @property
     def exit_code(self) -> int:
@@ -99,7 +109,7 @@ class Report:
             if kind not in self.kinds:
                 out.append(f"  {n} comment(s) of type {kind!r} skipped")
         out += [f"  {m}" for m in self.mapped]
-        out += [f"  note: {n}" for n in self.notes]
+        out += [f"  note: {n}" for n in self.grouped_notes()]
         out += [f"  not mapped: {u}" for u in self.unmapped]
         if self.dry_run:
             out.append("dry run: nothing written")
@@ -125,6 +135,7 @@ class _Entry:
     lang: str | None = None
     date_note: str = ""
     placeholder: bool = False
+    notes: tuple[str, ...] = ()
 
 
 def detect(head: bytes) -> str:
@@ -216,9 +227,6 @@ def _skipped(record: Imported) -> _Entry:
 
 def _xml_entry(record: Imported, report: Report | None) -> _Entry:
     html = wxr.autop(record.body) if record.source == "wxr" else record.body
-    for note in record.notes:
-        if report is not None:
-            report.notes.append(f"{record.where}: {note}")
     return _Entry(
         key=record.source_id,
         parent=record.parent,
@@ -228,6 +236,7 @@ def _xml_entry(record: Imported, report: Report | None) -> _Entry:
         source=record.source,
         source_id=record.source_id,
         date_note=record.date_note,
+        notes=record.notes,
         values={
             "status": record.status,
             "kind": record.kind,
@@ -425,7 +434,7 @@ def _insert_thread(
         report.present += 1
         if stored.thread == thread_key:  # a parent for new replies
             known[entry.key] = stored.id
-    parents = _parents(conn, group, thread_key, known, report, every)
+    parents = _parents(conn, group, thread_key, known, report, every, {e.key for e in todo})
     order = {e.key: i for i, e in enumerate(group)}
     created = {e.key: _created(e, post, report) for e in todo}
     waiting: dict[str | None, list[_Entry]] = {}
@@ -458,6 +467,7 @@ def _insert_thread(
                 thread_key, parent_id, new.author_name, new.author_email, new.body
             )
         report.new += 1
+        report.notes += [(entry.where, note) for note in entry.notes]
         report.statuses[store.PLACEHOLDER if entry.placeholder else new.status] += 1
         # a dry run numbers the comments it would insert past any id stored
         known[key] = store.insert(conn, new, ACTOR) if write else -len(known) - 1
@@ -490,10 +500,12 @@ def _parents(
     known: dict[str, int],
     report: Report,
     every: set[str],
+    todo: set[str],
 ) -> dict[str, str | None]:
     """Each entry's parent key as it will be stored: None for top level. A parent missing
     from the file (and not stored before) puts the reply at top level; a reply to a skipped
-    ping answers the ping's parent; a cycle is broken at its oldest comment. All reported."""
+    ping answers the ping's parent; a cycle is broken at its oldest comment. What happens to
+    the comments to insert (`todo`) is reported."""
     by_key = {e.key: e for e in group}
     parent: dict[str, str | None] = {}
     for entry in group:
@@ -505,14 +517,14 @@ def _parents(
             if stored is not None:
                 known[up] = stored
             else:
-                if entry.values:
+                if entry.key in todo:
                     where = "on another post" if up in every else "missing from the export"
                     report.notes.append(
-                        f"{entry.where}: parent {up} {where}: imported at top level"
+                        (entry.where, f"parent {up} {where}: imported at top level")
                     )
                 up = None
         parent[entry.key] = up
-    _break_cycles(group, parent, report)
+    _break_cycles(group, parent, report, todo)
     return parent
 
 
@@ -524,10 +536,12 @@ def _stored_parent(conn: sqlite3.Connection, sample: _Entry, key: str, thread: s
     return found.id if found is not None and found.thread == thread else None
 
 
-def _break_cycles(group: list[_Entry], parent: dict[str, str | None], report: Report) -> None:
-    """Make the oldest comment of each cycle of replies top-level (a parent resolved through
-    skipped pings always names an imported comment, so cycles are among those)."""
-    by_key = {e.key: e for e in group if e.values}
+def _break_cycles(
+    group: list[_Entry], parent: dict[str, str | None], report: Report, todo: set[str]
+) -> None:
+    """Make the oldest comment of each cycle among the replies to insert (`todo`) top-level
+    (a parent resolved through skipped pings always names an imported comment)."""
+    by_key = {e.key: e for e in group if e.key in todo}
     order = {e.key: i for i, e in enumerate(group)}
 
     def rank(key: str) -> tuple[float, int]:
@@ -548,8 +562,7 @@ def _break_cycles(group: list[_Entry], parent: dict[str, str | None], report: Re
             parent[root] = None
             shown = " → ".join([*cycle, cycle[0]])
             report.notes.append(
-                f"{by_key[root].where}: replies form a cycle ({shown}): "
-                f"{root} imported at top level"
+                (by_key[root].where, f"replies form a cycle ({shown}): {root} at top level")
             )
         for key in path:
             state[key] = 2
@@ -558,16 +571,15 @@ def _break_cycles(group: list[_Entry], parent: dict[str, str | None], report: Re
 def _created(entry: _Entry, post: sqlite3.Row, report: Report) -> float:
     if entry.created is not None:
         if entry.date_note:
-            report.notes.append(f"{entry.where}: {entry.date_note}")
+            report.notes.append((entry.where, entry.date_note))
         return entry.created
     fallback, what = (
         (entry.thread.date, "its post's date in the export")
         if entry.thread.date is not None
         else (float(post["date_ts"]), "the date of the post it was mapped to")
     )
-    report.notes.append(
-        f"{entry.where}: {entry.date_note or 'no date'}: dated {store.iso(fallback)} ({what})"
-    )
+    why = entry.date_note or "no date"
+    report.notes.append((entry.where, f"{why}: dated {store.iso(fallback)} ({what})"))
     return fallback
 
 

@@ -155,3 +155,37 @@ def test_housekeeping_forgets_ips_and_empties_old_spam_and_trash(db, make_site):
     ]
     off = Settings(comments_trash_days=0, comments_ip_days=0)
     assert housekeeping.sweep(db, off, now + 100 * day) == housekeeping.Swept()
+
+
+def test_moderation_actions_restore_the_status_before_and_skip_changed_rows_c53(db):
+    a = cs.add(db, new(status="approved", body="kept"), "reader")
+    p = cs.add(db, new(status="pending", body="held"), "reader")
+    assert cs.moderate(db, "trash", [a], "editor:m").changed == [a]
+    assert cs.moderate(db, "spam", [p], "editor:m").changed == [p]
+    assert cs.moderate(db, "restore", [a, p], "editor:m") == cs.Changed([a], [p])
+    assert cs.get(db.read(), a).status == "approved"  # as before it went to trash
+    assert cs.moderate(db, "notspam", [p], "editor:m").changed == [p]
+    assert cs.get(db.read(), p).status == "pending"
+    assert cs.moderate(db, "approve", [a, p], "editor:m") == cs.Changed([p], [a])
+    assert cs.moderate(db, "delete", [p, 999], "editor:m") == cs.Changed([p], [999])
+    with pytest.raises(ValueError, match="unknown action"):
+        cs.moderate(db, "nuke", [a], "editor:m")
+
+
+def test_listing_filters_and_snapshot(db):
+    ids = [
+        cs.add(db, new(status="pending", body=f"visit evil.example/{i}", created=100.0 + i), "r")
+        for i in range(5)
+    ]
+    cs.add(db, new(status="pending", body="50% off_sale", lang="zh", created=200.0), "r")
+    where = cs.Filter(status="pending", q="evil.example", max_id=ids[3])
+    rows, total = cs.listing(db.read(), where, page=1, per_page=2)
+    assert total == 4 and [r.id for r in rows] == [ids[3], ids[2]]
+    assert cs.matching_ids(db.read(), where) == ids[:4]
+    assert cs.listing(db.read(), cs.Filter(q="50%"))[1] == 1
+    assert cs.listing(db.read(), cs.Filter(q="0%"))[1] == 1
+    assert cs.listing(db.read(), cs.Filter(q="f_s"))[1] == 1
+    assert cs.listing(db.read(), cs.Filter(q="%"))[1] == 1  # a literal percent sign
+    assert cs.listing(db.read(), cs.Filter(lang="zh"))[1] == 1
+    assert cs.listing(db.read(), cs.Filter(since=102.0, until=104.0))[1] == 2
+    assert cs.status_counts(db.read()) == {"pending": 6, "approved": 0, "spam": 0, "trash": 0}

@@ -566,5 +566,14 @@ def restore(
     )
 
 
+def _subcommands() -> None:
+    from masthead.cli_admin import admin
+
+    app.add_typer(admin, name="admin")
+
+
+_subcommands()
+
+
 def main() -> None:
     app()

@@ -477,3 +477,18 @@ def load_site(root: str | Path, overrides: dict[str, Any] | None = None) -> Site
     if len(set(prefixes)) != len(prefixes):
         raise ConfigError(f"{path}: two languages share one URL prefix")
     return Site(root, settings)
+
+
+def setting_source(root: Path, name: str) -> str:
+    """Where setting `name` of the site at `root` comes from: `MASTHEAD_NAME` (the
+    environment), `masthead.toml`, or `default` (what the dashboard shows beside each value)."""
+    field = Settings.model_fields[name]
+    env = ENV_PREFIX + name.upper()
+    if os.environ.get(env) is not None and field.annotation in (str, int, bool, str | None):
+        return env
+    path = Path(root) / CONFIG_FILE
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError):
+        data = {}
+    return CONFIG_FILE if name in data else "default"

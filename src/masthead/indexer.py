@@ -15,6 +15,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from masthead.config import Site
 from masthead.content.discover import walk
@@ -24,6 +25,7 @@ from masthead.store import posts as store
 from masthead.store.db import Database
 
 log = logging.getLogger(__name__)
+LAST_RUN = "last_index"  # site_state key: the summary of the last full pass (JSON)
 
 # the settings `parse_post` reads: when one changes, every file is parsed again
 PARSE_SETTINGS = {
@@ -48,6 +50,18 @@ class IndexReport:
     errors: list[ContentIssue] = field(default_factory=list)
     generation: int = 0
     seconds: float = 0.0
+
+    def summary(self, at: float) -> dict[str, Any]:
+        """What the dashboard shows of the last run: counts, seconds, and when (`at`)."""
+        return {
+            "at": at,
+            "files": self.files,
+            "parsed": self.parsed,
+            "unchanged": self.unchanged,
+            "deleted": self.deleted,
+            "errors": len(self.errors),
+            "seconds": round(self.seconds, 3),
+        }
 
 
 @dataclass
@@ -143,10 +157,11 @@ def index_site(
     report.parsed = len(changes)
     report.deleted = len(gone)
     report.generation = commit(db, changes, gone, touched)
-    if settings_changed:
-        with db.write() as conn:
-            store.set_state(conn, "parse_settings", settings)
     report.seconds = time.perf_counter() - started
+    with db.write() as conn:
+        if settings_changed:
+            store.set_state(conn, "parse_settings", settings)
+        store.set_state(conn, LAST_RUN, json.dumps(report.summary(time.time())))
     return report
 
 

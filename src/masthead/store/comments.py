@@ -21,7 +21,7 @@ import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -126,10 +126,12 @@ class NewComment:
 @dataclass(frozen=True)
 class Changed:
     """What an action did: ids `changed`, and ids `skipped` (gone, or not in an expected
-    status: changed by someone else since the caller looked)."""
+    status: changed by someone else since the caller looked); `moves` maps each changed id to
+    its `(from, to)` statuses (what an undo reverses; empty for a permanent delete)."""
 
     changed: list[int]
     skipped: list[int]
+    moves: dict[int, tuple[str, str]] = field(default_factory=dict, compare=False)
 
 
 def iso(ts: float) -> str:
@@ -275,6 +277,7 @@ def set_status(
 
     def apply(conn: sqlite3.Connection) -> Changed:
         changed, skipped = [], []
+        moves: dict[int, tuple[str, str]] = {}
         for comment_id in wanted:
             row = conn.execute(
                 "SELECT thread, status FROM comments WHERE id = :id", {"id": comment_id}
@@ -304,7 +307,8 @@ def set_status(
             if "approved" in (status, to):
                 touch(conn, row["thread"])
             changed.append(comment_id)
-        return Changed(changed, skipped)
+            moves[comment_id] = (str(status), to)
+        return Changed(changed, skipped, moves)
 
     return commit(db, apply)
 
@@ -630,3 +634,254 @@ def history(conn: sqlite3.Connection, comment_id: int) -> list[sqlite3.Row]:
     return conn.execute(
         "SELECT * FROM audit_log WHERE comment_id = :id ORDER BY at, id", {"id": comment_id}
     ).fetchall()
+
+
+# --- moderation: filters, restore --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Filter:
+    """What the moderation screen and API list: `status` one of STATUSES or None (all but
+    placeholders); `q` text in the comment, name, email or website (case-insensitive), or an
+    IP hash in `ip_hash`; `thread` one thread; `lang`; `since`/`until` creation times
+    (seconds, the site-zone day computed by the caller); `max_id` the snapshot of a listing
+    (comments that arrived after it are never included, C53)."""
+
+    status: str | None = None
+    q: str = ""
+    ip_hash: str = ""
+    thread: str | None = None
+    lang: str | None = None
+    since: float | None = None
+    until: float | None = None
+    max_id: int | None = None
+
+    def where(self) -> tuple[str, dict[str, Any]]:
+        """The SQL condition and its named parameters."""
+        parts = ["status != 'deleted'"]
+        params: dict[str, Any] = {}
+        if self.status:
+            parts.append("status = :status")
+            params["status"] = self.status
+        if self.q:
+            like = "%" + self.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            text = "(body LIKE :q ESCAPE '\\' OR author_name LIKE :q ESCAPE '\\' OR "
+            text += "author_email LIKE :q ESCAPE '\\' OR author_url LIKE :q ESCAPE '\\'"
+            if self.ip_hash:
+                text += " OR ip_hash = :ip"
+                params["ip"] = self.ip_hash
+            parts.append(text + ")")
+            params["q"] = like
+        for column, value in (("thread", self.thread), ("lang", self.lang)):
+            if value is not None:
+                parts.append(f"{column} = :{column}")
+                params[column] = value
+        if self.since is not None:
+            parts.append("created >= :since")
+            params["since"] = self.since
+        if self.until is not None:
+            parts.append("created < :until")
+            params["until"] = self.until
+        if self.max_id is not None:
+            parts.append("id <= :max_id")
+            params["max_id"] = self.max_id
+        return " AND ".join(parts), params
+
+
+def listing(
+    conn: sqlite3.Connection,
+    where: Filter,
+    *,
+    page: int = 1,
+    per_page: int = 20,
+    newest: bool = True,
+) -> tuple[list[Comment], int]:
+    """One page of the comments matching `where`, by date, and how many match in all."""
+    sql, params = where.where()
+    total = conn.execute(
+        f"SELECT count(*) FROM comments WHERE {sql}",
+        params,  # nosec B608: built from fixed parts
+    ).fetchone()[0]
+    order = "DESC" if newest else "ASC"
+    rows = conn.execute(
+        f"SELECT * FROM comments WHERE {sql} ORDER BY created {order}, id {order} "  # nosec B608
+        "LIMIT :limit OFFSET :offset",
+        {**params, "limit": per_page, "offset": (page - 1) * per_page},
+    ).fetchall()
+    return [_comment(r) for r in rows], int(total)
+
+
+def matching_ids(conn: sqlite3.Connection, where: Filter) -> list[int]:
+    """Every id matching `where`, ascending."""
+    sql, params = where.where()
+    rows = conn.execute(f"SELECT id FROM comments WHERE {sql} ORDER BY id", params)  # nosec B608
+    return [r[0] for r in rows]
+
+
+def status_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """Comments per status (the screen's views), every status present."""
+    counts = dict.fromkeys(STATUSES, 0)
+    for status, n in conn.execute("SELECT status, count(*) FROM comments GROUP BY status"):
+        if status in counts:
+            counts[status] = n
+    return counts
+
+
+def previous_status(conn: sqlite3.Connection, comment_id: int) -> str:
+    """The status a comment had before it last went to spam or trash (WordPress restores it),
+    'pending' when the log does not say."""
+    row = conn.execute(
+        "SELECT from_status FROM audit_log WHERE comment_id = :id AND to_status IN "
+        "('spam', 'trash') AND from_status NOT IN ('spam', 'trash') ORDER BY at DESC, id DESC "
+        "LIMIT 1",
+        {"id": comment_id},
+    ).fetchone()
+    return row[0] if row and row[0] in ("pending", "approved") else "pending"
+
+
+def restore(db: Database, ids: Iterable[int], actor: str, *, expect: Collection[str]) -> Changed:
+    """Bring comments back from `expect` ('trash' for restore, 'spam' for not spam) to the
+    status they had before, through `set_status` (one audit row each)."""
+    conn = db.read()
+    groups: dict[str, list[int]] = {}
+    for comment_id in dict.fromkeys(int(i) for i in ids):
+        groups.setdefault(previous_status(conn, comment_id), []).append(comment_id)
+    changed: list[int] = []
+    skipped: list[int] = []
+    moves: dict[int, tuple[str, str]] = {}
+    for to, group in groups.items():
+        done = set_status(db, group, to, actor, expect=expect)
+        changed += done.changed
+        skipped += done.skipped
+        moves.update(done.moves)
+    return Changed(sorted(changed), sorted(skipped), moves)
+
+
+# action: (to status, the statuses it acts on); restore and notspam go back to the status
+# before; delete is permanent. The dashboard, its API and mailed links all act through these.
+ACTIONS: dict[str, tuple[str, frozenset[str]]] = {
+    "approve": ("approved", frozenset({"pending"})),
+    "unapprove": ("pending", frozenset({"approved"})),
+    "spam": ("spam", frozenset({"pending", "approved"})),
+    "notspam": ("", frozenset({"spam"})),
+    "trash": ("trash", frozenset({"pending", "approved"})),
+    "restore": ("", frozenset({"trash"})),
+    "delete": ("", frozenset(STATUSES)),
+}
+
+
+def moderate(
+    db: Database,
+    action: str,
+    ids: Iterable[int],
+    actor: str,
+    *,
+    only: Collection[str] | None = None,
+) -> Changed:
+    """Apply a moderation `action` (a key of `ACTIONS`) to `ids`, each conditional on its
+    current status being one the action applies to and, with `only`, one of those (the status
+    the editor saw: a comment changed by someone else since is skipped, C53). Raises
+    `ValueError` for an unknown action."""
+    if action not in ACTIONS:
+        raise ValueError(f"unknown action {action!r}; one of {', '.join(ACTIONS)}")
+    to, expect = ACTIONS[action]
+    if only is not None:
+        expect = expect & frozenset(only)
+    ids = list(ids)
+    if action == "delete":
+        conn = db.read()
+        present = [i for i in ids if (c := get(conn, i)) is not None and c.status in expect]
+        done = delete_permanently(db, present, actor)
+        return Changed(done.changed, [i for i in ids if i not in done.changed])
+    if not to:
+        return restore(db, ids, actor, expect=expect)
+    return set_status(db, ids, to, actor, expect=expect)
+
+
+def undo(db: Database, moves: dict[int, tuple[str, str]], actor: str) -> Changed:
+    """Reverse `moves` (`Changed.moves` of an earlier action): each comment goes back to its
+    `from` status while it is still in its `to` status (one changed since is skipped)."""
+    back: dict[tuple[str, str], list[int]] = {}
+    for comment_id, (before, after) in moves.items():
+        back.setdefault((after, before), []).append(int(comment_id))
+    changed: list[int] = []
+    skipped: list[int] = []
+    done_moves: dict[int, tuple[str, str]] = {}
+    for (now, to), ids in back.items():
+        done = set_status(db, ids, to, actor, expect={now})
+        changed += done.changed
+        skipped += done.skipped
+        done_moves.update(done.moves)
+    return Changed(sorted(changed), sorted(skipped), done_moves)
+
+
+def approved_by_email(conn: sqlite3.Connection, emails: Iterable[str]) -> dict[str, int]:
+    """Approved comments per address (trimmed, case-folded), for the authors of a listing."""
+    keys = json.dumps(sorted({e.strip().casefold() for e in emails if e.strip()}))
+    rows = conn.execute(
+        "SELECT lower(trim(author_email)), count(*) FROM comments WHERE status = 'approved' "
+        "AND lower(trim(author_email)) IN (SELECT value FROM json_each(:keys)) GROUP BY 1",
+        {"keys": keys},
+    )
+    return {r[0]: r[1] for r in rows}
+
+
+def names_of(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, str]:
+    """Author names of comments by id ('' for a placeholder), for "in reply to"."""
+    keys = json.dumps(sorted({int(i) for i in ids}))
+    rows = conn.execute(
+        "SELECT id, author_name FROM comments WHERE id IN (SELECT value FROM json_each(:keys))",
+        {"keys": keys},
+    )
+    return {r[0]: r[1] for r in rows}
+
+
+def newest_id(conn: sqlite3.Connection) -> int:
+    """The highest comment id now: a listing's snapshot (C53)."""
+    return int(conn.execute("SELECT coalesce(max(id), 0) FROM comments").fetchone()[0])
+
+
+def created_since(conn: sqlite3.Connection, since: float) -> list[float]:
+    """Creation times of the comments (any status but placeholders) since `since`."""
+    rows = conn.execute(
+        "SELECT created FROM comments WHERE created >= :since AND status != 'deleted'",
+        {"since": since},
+    )
+    return [r[0] for r in rows]
+
+
+def top_threads(conn: sqlite3.Connection, since: float, limit: int = 10) -> list[sqlite3.Row]:
+    """Threads with the most comments since `since`: `thread`, `post_url` (of the newest),
+    `comments`, `pending`."""
+    return conn.execute(
+        "SELECT thread, max(post_url) AS post_url, count(*) AS comments, "
+        "sum(status = 'pending') AS pending FROM comments WHERE created >= :since "
+        "AND status IN ('pending', 'approved') GROUP BY thread ORDER BY comments DESC, thread "
+        "LIMIT :limit",
+        {"since": since, "limit": limit},
+    ).fetchall()
+
+
+def audit(
+    conn: sqlite3.Connection,
+    *,
+    actor: str = "",
+    action: str = "",
+    comment_id: int | None = None,
+    page: int = 1,
+    per_page: int = 50,
+) -> tuple[list[sqlite3.Row], int]:
+    """The audit log, newest first, filtered by actor (prefix), action and comment."""
+    where = "(:actor = '' OR actor LIKE :actor || '%') AND (:action = '' OR action = :action)"
+    where += " AND (:cid IS NULL OR comment_id = :cid)"
+    params = {"actor": actor, "action": action, "cid": comment_id}
+    total = conn.execute(
+        f"SELECT count(*) FROM audit_log WHERE {where}",
+        params,  # nosec B608: fixed text
+    ).fetchone()[0]
+    rows = conn.execute(
+        f"SELECT * FROM audit_log WHERE {where} ORDER BY at DESC, id DESC "  # nosec B608
+        "LIMIT :limit OFFSET :offset",
+        {**params, "limit": per_page, "offset": (page - 1) * per_page},
+    ).fetchall()
+    return rows, int(total)

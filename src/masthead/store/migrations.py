@@ -202,4 +202,38 @@ MIGRATIONS: list[list[str]] = [
             used REAL NOT NULL
         )""",
     ],
+    # 5: /guanli accounts: users, server-side sessions, API tokens, failed logins (throttling)
+    [
+        """CREATE TABLE users (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+            email TEXT NOT NULL DEFAULT '',  -- a comment claiming it without a session is held
+            role TEXT NOT NULL CHECK (role IN ('editor', 'admin')),
+            password_hash TEXT NOT NULL,    -- argon2id, PHC string format
+            created REAL NOT NULL
+        )""",
+        """CREATE TABLE sessions (
+            id_hash TEXT PRIMARY KEY,       -- sha256 of the cookie's random id (never the id)
+            user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            csrf TEXT NOT NULL,             -- the session's CSRF token
+            created REAL NOT NULL,
+            seen REAL NOT NULL,             -- last request
+            expires REAL NOT NULL,
+            ip_hash TEXT NOT NULL DEFAULT '',
+            user_agent TEXT NOT NULL DEFAULT ''
+        )""",
+        "CREATE INDEX sessions_user ON sessions (user_id)",
+        """CREATE TABLE api_tokens (
+            id INTEGER PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            token_hash TEXT NOT NULL UNIQUE,  -- sha256 of the token (printed once, never stored)
+            created REAL NOT NULL,
+            used REAL
+        )""",
+        """CREATE TABLE login_failures (
+            key TEXT NOT NULL,              -- 'user:NAME' or 'client:IP-HASH'
+            at REAL NOT NULL
+        )""",
+        "CREATE INDEX login_failures_key ON login_failures (key, at)",
+    ],
 ]

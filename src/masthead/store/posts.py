@@ -401,3 +401,13 @@ def next_scheduled(conn: sqlite3.Connection, now: float) -> float | None:
 
 def decode_json(value: str) -> Any:
     return json.loads(value) if value else None
+
+
+def titles_by_url(conn: sqlite3.Connection, urls: Iterable[str]) -> dict[str, str]:
+    """Titles of the posts at `urls` (drafts included), for the moderation screens."""
+    keys = json.dumps(sorted(set(urls)))
+    rows = conn.execute(
+        "SELECT url, title FROM posts WHERE url IN (SELECT value FROM json_each(:keys))",
+        {"keys": keys},
+    )
+    return {r[0]: r[1] for r in rows}

@@ -212,3 +212,11 @@ def cap_log(conn: sqlite3.Connection, max_rows: int) -> int:
         "DELETE FROM search_log WHERE id <= (SELECT MAX(id) FROM search_log) - :max",
         {"max": max_rows},
     ).rowcount
+
+
+def searched_since(conn: sqlite3.Connection, since: float) -> list[float]:
+    """Times of the logged searches since `since` (queries over time)."""
+    rows = conn.execute(
+        "SELECT at FROM search_log WHERE at >= :since AND trim(query) != ''", {"since": since}
+    )
+    return [r[0] for r in rows]

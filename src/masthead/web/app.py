@@ -37,7 +37,16 @@ from masthead.web import address, cors, errors, fastpath, security
 from masthead.web.media import MEDIA_TYPES, Files
 from masthead.web.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
-from masthead.web.routes import ops, pages, search, seo
+from masthead.web.routes import (
+    admin_api,
+    guanli,
+    guanli_comments,
+    guanli_reports,
+    ops,
+    pages,
+    search,
+    seo,
+)
 from masthead.web.state import SiteState
 from masthead.web.views import Renderer
 
@@ -86,6 +95,10 @@ def create_app(
     app.router.redirect_slashes = False
 
     app.include_router(ops.router(dev))
+    app.include_router(guanli.router())
+    app.include_router(guanli_comments.router())
+    app.include_router(guanli_reports.router())
+    app.include_router(admin_api.router())
     app.include_router(pages.refs())
     app.include_router(search.router(site))
     app.include_router(seo.router(site))

@@ -1,0 +1,228 @@
+"""The moderation API for scripts (`/api/admin/`), on the same store actions as the dashboard.
+
+Authenticated by `Authorization: Bearer TOKEN` (`masthead admin token`), or by the dashboard's
+session cookie together with its CSRF token in `X-CSRF-Token` (and not from another site); 401
+without either. A POST's body must be `application/json` (415 otherwise: a cross-site
+`<form enctype="text/plain">` cannot send it, C46 case 2). Errors are the API's one shape
+`{"error": {"status", "message"}}`.
+
+- `GET /api/admin/comments?status=&q=&post=&lang=&page=&per_page=` (per_page 1-200):
+  `{"comments": [{"id", "post", "parent", "name", "email", "url", "ip_hash", "lang", "status",
+  "date", "body"}], "total", "page", "per_page"}`, newest first.
+- `POST /api/admin/comments/{id}` `{"action"}` and `POST /api/admin/comments/bulk`
+  `{"action", "ids": [...]}` or `{"action", "filter": {...}, "expect": N}` (409 when the filter
+  no longer matches N comments): 200 `{"changed": N, "skipped": [ids]}`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from masthead import accounts
+from masthead.store import comments as cs
+from masthead.store import posts as posts_store
+from masthead.store.users import User
+from masthead.web.routes import site_state
+from masthead.web.routes.guanli import SESSION_COOKIE, origin_problem
+
+MAX_PER_PAGE = 200
+MAX_IDS = 10_000
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def router() -> APIRouter:
+    routes = APIRouter(tags=["moderation"])
+    routes.add_api_route("/api/admin/comments", list_comments, methods=["GET"])
+    routes.add_api_route("/api/admin/comments/bulk", bulk, methods=["POST"])
+    routes.add_api_route("/api/admin/comments/{comment_id}", act_on_one, methods=["POST"])
+    return routes
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse(
+        {"error": {"status": status, "message": message}},
+        status,
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+def _caller(request: Request, writing: bool) -> User:
+    """The user the request acts as; raises ApiError 401/403."""
+    db = site_state(request).db
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        user = accounts.user_for_token(db, auth[7:].strip())
+        if user is None:
+            raise ApiError(401, "the bearer token is unknown or revoked")
+        return user
+    signed = accounts.session_for(db, request.cookies.get(SESSION_COOKIE, ""))
+    if signed is None:
+        raise ApiError(401, "sign in at /guanli/login or send Authorization: Bearer TOKEN")
+    if writing:
+        why = origin_problem(request)
+        token = request.headers.get("x-csrf-token", "")
+        if why is None and not hmac.compare_digest(token.encode(), signed.session.csrf.encode()):
+            why = "refused: X-CSRF-Token is missing or wrong"
+        if why:
+            raise ApiError(403, why)
+    return signed.user
+
+
+async def _json(request: Request) -> dict[str, Any]:
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media != "application/json":
+        raise ApiError(415, "the body must be application/json")
+    try:
+        body = json.loads(await request.body())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ApiError(400, f"the body is not JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "the body must be a JSON object")
+    return body
+
+
+def _filter(request: Request, raw: dict[str, Any]) -> cs.Filter:
+    """A store filter from query parameters or a bulk body's `filter` object."""
+    status = raw.get("status") or None
+    if status in ("all", ""):
+        status = None
+    if status is not None and status not in cs.STATUSES:
+        raise ApiError(400, f"status: one of all, {', '.join(cs.STATUSES)}")
+    thread = None
+    post = raw.get("post")
+    if post:
+        row = posts_store.post_by_url(
+            site_state(request).db.read(), str(post), site_state(request).now(), drafts=True
+        )
+        if row is None:
+            raise ApiError(400, f"post: no post at {post!r}")
+        thread = row["translation_key"]
+    lang = raw.get("lang") or None
+    max_id = raw.get("max_id")
+    if max_id is not None and not isinstance(max_id, int):
+        raise ApiError(400, "max_id: an integer")
+    return cs.Filter(
+        status=status,
+        q=str(raw.get("q") or "")[:200],
+        thread=thread,
+        lang=str(lang) if lang else None,
+        max_id=max_id,
+    )
+
+
+def _row(c: cs.Comment) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "post": c.post_url,
+        "parent": c.parent_id,
+        "name": c.author_name,
+        "email": c.author_email,
+        "url": c.author_url or None,
+        "ip_hash": c.ip_hash,
+        "lang": c.lang,
+        "status": c.status,
+        "date": c.date,
+        "body": c.body,
+    }
+
+
+def _int(raw: str | None, name: str, default: int, low: int, high: int) -> int:
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError(400, f"{name}: an integer from {low} to {high}") from None
+    if not low <= value <= high:
+        raise ApiError(400, f"{name}: an integer from {low} to {high}")
+    return value
+
+
+async def list_comments(request: Request) -> JSONResponse:
+    """The comments screen's list, with its filters as query parameters."""
+    try:
+        _caller(request, writing=False)
+        params = request.query_params
+        page = _int(params.get("page"), "page", 1, 1, 1_000_000)
+        per_page = _int(params.get("per_page"), "per_page", 20, 1, MAX_PER_PAGE)
+        where = _filter(request, dict(params))
+    except ApiError as exc:
+        return _error(exc.status, exc.message)
+    rows, total = cs.listing(site_state(request).db.read(), where, page=page, per_page=per_page)
+    return JSONResponse(
+        {"comments": [_row(c) for c in rows], "total": total, "page": page, "per_page": per_page},
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+def _action(body: dict[str, Any]) -> str:
+    action = body.get("action")
+    if action not in cs.ACTIONS:
+        raise ApiError(400, f"action: one of {', '.join(cs.ACTIONS)}")
+    return str(action)
+
+
+async def act_on_one(request: Request, comment_id: int) -> JSONResponse:
+    try:
+        user = _caller(request, writing=True)
+        action = _action(await _json(request))
+    except ApiError as exc:
+        return _error(exc.status, exc.message)
+    db = site_state(request).db
+    if cs.get(db.read(), comment_id) is None:
+        return _error(404, f"no comment {comment_id}")
+    done = cs.moderate(db, action, [comment_id], f"editor:{user.name}")
+    return JSONResponse({"changed": len(done.changed), "skipped": done.skipped})
+
+
+async def bulk(request: Request) -> JSONResponse:
+    """A bulk action on explicit ids, or on a filter bound to the count the caller saw."""
+    try:
+        user = _caller(request, writing=True)
+        body = await _json(request)
+        action = _action(body)
+        ids = _bulk_ids(request, body)
+    except ApiError as exc:
+        return _error(exc.status, exc.message)
+    db = site_state(request).db
+    done = cs.moderate(db, action, ids, f"editor:{user.name}")
+    with db.write() as conn:
+        cs.log_event(
+            conn,
+            f"editor:{user.name}",
+            f"bulk-{action}",
+            detail={"ids": done.changed, "skipped": done.skipped},
+        )
+    return JSONResponse({"changed": len(done.changed), "skipped": done.skipped})
+
+
+def _bulk_ids(request: Request, body: dict[str, Any]) -> list[int]:
+    if "ids" in body:
+        ids = body["ids"]
+        if not isinstance(ids, list) or not all(isinstance(i, int) for i in ids):
+            raise ApiError(400, "ids: a list of comment ids (integers)")
+        if len(ids) > MAX_IDS:
+            raise ApiError(400, f"ids: at most {MAX_IDS} at once")
+        return ids
+    if not isinstance(body.get("filter"), dict) or not isinstance(body.get("expect"), int):
+        raise ApiError(400, 'send "ids": [...], or "filter": {...} with "expect": N')
+    where = _filter(request, body["filter"])
+    ids = cs.matching_ids(site_state(request).db.read(), where)
+    if len(ids) != body["expect"]:
+        raise ApiError(
+            409,
+            f"the filter matches {len(ids)} comments now, not {body['expect']}: "
+            "list them again before acting",
+        )
+    return ids

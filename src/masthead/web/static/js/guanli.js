@@ -1,0 +1,62 @@
+// The /guanli comments screen: keyboard moderation and the ticked count. Everything here also
+// works without it through the plain forms.
+(function () {
+  "use strict";
+  var rows = Array.prototype.slice.call(document.querySelectorAll(".g-row"));
+  var count = document.getElementById("g-count");
+  var all = document.getElementById("g-all");
+  var help = document.getElementById("g-help");
+  var current = -1;
+
+  function ticked() {
+    return document.querySelectorAll('.g-row input[name="ids"]:checked').length;
+  }
+  function showCount() {
+    if (count) count.textContent = "(" + ticked() + ")";
+    if (all) all.checked = rows.length > 0 && ticked() === rows.length;
+  }
+  function focusRow(i) {
+    if (!rows.length) return;
+    current = Math.max(0, Math.min(rows.length - 1, i));
+    rows.forEach(function (r, n) { r.classList.toggle("is-current", n === current); });
+    rows[current].focus();
+    rows[current].scrollIntoView({ block: "nearest" });
+  }
+  function act(key) {
+    if (current < 0) return;
+    var button = rows[current].querySelector('.guanli-act[data-key="' + key + '"]');
+    if (button) button.click();
+  }
+
+  if (all) all.addEventListener("change", function () {
+    rows.forEach(function (r) { r.querySelector('input[name="ids"]').checked = all.checked; });
+    showCount();
+  });
+  document.addEventListener("change", function (e) {
+    if (e.target && e.target.name === "ids") showCount();
+  });
+  rows.forEach(function (r, n) { r.addEventListener("focusin", function () { current = n; }); });
+
+  document.addEventListener("keydown", function (e) {
+    var t = e.target;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (t && (t.tagName === "INPUT" && t.type !== "checkbox" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
+    switch (e.key) {
+      case "j": focusRow(current + 1); break;
+      case "k": focusRow(current - 1); break;
+      case "x":
+        if (current >= 0) {
+          var box = rows[current].querySelector('input[name="ids"]');
+          box.checked = !box.checked; showCount();
+        }
+        break;
+      case "a": act("approve"); break;
+      case "s": act("spam"); break;
+      case "d": act("trash"); break;
+      case "?": if (help && help.showModal) { help.showModal(); } break;
+      default: return;
+    }
+    e.preventDefault();
+  });
+  showCount();
+})();

@@ -1,0 +1,217 @@
+"""The moderation API (issue 12, item 7; C46 case 2, C53) over real HTTP on a real database."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+from starlette.testclient import TestClient
+
+from masthead import accounts
+from masthead.store import comments as cs
+from masthead.store.db import Database
+from masthead.web.app import create_app
+
+from conftest import post
+
+PASSWORD = "a long password"
+
+
+@pytest.fixture
+def site(make_site):
+    s = make_site({"posts/a.md": post("A"), "posts/b.md": post("B")})
+    return s
+
+
+@pytest.fixture
+def client(site):
+    with TestClient(create_app(site), base_url="https://testserver", follow_redirects=False) as c:
+        yield c
+
+
+def add_comments(site, n, status="pending", thread=None, body="hello {i}"):
+    db = Database(site.database_path)
+    thread = (
+        thread
+        or db.read()
+        .execute("SELECT translation_key FROM posts WHERE url = '/posts/a/'")
+        .fetchone()[0]
+    )
+    ids = [
+        cs.add(
+            db,
+            cs.NewComment(
+                thread=thread,
+                post_url="/posts/a/",
+                parent_id=None,
+                lang="en",
+                status=status,
+                author_name=f"N{i}",
+                author_email=f"n{i}@example.org",
+                author_url="",
+                body=body.format(i=i),
+                body_html=f"<p>{i}</p>",
+                created=1_700_000_000.0 + i,
+            ),
+            "reader",
+        )
+        for i in range(n)
+    ]
+    db.close()
+    return ids
+
+
+@pytest.fixture
+def token(site):
+    db = Database(site.database_path)
+    accounts.add_user(db, "mei", PASSWORD)
+    secret = accounts.new_token(db, "mei")
+    db.close()
+    return {"Authorization": f"Bearer {secret}"}
+
+
+def test_list_with_filters_and_shape(site, client, token):
+    ids = add_comments(site, 25)
+    assert client.get("/api/admin/comments").status_code == 401
+    page = client.get("/api/admin/comments?status=pending&per_page=10&page=2", headers=token)
+    assert page.status_code == 200 and page.headers["cache-control"] == "no-store"
+    data = page.json()
+    assert (data["total"], data["page"], data["per_page"]) == (25, 2, 10)
+    assert [c["id"] for c in data["comments"]] == ids[::-1][10:20]
+    first = data["comments"][0]
+    assert set(first) == {
+        "id",
+        "post",
+        "parent",
+        "name",
+        "email",
+        "url",
+        "ip_hash",
+        "lang",
+        "status",
+        "date",
+        "body",
+    }
+    assert first["email"].endswith("@example.org") and first["date"].endswith("+00:00")
+    found = client.get("/api/admin/comments?q=hello 7&post=/posts/a/", headers=token).json()
+    assert [c["body"] for c in found["comments"]] == ["hello 7"]
+    for bad in ("per_page=0", "per_page=201", "status=nope", "page=x", "post=/nowhere/"):
+        answer = client.get(f"/api/admin/comments?{bad}", headers=token)
+        assert answer.status_code == 400, bad
+        assert answer.json()["error"]["status"] == 400
+
+
+def test_actions_one_and_bulk_with_expect_c53(site, client, token):
+    ids = add_comments(site, 6)
+    one = client.post(f"/api/admin/comments/{ids[0]}", json={"action": "approve"}, headers=token)
+    assert one.json() == {"changed": 1, "skipped": []}
+    again = client.post(f"/api/admin/comments/{ids[0]}", json={"action": "approve"}, headers=token)
+    assert again.json() == {"changed": 0, "skipped": [ids[0]]}
+    assert (
+        client.post("/api/admin/comments/9999", json={"action": "spam"}, headers=token).status_code
+        == 404
+    )
+    picked = client.post(
+        "/api/admin/comments/bulk", json={"action": "trash", "ids": ids[:3]}, headers=token
+    ).json()
+    assert picked == {"changed": 3, "skipped": []}
+    restored = client.post(
+        "/api/admin/comments/bulk", json={"action": "restore", "ids": ids[:3]}, headers=token
+    ).json()
+    assert restored["changed"] == 3
+    db = Database(site.database_path)
+    assert [cs.get(db.read(), i).status for i in ids[:3]] == ["approved", "pending", "pending"]
+    # "all 5 pending matching": two newcomers arrive after the page was loaded
+    seen = client.get("/api/admin/comments?status=pending", headers=token).json()
+    snapshot = max(c["id"] for c in seen["comments"])
+    add_comments(site, 2, body="newcomer {i}")
+    stale = {"status": "pending"}
+    answer = client.post(
+        "/api/admin/comments/bulk",
+        json={"action": "spam", "filter": stale, "expect": seen["total"]},
+        headers=token,
+    )
+    assert answer.status_code == 409 and "matches 7 comments now, not 5" in answer.text
+    bound = {"status": "pending", "max_id": snapshot}
+    done = client.post(
+        "/api/admin/comments/bulk",
+        json={"action": "spam", "filter": bound, "expect": seen["total"]},
+        headers=token,
+    ).json()
+    assert done == {"changed": 5, "skipped": []}
+    assert cs.status_counts(db.read())["pending"] == 2  # the newcomers
+    logged = (
+        db.read()
+        .execute("SELECT actor, detail FROM audit_log WHERE action = 'bulk-spam'")
+        .fetchone()
+    )
+    assert logged[0] == "editor:mei" and str(ids[1]) in logged[1]
+    db.close()
+
+
+def test_bad_bodies_and_unknown_actions(site, client, token):
+    ids = add_comments(site, 1)
+    url = f"/api/admin/comments/{ids[0]}"
+    assert client.post(url, json={"action": "nuke"}, headers=token).status_code == 400
+    assert (
+        client.post(
+            url, content=b"{", headers={**token, "Content-Type": "application/json"}
+        ).status_code
+        == 400
+    )
+    bulk = "/api/admin/comments/bulk"
+    assert (
+        client.post(bulk, json={"action": "spam", "ids": "1,2"}, headers=token).status_code == 400
+    )
+    assert client.post(bulk, json={"action": "spam"}, headers=token).status_code == 400
+    revoked = {"Authorization": "Bearer " + "x" * 43}
+    assert client.post(url, json={"action": "spam"}, headers=revoked).status_code == 401
+
+
+def test_session_callers_need_the_csrf_header_and_json_c46(site, client):
+    ids = add_comments(site, 1)
+    db = Database(site.database_path)
+    accounts.add_user(db, "mei", PASSWORD)
+    db.close()
+    form = client.get("/guanli/login")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
+    client.post("/guanli/login", data={"username": "mei", "password": PASSWORD, "csrf": csrf})
+    session_csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/guanli/").text).group(1)
+    url = f"/api/admin/comments/{ids[0]}"
+    assert client.get("/api/admin/comments").status_code == 200  # reading needs the session only
+    # case 2: a text/plain form whose one field name is a JSON document
+    plain = client.post(
+        url,
+        content=b'{"action":"trash","ids":[17],"x":"="}',
+        headers={"Content-Type": "text/plain", "X-CSRF-Token": session_csrf},
+    )
+    assert plain.status_code == 415
+    no_token = client.post(url, json={"action": "trash"})
+    assert no_token.status_code == 403
+    foreign = client.post(
+        url,
+        json={"action": "trash"},
+        headers={"X-CSRF-Token": session_csrf, "Origin": "https://evil.example"},
+    )
+    assert foreign.status_code == 403
+    good = client.post(url, json={"action": "trash"}, headers={"X-CSRF-Token": session_csrf})
+    assert good.json()["changed"] == 1
+
+
+def test_the_token_command_prints_it_alone_on_the_last_line(site):
+    db = Database(site.database_path)
+    accounts.add_user(db, "mei", PASSWORD)
+    db.close()
+    done = subprocess.run(
+        [sys.executable, "-m", "masthead", "admin", "token", str(site.root), "mei"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    last = done.stdout.rstrip("\n").splitlines()[-1]
+    assert re.fullmatch(r"[A-Za-z0-9_-]{43}", last)
+    with TestClient(create_app(site), base_url="https://testserver") as client:
+        auth = {"Authorization": f"Bearer {last}"}
+        assert client.get("/api/admin/comments", headers=auth).status_code == 200

@@ -1,0 +1,261 @@
+"""The dashboard in real Chromium (issue 12 acceptance): sign in, bulk moderation with undo,
+the keyboard, the same bulk approve with JavaScript off, lock-out, sign-out, an expired session,
+a cross-site POST, and axe-core on every screen at 1280 and 390 px."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, Page, sync_playwright
+from test_browser import FLAGS, chromium_path
+
+from masthead import accounts
+from masthead.config import load_site
+from masthead.indexer import index_site
+from masthead.store import comments as cs
+from masthead.store.db import Database
+from masthead.web.app import create_app
+
+from conftest import post, uvicorn_server, write_site
+
+PASSWORD = "a long password"
+SCREENS = [
+    "/guanli/login",
+    "/guanli/",
+    "/guanli/comments",
+    "/guanli/comments?status=spam",
+    "/guanli/search-log",
+    "/guanli/content",
+    "/guanli/settings",
+    "/guanli/audit",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def made(tmp_path):
+    s = write_site(
+        tmp_path / "site",
+        {"posts/harbour.md": post("Harbour lights"), "posts/other.md": post("Other")},
+        'title = "Harbour"\n',
+    )
+    db = Database(s.database_path)
+    index_site(s, db)
+    accounts.add_user(db, "mei", PASSWORD)
+    token = accounts.new_token(db, "mei")
+    key = db.read().execute("SELECT translation_key FROM posts WHERE url = '/posts/harbour/'")
+    thread = key.fetchone()[0]
+    for i in range(25):
+        cs.add(
+            db,
+            cs.NewComment(
+                thread=thread,
+                post_url="/posts/harbour/",
+                parent_id=None,
+                lang="en",
+                status="pending",
+                author_name=f"Reader {i}",
+                author_email=f"r{i}@example.org",
+                author_url="",
+                body=f"Comment {i}",
+                body_html=f"<p>Comment {i}</p>",
+                created=time.time() - 100 + i,
+            ),
+            "reader",
+        )
+    db.close()
+    return s, token
+
+
+@pytest.fixture
+def base(made) -> Iterator[str]:
+    with uvicorn_server(create_app(load_site(made[0].root)), timeout=15) as url:
+        yield url
+
+
+@pytest.fixture
+def site(made):
+    return made[0]
+
+
+@pytest.fixture
+def token(made):
+    return made[1]
+
+
+def counts(base: str, token: str) -> dict[str, int]:
+    out = {}
+    for status in cs.STATUSES:
+        answer = httpx.get(
+            f"{base}/api/admin/comments?status={status}&per_page=1",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        out[status] = answer.json()["total"]
+    return out
+
+
+def sign_in(page: Page, base: str, password: str = PASSWORD) -> None:
+    page.goto(f"{base}/guanli/login")
+    page.fill("#g-user", "mei")
+    page.fill("#g-pass", password)
+    page.click("form[action='/guanli/login'] button[type=submit]")
+
+
+def apply_bulk(page: Page, action: str, scope: str = "ids") -> None:
+    page.select_option("#g-action", action)
+    page.check(f"input[name=scope][value={scope}]")
+    page.click("#g-bulk .guanli-bulk__bar button[type=submit]")
+
+
+def notice(page: Page) -> str:
+    return page.locator(".guanli-notice p").inner_text()
+
+
+def test_bulk_moderation_with_undo_and_the_keyboard(browser, token, base):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    sign_in(page, base)
+    page.goto(f"{base}/guanli/comments?status=pending")
+    assert page.locator(".g-row").count() == 20
+    assert "all 25 matching this filter" in page.inner_text("#g-bulk")
+    page.goto(f"{base}/guanli/comments?status=pending&page=2")
+    assert page.locator(".g-row").count() == 5
+    apply_bulk(page, "approve", "all")
+    assert "Approve 25 comments?" in page.inner_text("main")
+    page.click("text=Yes, do it")
+    assert notice(page) == "25 approved."
+    assert counts(base, token)["approved"] == 25
+    page.click(".guanli-notice button")
+    assert notice(page) == "25 changes undone."
+    assert counts(base, token) == {"pending": 25, "approved": 0, "spam": 0, "trash": 0}
+    page.goto(f"{base}/guanli/comments?status=pending&per_page=50")
+    apply_bulk(page, "approve", "all")
+    page.click("text=Yes, do it")
+    assert counts(base, token)["approved"] == 25
+    page.goto(f"{base}/guanli/comments?status=approved")
+    boxes = page.locator('.g-row input[name="ids"]')
+    for i in range(5):
+        boxes.nth(i).check()
+    assert page.inner_text("#g-count") == "(5)"
+    apply_bulk(page, "spam")
+    assert notice(page) == "5 marked as spam."
+    page.goto(f"{base}/guanli/comments?status=approved")
+    page.locator(".g-row").first.focus()
+    for key in ("x", "j", "x", "j", "x"):
+        page.keyboard.press(key)
+    assert page.inner_text("#g-count") == "(3)"
+    apply_bulk(page, "trash")
+    assert counts(base, token) == {"pending": 0, "approved": 17, "spam": 5, "trash": 3}
+    page.goto(f"{base}/guanli/comments?status=trash")
+    page.locator(".g-row").first.focus()
+    page.keyboard.press("j")
+    page.keyboard.press("k")
+    first = page.locator(".g-row").first.get_attribute("data-id")
+    page.click(f"#g-{first} .guanli-act--restore")
+    assert counts(base, token)["trash"] == 2
+    page.goto(f"{base}/guanli/comments?status=approved")
+    page.locator(".g-row").first.focus()
+    page.keyboard.press("s")  # spam the focused row from the keyboard
+    assert counts(base, token)["spam"] == 6
+    page.goto(f"{base}/guanli/comments?status=spam")
+    page.click(".guanli-empty button")
+    assert "Delete the 6 spam comments listed permanently?" in page.inner_text("main")
+    page.click("text=Yes, do it")
+    assert counts(base, token) == {"pending": 0, "approved": 17, "spam": 0, "trash": 2}
+    page.keyboard.press("?")
+    page.close()
+
+
+def test_bulk_approve_without_javascript(browser, token, base):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    sign_in(page, base)
+    page.goto(f"{base}/guanli/comments?status=pending&per_page=50")
+    apply_bulk(page, "approve", "all")
+    page.click("text=Yes, do it")
+    assert notice(page) == "25 approved."
+    assert counts(base, token)["approved"] == 25
+    context.close()
+
+
+def test_lockout_sign_out_expiry_and_a_cross_site_post(browser, site, token, base):
+    context = browser.new_context()
+    page = context.new_page()
+    for _ in range(5):
+        sign_in(page, base, password="wrong password!")
+        assert "Wrong user name or password." in page.inner_text(".guanli-error")
+    sign_in(page, base)
+    assert "Too many failed sign-ins" in page.inner_text(".guanli-error")
+    db = Database(site.database_path)
+    with db.write() as conn:
+        conn.execute("DELETE FROM login_failures")
+    sign_in(page, base)
+    assert page.url == f"{base}/guanli/"
+    # an attacker's page on another origin auto-submits a form to the dashboard
+    evil = context.new_page()
+    with uvicorn_server(_evil_app(base), timeout=15) as evil_base:
+        evil.goto(f"{evil_base}/")
+        evil.wait_for_load_state()
+        assert "refused" in evil.inner_text("body")
+    assert counts(base, token)["approved"] == 0
+    page.click(".guanli-header__out button")
+    assert page.url.startswith(f"{base}/guanli/login")
+    sign_in(page, base)
+    with db.write() as conn:  # the session expires
+        conn.execute("UPDATE sessions SET expires = 0")
+    db.close()
+    page.goto(f"{base}/guanli/comments")
+    assert page.url.startswith(f"{base}/guanli/login?next=/guanli/comments")
+    context.close()
+
+
+def _evil_app(target: str):
+    form = (
+        f'<form id="f" method="post" action="{target}/guanli/comments/act">'
+        '<input name="action" value="approve"><input name="ids" value="1">'
+        '<input name="scope" value="ids"><input name="csrf" value="guess"></form>'
+        "<script>document.getElementById('f').submit()</script>"
+    )
+
+    async def app(scope, receive, send):
+        if scope["type"] != "http":
+            return
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/html")],
+            }
+        )
+        await send({"type": "http.response.body", "body": form.encode()})
+
+    return app
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_axe_finds_no_violation_on_any_screen(browser, site, base, width):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    axe = Axe()
+    found = {}
+    page.goto(f"{base}/guanli/login")
+    found["/guanli/login"] = axe.run(page).response["violations"]
+    sign_in(page, base)
+    for path in SCREENS[1:]:
+        page.goto(f"{base}{path}")
+        found[path] = axe.run(page).response["violations"]
+    page.goto(f"{base}/guanli/comments?status=pending")
+    apply_bulk(page, "approve", "all")  # the confirmation page
+    found["confirm"] = axe.run(page).response["violations"]
+    summary = {k: [(v["id"], len(v["nodes"])) for v in vs] for k, vs in found.items() if vs}
+    assert summary == {}, summary
+    page.close()

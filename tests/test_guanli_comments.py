@@ -1,0 +1,212 @@
+"""The /guanli comments screen without JavaScript (issue 12, items 2 and 3; C53) over HTTP."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from starlette.testclient import TestClient
+
+from masthead import accounts
+from masthead.store import comments as cs
+from masthead.store.db import Database
+from masthead.web.app import create_app
+
+from conftest import post
+
+PASSWORD = "a long password"
+HOSTILE = [
+    "'; DROP TABLE comments;--",
+    "<script>alert(1)</script>",
+    "x" * 5000,
+    "中文评论 👨‍👩‍👧‍👦 visit evil.example",
+]
+
+
+@pytest.fixture
+def site(make_site):
+    s = make_site({"posts/a.md": post("Harbour lights"), "posts/b.md": post("B")})
+    db = Database(s.database_path)
+    accounts.add_user(db, "m1", PASSWORD)
+    accounts.add_user(db, "m2", PASSWORD)
+    db.close()
+    return s
+
+
+def signed_client(site, name="m1"):
+    client = TestClient(create_app(site), base_url="https://testserver", follow_redirects=False)
+    client.__enter__()
+    form = client.get("/guanli/login")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
+    done = client.post("/guanli/login", data={"username": name, "password": PASSWORD, "csrf": csrf})
+    assert done.status_code == 303
+    return client
+
+
+@pytest.fixture
+def m1(site):
+    client = signed_client(site)
+    yield client
+    client.__exit__(None, None, None)
+
+
+def add(site, n, status="pending", body="wave {i} https://evil.example/{i}", name="Spammer {i}"):
+    db = Database(site.database_path)
+    thread = db.read().execute("SELECT translation_key FROM posts WHERE url = '/posts/a/'")
+    key = thread.fetchone()[0]
+    ids = []
+    for i in range(n):
+        ids.append(
+            cs.add(
+                db,
+                cs.NewComment(
+                    thread=key,
+                    post_url="/posts/a/",
+                    parent_id=None,
+                    lang="en",
+                    status=status,
+                    author_name=name.format(i=i),
+                    author_email=f"s{i}@example.org",
+                    author_url="",
+                    body=body.format(i=i),
+                    body_html="<p>" + html.escape(body.format(i=i)) + "</p>",
+                    created=1_700_000_000.0 + len(ids) + i,
+                ),
+                "reader",
+            )
+        )
+    db.close()
+    return ids
+
+
+def statuses(site, ids):
+    db = Database(site.database_path)
+    try:
+        return [cs.get(db.read(), i).status for i in ids]
+    finally:
+        db.close()
+
+
+def csrf(page):
+    return re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
+
+
+def test_the_screen_lists_views_and_renders_hostile_rows_inert_c53(site, m1):
+    for body in HOSTILE:
+        add(site, 1, body=body, name="\u202eevil name")
+    page = m1.get("/guanli/comments?status=pending")
+    assert page.status_code == 200
+    assert "<script>alert(1)</script>" not in page.text
+    assert "&lt;script&gt;" in page.text
+    assert 'Pending <span class="guanli-views__n">(4)</span>' in page.text
+    assert "unverified" in page.text and "Harbour lights" in page.text
+    assert m1.get("/guanli/comments?per_page=7").status_code == 400
+    assert m1.get("/guanli/comments?day=2024-13-40").status_code == 400
+    assert m1.get("/guanli/comments?status=bogus").status_code == 400
+
+
+def test_ticked_rows_act_on_their_ids_only_and_undo_c53(site, m1):
+    ids = add(site, 60)
+    page2 = m1.get("/guanli/comments?status=pending&page=2")  # rows 21-40, newest first
+    ticked = [int(i) for i in re.findall(r'name="ids" value="(\d+)"', page2.text)][:20]
+    assert ticked == ids[::-1][20:40]
+    add(site, 5, status="spam", body="newcomer {i}")  # arrive at the top meanwhile
+    m2 = signed_client(site, "m2")
+    db = Database(site.database_path)
+    cs.moderate(db, "approve", ticked[:3], "editor:m2")  # another moderator
+    db.close()
+    done = m1.post(
+        "/guanli/comments/act",
+        data={
+            "csrf": csrf(page2),
+            "action": "spam",
+            "ids": [str(i) for i in ticked],
+            "seen": re.findall(r'name="seen" value="([^"]+)"', page2.text),
+            "back": "/guanli/comments?status=pending&page=2",
+        },
+    )
+    assert done.status_code == 303
+    notice = m1.get(done.headers["location"])
+    shown = re.search(r"<div class=\"guanli-notice\" role=\"status\">(.*?)</p>", notice.text, re.S)
+    assert (
+        shown
+        and "17 marked as spam. 3 skipped: changed since you loaded the page." in shown.group(1)
+    ), (done.headers["location"], shown)
+    assert statuses(site, ticked[:3]) == ["approved"] * 3
+    assert statuses(site, ticked[3:]) == ["spam"] * 17
+    undone = m1.post(
+        "/guanli/comments/undo",
+        data={
+            "csrf": csrf(notice),
+            "notice": re.search(r'name="notice" value="(\d+)"', notice.text).group(1),
+        },
+    )
+    assert undone.status_code == 303
+    assert statuses(site, ticked[3:]) == ["pending"] * 17
+    assert statuses(site, ticked[:3]) == ["approved"] * 3
+    m2.__exit__(None, None, None)
+
+
+def test_all_matching_is_bound_to_what_was_seen_and_confirmed_c53(site, m1):
+    add(site, 30)
+    add(site, 3, body="a friendly note {i}")
+    listing = m1.get("/guanli/comments?status=pending&q=evil.example")
+    assert "all 30 matching this filter" in listing.text
+    form = dict(
+        re.findall(
+            r'<input type="hidden" name="(\w+)" value="([^"]*)"',
+            listing.text.split('id="g-bulk"')[1].split("<table")[0],
+        )
+    )
+    assert form["expect"] == "30"
+    add(site, 2)  # two more matching arrive while the editor reads
+    ask = m1.post("/guanli/comments/act", data={**form, "action": "trash", "scope": "all"})
+    assert ask.status_code == 200
+    assert "Move 30 comments to the trash?" in ask.text
+    assert "Comments that arrived after you loaded the page are not included." in ask.text
+    confirm = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', ask.text))
+    done = m1.post("/guanli/comments/act", data=confirm)
+    assert done.status_code == 303
+    assert "30 moved to the trash." in m1.get(done.headers["location"]).text
+    db = Database(site.database_path)
+    assert cs.status_counts(db.read())["trash"] == 30
+    assert cs.status_counts(db.read())["pending"] == 5  # 3 friendly notes and the 2 newcomers
+    db.close()
+    again = m1.post("/guanli/comments/act", data=confirm)  # re-submitting is harmless
+    assert again.status_code == 409
+
+
+def test_empty_spam_spares_newcomers_and_asks_first(site, m1):
+    spam = add(site, 4, status="spam")
+    listing = m1.get("/guanli/comments?status=spam")
+    snapshot = re.search(r'name="snapshot" value="(\d+)"', listing.text).group(1)
+    late = add(site, 1, status="spam", body="late spam")
+    data = {
+        "csrf": csrf(listing),
+        "status": "spam",
+        "snapshot": snapshot,
+        "back": "/guanli/comments?status=spam",
+    }
+    ask = m1.post("/guanli/comments/empty", data=data)
+    assert "Delete the 4 spam comments listed permanently?" in ask.text
+    done = m1.post("/guanli/comments/empty", data={**data, "confirm": "1"})
+    assert done.status_code == 303
+    db = Database(site.database_path)
+    assert all(cs.get(db.read(), i) is None for i in spam)
+    assert cs.get(db.read(), late[0]).status == "spam"
+    db.close()
+
+
+def test_posts_from_elsewhere_or_without_the_token_change_nothing(site, m1):
+    ids = add(site, 2)
+    page = m1.get("/guanli/comments")
+    forged = m1.post(
+        "/guanli/comments/act",
+        data={"csrf": csrf(page), "action": "approve", "ids": [str(i) for i in ids]},
+        headers={"Origin": "https://evil.example"},
+    )
+    assert forged.status_code == 403
+    missing = m1.post("/guanli/comments/act", data={"action": "approve", "ids": str(ids[0])})
+    assert missing.status_code == 403
+    assert statuses(site, ids) == ["pending", "pending"]

@@ -382,7 +382,7 @@ def backup(
     site: Annotated[Path, typer.Argument(help="Site folder whose database to copy.")],
     destination: Annotated[Path, typer.Argument(help="File to write the copy to.")],
 ) -> None:
-    """Copy the site's database (posts index, search log; later comments and users) with
+    """Copy the site's database (posts index, search log, comments, users) with
     SQLite's online backup: safe while the site is serving."""
     from masthead.store.db import backup as sqlite_backup
 

@@ -651,7 +651,7 @@ def _personal(c: store.Comment) -> dict[str, Any]:
     return shape
 
 
-def erase(db: Database, email: str, actor: str = "cli") -> tuple[int, int]:
+def erase(db: Database, email: str, actor: str = "system") -> tuple[int, int]:
     """Erase every comment written with `email` (`store.comments.erase_person`); return how
     many were erased and how many of them stay as anonymous placeholders for their replies."""
     ids = [c.id for c in store.by_email(db.read(), email)]

@@ -680,3 +680,24 @@ def test_a_json_file_with_a_bad_comment_or_a_newer_version_writes_nothing(site, 
         code, out = masthead("comments", "import", fresh, exported)
         assert code == 2 and said in out and "nothing imported" in out, out
         assert rows(load_site(fresh)) == {}
+
+
+def test_a_thread_is_found_by_a_url_its_post_had_before_its_slug_changed(make_site, tmp_path):
+    site = make_site({"posts/tides.md": post("Tides", "2019-12-30", slug="tides-and-moons")})
+    masthead("index", site.root)
+    (site.root / "content/posts/tides.md").write_text(post("Tides", "2019-12-30"), "utf-8")
+    path = tmp_path / "moved.xml"
+    path.write_text(
+        '<rss xmlns:wp="http://wordpress.org/export/1.2/"><channel><item>'
+        "<link>https://old.example.com/posts/tides-and-moons</link>"
+        "<wp:post_name>a-slug-this-site-never-had</wp:post_name>"
+        "<wp:comment><wp:comment_id>41</wp:comment_id><wp:comment_approved>1"
+        "</wp:comment_approved><wp:comment_date_gmt>2020-01-01 00:00:00</wp:comment_date_gmt>"
+        "<wp:comment_content>Found again</wp:comment_content></wp:comment>"
+        "</item></channel></rss>",
+        encoding="utf-8",
+    )
+    code, out = masthead("comments", "import", site.root, path)  # indexes the new slug first
+    assert code == 0, out
+    assert "/posts/tides/ (by old URL /posts/tides-and-moons/)" in out
+    assert rows(site)["41"].post_url == "/posts/tides/"

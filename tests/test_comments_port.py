@@ -257,30 +257,33 @@ def test_c54_wxr_and_disqus_imports_date_comments_in_utc(site):
     assert got["22"].parent_id == got["21"].id
 
 
+# the `masthead comments import` and `export` commands, run in one process with its own TZ
+CLI_SCRIPT = """
+import sys
+from typer.testing import CliRunner
+from masthead.cli import app
+runner, root = CliRunner(), sys.argv[1]
+for export in sys.argv[2:]:
+    assert runner.invoke(app, ["comments", "import", root, export]).exit_code in (0, 1)
+print(runner.invoke(app, ["comments", "export", root]).stdout)
+"""
+
+
 def test_c54_import_and_export_are_identical_under_two_process_zones(make_site, tmp_path):
     exports = []
     for n, tz in enumerate(("UTC", "America/Los_Angeles")):
         root = tmp_path / f"site{n}"
-        shutil.copytree(make_site(POSTS).root, root)
-        shutil.rmtree(root / ".masthead", ignore_errors=True)
-        env = {**os.environ, "TZ": tz}
-        for name in ("C54-wxr-dates.xml", "C54-disqus-export.xml"):
-            subprocess.run(
-                [sys.executable, "-m", "masthead", "comments", "import", str(root), CASES / name],
-                env=env,
-                capture_output=True,
-                timeout=120,
-            )
+        shutil.copytree(make_site(POSTS).root, root, ignore=shutil.ignore_patterns(".masthead"))
+        files = [str(CASES / name) for name in ("C54-wxr-dates.xml", "C54-disqus-export.xml")]
         done = subprocess.run(
-            [sys.executable, "-m", "masthead", "comments", "export", str(root)],
-            env=env,
+            [sys.executable, "-c", CLI_SCRIPT, str(root), *files],
+            env={**os.environ, "TZ": tz},
             capture_output=True,
             text=True,
             timeout=120,
             check=True,
         )
-        data = json.loads(done.stdout)
-        exports.append(data["comments"])
+        exports.append(json.loads(done.stdout)["comments"])
     assert len(exports[0]) == 8  # 3 WXR comments, 5 Disqus posts (one thread has no post here)
     assert exports[0] == exports[1]
     assert {c["source_id"]: c["date"] for c in exports[0]}["21"] == "2020-01-01T00:00:00+00:00"
@@ -668,12 +671,17 @@ def test_a_json_file_with_a_bad_comment_or_a_newer_version_writes_nothing(site, 
     masthead("comments", "export", site.root, "--output", exported)
     data = json.loads(exported.read_text(encoding="utf-8"))
     good = data["comments"][0]
+    wxr12 = {"source": "wxr", "source_id": "12"}
     fresh = tmp_path / "fresh"
     shutil.copytree(site.root, fresh, ignore=shutil.ignore_patterns(".masthead"))
     for change, said in (
         ({"comments": [good, {**good, "id": 99, "created": float("nan")}]}, "is not a time"),
         ({"comments": [good, {**good, "id": 99, "status": "published"}]}, "unknown status"),
         ({"comments": [good, good]}, "appears twice"),
+        (
+            {"comments": [{**good, **wxr12}, {**good, "id": 99, **wxr12}]},
+            "wxr 12 appears twice",
+        ),
         ({"version": 2}, "reads up to 1"),
     ):
         exported.write_text(json.dumps({**data, **change}), encoding="utf-8")

@@ -263,6 +263,7 @@ def _json_entries(stream: IO[bytes], report: Report) -> list[_Entry]:
         )
     entries = []
     seen: set[str] = set()
+    seen_origins: set[tuple[str, str] | None] = set()
     for n, item in enumerate(data.get("comments") or [], start=1):
         report.read += 1
         try:
@@ -270,10 +271,14 @@ def _json_entries(stream: IO[bytes], report: Report) -> list[_Entry]:
         except (KeyError, TypeError, ValueError) as exc:
             report.problems.append(f"comment #{n}: {type(exc).__name__} {exc}")
             continue
-        if entry.key in seen:
-            report.problems.append(f"comment #{n}: id {entry.key} appears twice in the file")
+        origin = (entry.source, entry.source_id) if entry.source else None
+        if entry.key in seen or origin in seen_origins:
+            what = f"id {entry.key}" if entry.key in seen else f"{entry.source} {entry.source_id}"
+            report.problems.append(f"comment #{n}: {what} appears twice in the file")
             continue
         seen.add(entry.key)
+        if origin is not None:
+            seen_origins.add(origin)
         entries.append(entry)
     return entries
 

@@ -103,7 +103,7 @@ def restore(source: Path, database: Path) -> Restored:
             _copy_into(staged, database)
         else:
             staged.replace(database)
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, OSError) as exc:  # a full disk, a folder that cannot be written
         raise storage_error(database, exc) from None
     finally:
         for leftover in ("", "-wal", "-shm", "-journal"):

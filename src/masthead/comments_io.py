@@ -122,7 +122,8 @@ class Report:
 @dataclass
 class _Entry:
     """One comment to import: `key` unique in its file, `parent` a key (or None); `values` the
-    `NewComment` fields but thread, post_url, parent_id and created (and lang when None)."""
+    `NewComment` fields but thread, post_url, parent_id, created and body_html (and lang
+    when None), the HTML made from `html` only when the comment is inserted."""
 
     key: str
     parent: str | None
@@ -136,6 +137,8 @@ class _Entry:
     date_note: str = ""
     placeholder: bool = False
     notes: tuple[str, ...] = ()
+    html: str | None = None  # sanitized only when inserted; None: render `body` (Markdown)
+    paragraphs: bool = False  # `wxr.autop` first
 
 
 def detect(head: bytes) -> str:
@@ -226,7 +229,6 @@ def _skipped(record: Imported) -> _Entry:
 
 
 def _xml_entry(record: Imported, report: Report | None) -> _Entry:
-    html = wxr.autop(record.body) if record.source == "wxr" else record.body
     return _Entry(
         key=record.source_id,
         parent=record.parent,
@@ -237,6 +239,8 @@ def _xml_entry(record: Imported, report: Report | None) -> _Entry:
         source_id=record.source_id,
         date_note=record.date_note,
         notes=record.notes,
+        html=record.body,
+        paragraphs=record.source == "wxr",  # WordPress shows plain line breaks as <p>, <br>
         values={
             "status": record.status,
             "kind": record.kind,
@@ -244,7 +248,6 @@ def _xml_entry(record: Imported, report: Report | None) -> _Entry:
             "author_email": sanitize.email(record.author_email),
             "author_url": sanitize.website(record.author_url),
             "body": record.body,
-            "body_html": sanitize.clean(html),
             "reason": f"imported from {record.source} with status {record.status}",
         },
     )
@@ -305,6 +308,9 @@ def _json_entry(item: dict[str, Any]) -> _Entry:
         source_id=str(item.get("source_id") or ""),
         lang=str(item["lang"]),
         placeholder=status == store.PLACEHOLDER,
+        # the HTML as exported, cleaned again (lossless, whatever version rendered it); a
+        # hand-made file may give only the Markdown of a comment written on masthead
+        html=str(html) if html else None,
         values={
             "status": "trash" if status == store.PLACEHOLDER else status,
             "kind": kind,
@@ -313,9 +319,6 @@ def _json_entry(item: dict[str, Any]) -> _Entry:
             "author_url": sanitize.website(str(author.get("url") or "")),
             "author_user": None if author.get("user") is None else str(author["user"]),
             "body": body,
-            # the HTML as exported, cleaned again (lossless, whatever version rendered it); a
-            # hand-made file may give only the Markdown of a comment written on masthead
-            "body_html": sanitize.clean(str(html)) if html else sanitize.render(body),
             "ip_hash": str(item.get("ip_hash") or ""),
             "client_hash": str(item.get("client_hash") or ""),
             "fingerprint": str(item.get("fingerprint") or ""),
@@ -463,6 +466,7 @@ def _insert_thread(
             parent_id=parent_id,
             lang=entry.lang or post["lang"],
             created=created[key],
+            body_html=_body_html(entry),
             **{k: v for k, v in entry.values.items() if k != "updated"},
             source=entry.source or ("" if report.kind == "json" else report.kind),
             source_id=entry.source_id,
@@ -485,6 +489,13 @@ def _insert_thread(
     if write:
         for comment_id in placeholder_ids:
             targets.make_placeholder(conn, comment_id, ACTOR)
+
+
+def _body_html(entry: _Entry) -> str:
+    """The comment's HTML through the comment allowlist (CORE's `comments.sanitize`)."""
+    if entry.html is None:
+        return sanitize.render(entry.values["body"])
+    return sanitize.clean(wxr.autop(entry.html) if entry.paragraphs else entry.html)
 
 
 def _existing(conn: sqlite3.Connection, entry: _Entry, thread: str) -> store.Comment | None:

@@ -123,6 +123,24 @@ def test_disqus_parser_refuses_a_dtd(tmp_path):
         list(disqus.parse(f))
 
 
+def test_disqus_parser_waits_for_a_thread_met_after_its_posts(tmp_path):
+    path = tmp_path / "late.xml"
+    path.write_text(
+        '<disqus xmlns="http://disqus.com" xmlns:dsq="http://disqus.com/disqus-internals">'
+        '<post dsq:id="2"><message>early</message><createdAt>2020-01-01T00:00:00Z</createdAt>'
+        '<thread dsq:id="9"/></post>'
+        '<post dsq:id="3"><message>lost</message><thread dsq:id="404"/></post>'
+        '<thread dsq:id="9"><id>tides</id><link>https://old.example.com/tides/</link></thread>'
+        "</disqus>",
+        encoding="utf-8",
+    )
+    with open(path, "rb") as f:
+        records = {r.source_id: r for r in disqus.parse(f) if isinstance(r, Imported)}
+    assert records["2"].thread.identifier == "tides" and records["2"].created == NEW_YEAR
+    assert records["3"].thread.key == "404" and records["3"].thread.link == ""
+    assert records["3"].created is None and "no createdAt" in records["3"].date_note
+
+
 DATES_SCRIPT = """
 import json, sys
 from masthead.comments import disqus, sanitize, wxr

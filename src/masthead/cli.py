@@ -1,4 +1,5 @@
-"""The `masthead` command: serve, init, index, build, check, search-log, backup.
+"""The `masthead` command: serve, init, index, build, check, search-log, backup, restore,
+comments (import, export, export-person, erase).
 
 Errors a user can fix (bad settings, a missing folder, a full disk, a database folder or file
 this user may not write) are printed as one line naming the path and the cause, and exit 2;
@@ -14,8 +15,9 @@ import logging
 import os
 import shutil
 import sqlite3
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -24,6 +26,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from masthead.config import Site, load_site
 from masthead.errors import ConfigError, ContentIssue, MastheadError
 from masthead.errors import visible as _visible
+
+if TYPE_CHECKING:
+    from masthead.store.db import Database
 
 app = typer.Typer(
     help="masthead: an editorial web platform on Markdown files and SQLite.",
@@ -377,7 +382,7 @@ def backup(
     site: Annotated[Path, typer.Argument(help="Site folder whose database to copy.")],
     destination: Annotated[Path, typer.Argument(help="File to write the copy to.")],
 ) -> None:
-    """Copy the site's database (posts index, search log; later comments and users) with
+    """Copy the site's database (posts index, search log, comments, users) with
     SQLite's online backup: safe while the site is serving."""
     from masthead.store.db import backup as sqlite_backup
 
@@ -392,6 +397,172 @@ def backup(
     typer.echo(
         f"Backed up {_visible(str(s.database_path))} to {_visible(str(destination))} "
         f"({pages} pages, {size:,} bytes)"
+    )
+
+
+# --- comments: import, export and a commenter's data request (comments_io) ---------------------
+
+comments_app = typer.Typer(
+    help="Comments: import (WordPress WXR, Disqus XML, masthead JSON), export, data requests.",
+    no_args_is_help=True,
+)
+app.add_typer(comments_app, name="comments")
+SiteFolder = Annotated[Path, typer.Argument(help="Site folder (with masthead.toml).")]
+
+
+def _open_db(site: Path) -> tuple[Site, Database]:
+    from masthead.store.db import Database
+
+    s = _site(site)
+    return s, Database(s.database_path)
+
+
+@comments_app.command("import")
+def comments_import(
+    site: SiteFolder,
+    file: Annotated[Path, typer.Argument(help="A WXR, Disqus XML or masthead JSON export.")],
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Report what would be imported; write nothing.")
+    ] = False,
+    skip_pings: Annotated[
+        bool, typer.Option("--skip-pings", help="Leave pingbacks and trackbacks out (counted).")
+    ] = False,
+) -> None:
+    """Import the comments of FILE, each thread mapped to a post; idempotent. Exits 1 when some
+    threads matched no post (the rest is imported), 2 when the file cannot be imported."""
+    from masthead import comments_io
+    from masthead.indexer import index_site
+
+    logging.getLogger("masthead").addHandler(logging.NullHandler())
+    try:
+        s, db = _open_db(site)
+    except MastheadError as exc:
+        raise _fail(exc) from None
+    try:
+        index_site(s, db)  # threads are mapped to the posts the files have now
+        report = comments_io.import_file(
+            db,
+            file,
+            default_lang=s.settings.default_language,
+            dry_run=dry_run,
+            skip_pings=skip_pings,
+        )
+    except OSError as exc:
+        raise _fail(ConfigError(f"{file}: cannot read the export ({_cause(exc)})")) from None
+    except sqlite3.Error as exc:
+        raise _fail(_storage(s.database_path, exc)) from None
+    finally:
+        db.close()
+    for line in report.lines():
+        typer.echo(_visible(line), err=bool(report.problems))
+    raise typer.Exit(report.exit_code)
+
+
+@comments_app.command("export")
+def comments_export(
+    site: SiteFolder,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="File to write; default: stdout.")
+    ] = None,
+) -> None:
+    """Write every comment (every status, placeholders too) as JSON; `import` reads it back."""
+    from masthead import comments_io
+
+    try:
+        s, db = _open_db(site)
+    except MastheadError as exc:
+        raise _fail(exc) from None
+    where = s.settings.base_url or str(s.root)
+    try:
+        if output is None:
+            count = comments_io.export_json(comments_io.iter_all(db), site=where, out=sys.stdout)
+        else:
+            partial = output.with_name(output.name + ".partial")
+            with open(partial, "w", encoding="utf-8") as out_file:
+                count = comments_io.export_json(comments_io.iter_all(db), site=where, out=out_file)
+            partial.replace(output)
+    except OSError as exc:
+        raise _fail(ConfigError(f"{output}: cannot write the export ({_cause(exc)})")) from None
+    finally:
+        db.close()
+    typer.echo(f"{count} comments exported", err=True)
+
+
+@comments_app.command("export-person")
+def comments_export_person(
+    site: SiteFolder,
+    email: Annotated[str, typer.Argument(help="The commenter's email address.")],
+) -> None:
+    """Print, as JSON, every comment written with EMAIL (a commenter's data request)."""
+    from masthead import comments_io
+    from masthead.store import comments as store
+
+    try:
+        _, db = _open_db(site)
+    except MastheadError as exc:
+        raise _fail(exc) from None
+    try:
+        found = store.by_email(db.read(), email)
+    finally:
+        db.close()
+    typer.echo(json.dumps(comments_io.person_json(found, email), ensure_ascii=False, indent=2))
+
+
+@comments_app.command("erase")
+def comments_erase(
+    site: SiteFolder,
+    email: Annotated[str, typer.Argument(help="The commenter's email address.")],
+    yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Erase every comment written with EMAIL; a comment with replies leaves an anonymous
+    placeholder so the thread keeps its shape. Cannot be undone (a backup can)."""
+    from masthead import comments_io
+    from masthead.store import comments as store
+
+    try:
+        _, db = _open_db(site)
+    except MastheadError as exc:
+        raise _fail(exc) from None
+    try:
+        found = store.by_email(db.read(), email)
+        if found and not yes:
+            typer.confirm(f"Erase {len(found)} comment(s) for good?", abort=True)
+        erased, kept = comments_io.erase(db, email) if found else (0, 0)
+    finally:
+        db.close()
+    typer.echo(
+        f"{erased} comment(s) erased, {kept} left as anonymous placeholders for their replies"
+    )
+
+
+@app.command()
+def restore(
+    site: Annotated[Path, typer.Argument(help="Site folder whose database to replace.")],
+    backup_file: Annotated[Path, typer.Argument(metavar="BACKUP", help="A masthead backup.")],
+    yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Replace the site's database by BACKUP, once it has passed an integrity and a schema
+    check (an older schema is migrated); the database as it was is kept beside it."""
+    from masthead.store.restore import check_backup
+    from masthead.store.restore import restore as restore_db
+
+    try:
+        s = _site(site)
+        check_backup(backup_file)  # refused before asking
+        if s.database_path.exists() and not yes:
+            typer.confirm(f"Replace {s.database_path} by {backup_file}?", abort=True)
+        done = restore_db(backup_file, s.database_path)
+    except MastheadError as exc:
+        raise _fail(exc) from None
+    kept = f"; the previous database is kept as {_visible(str(done.kept))}" if done.kept else ""
+    migrated = (
+        f", migrated from schema {done.from_version}"
+        if done.to_version != done.from_version
+        else ""
+    )
+    typer.echo(
+        f"Restored {_visible(str(backup_file))} into {_visible(str(s.database_path))} "
+        f"(schema {done.to_version}{migrated}, {done.comments} comments){kept}"
     )
 
 

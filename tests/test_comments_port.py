@@ -1,0 +1,729 @@
+"""Comments in and out (issue 11, items 10 and 11): WXR and Disqus imports (C54, C55), the JSON
+export and its import, a commenter's data request, restore from a backup; on real site folders
+and real SQLite files, through the real `masthead` command."""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from masthead import comments_io
+from masthead.cli import app
+from masthead.comments import disqus, sanitize, wxr
+from masthead.comments.records import ExportFormatError, Imported
+from masthead.config import Site, load_site
+from masthead.store import comments as store
+from masthead.store.db import Database
+from masthead.store.migrations import MIGRATIONS
+
+from conftest import DATA, post
+
+CASES = DATA / "cases"
+runner = CliRunner()
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+NEW_YEAR = 1577836800.0  # 2020-01-01T00:00:00Z
+
+POSTS = {
+    "posts/harbour-lights.md": post("Harbour lights", "2019-12-31T18:00:00+08:00"),
+    "posts/harbour-lights.zh.md": post("港口的灯", "2019-12-31T18:00:00+08:00"),
+    "posts/tides.md": post(
+        "Tides", "2019-12-30T18:00:00+08:00", aliases='["/2019/12/old-name-of-tides/"]'
+    ),
+}
+
+
+def masthead(*args: str | Path) -> tuple[int, str]:
+    result = runner.invoke(app, [str(a) for a in args])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.output
+
+
+def rows(site: Site) -> dict[str, store.Comment]:
+    """source id → stored comment."""
+    db = Database(site.database_path)
+    try:
+        return {c.source_id or str(c.id): c for c in store.all_comments(db.read())}
+    finally:
+        db.close()
+
+
+def thread_of(site: Site, url: str) -> str:
+    """The thread key of the post at `url` (its translation group)."""
+    db = Database(site.database_path)
+    try:
+        row = db.read().execute("SELECT translation_key FROM posts WHERE url = ?", (url,))
+        return str(row.fetchone()[0])
+    finally:
+        db.close()
+
+
+@pytest.fixture
+def site(make_site) -> Site:  # type: ignore[no-untyped-def]
+    return make_site(POSTS)
+
+
+# --- the parsers ----------------------------------------------------------------------------
+
+
+def test_wxr_parser_reads_ids_parents_statuses_kinds_and_the_gmt_date():
+    with open(CASES / "C55-wxr-import.xml", "rb") as f:
+        records = [r for r in wxr.parse(f) if isinstance(r, Imported)]
+    by_id = {r.source_id: r for r in records}
+    assert list(by_id) == ["12", "10", "11", "13", "14", "15", "16", "17", "18", "19"]
+    assert (by_id["12"].parent, by_id["10"].parent, by_id["13"].parent) == ("11", None, "99")
+    assert {i: by_id[i].status for i in ("10", "16", "17", "18")} == {
+        "10": "approved",
+        "16": "spam",
+        "17": "trash",
+        "18": "pending",
+    }
+    assert by_id["19"].kind == "pingback" and by_id["10"].kind == "comment"
+    assert by_id["12"].created == NEW_YEAR + 2 * 3600 and by_id["12"].author_name == "Carol"
+    assert by_id["12"].thread.slug == "harbour-lights" and by_id["12"].thread.title == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # billion laughs: entities are refused, never expanded
+        b'<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;">]>'
+        b"<rss><channel><item><title>&b;</title></item></channel></rss>",
+        # an external entity (a local file)
+        b'<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+        b"<rss><channel><item><title>&x;</title></item></channel></rss>",
+        b"<rss><channel><item><title>cut short",
+        b"<feed><entry/></feed>",
+    ],
+)
+def test_wxr_parser_refuses_entities_dtds_bad_xml_and_other_documents(text, tmp_path):
+    path = tmp_path / "bad.xml"
+    path.write_bytes(text)
+    with open(path, "rb") as f, pytest.raises(ExportFormatError):
+        list(wxr.parse(f))
+
+
+def test_disqus_parser_refuses_a_dtd(tmp_path):
+    path = tmp_path / "bad.xml"
+    path.write_bytes(b'<!DOCTYPE disqus [<!ENTITY a "x">]><disqus xmlns="http://disqus.com"/>')
+    with open(path, "rb") as f, pytest.raises(ExportFormatError, match="refused"):
+        list(disqus.parse(f))
+
+
+def test_disqus_parser_waits_for_a_thread_met_after_its_posts(tmp_path):
+    path = tmp_path / "late.xml"
+    path.write_text(
+        '<disqus xmlns="http://disqus.com" xmlns:dsq="http://disqus.com/disqus-internals">'
+        '<post dsq:id="2"><message>early</message><createdAt>2020-01-01T00:00:00Z</createdAt>'
+        '<thread dsq:id="9"/></post>'
+        '<post dsq:id="3"><message>lost</message><thread dsq:id="404"/></post>'
+        '<thread dsq:id="9"><id>tides</id><link>https://old.example.com/tides/</link></thread>'
+        "</disqus>",
+        encoding="utf-8",
+    )
+    with open(path, "rb") as f:
+        records = {r.source_id: r for r in disqus.parse(f) if isinstance(r, Imported)}
+    assert records["2"].thread.identifier == "tides" and records["2"].created == NEW_YEAR
+    assert records["3"].thread.key == "404" and records["3"].thread.link == ""
+    assert records["3"].created is None and "no createdAt" in records["3"].date_note
+
+
+DATES_SCRIPT = """
+import json, sys
+from masthead.comments import disqus, sanitize, wxr
+out = {}
+for name, parse in (("C54-wxr-dates.xml", wxr.parse), ("C54-disqus-export.xml", disqus.parse)):
+    with open(sys.argv[1] + "/" + name, "rb") as f:
+        for r in parse(f):
+            out[r.source_id] = [r.created, r.date_note]
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_c54_parsed_dates_are_the_same_whatever_the_process_tz():
+    outputs = []
+    for tz in ("UTC", "America/Los_Angeles", "Asia/Shanghai"):
+        done = subprocess.run(
+            [sys.executable, "-c", DATES_SCRIPT, str(CASES)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TZ": tz},
+            timeout=60,
+            check=True,
+        )
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] == outputs[2]
+    dates = json.loads(outputs[0])
+    assert dates["21"][0] == NEW_YEAR  # comment_date_gmt read as UTC
+    assert dates["4468847854"][0] == NEW_YEAR  # Disqus createdAt, Z
+    when = dt.datetime.fromtimestamp(dates["21"][0], SHANGHAI)
+    assert when.isoformat() == "2020-01-01T08:00:00+08:00"
+    # a zero comment_date_gmt: comment_date in the offset the same post's dates show
+    assert dates["22"][0] == NEW_YEAR + 90 * 60 and "+08:00" in dates["22"][1]
+    assert dates["23"] == [None, dates["23"][1]] and "no offset" in dates["23"][1]
+
+
+# --- C55: a WXR import --------------------------------------------------------------------------
+
+
+def test_c55_wxr_import_rebuilds_the_tree_maps_statuses_and_is_idempotent(site):
+    code, out = masthead("comments", "import", site.root, CASES / "C55-wxr-import.xml")
+    assert code == 0, out
+    assert "10 new, 0 already present" in out
+    assert "/posts/harbour-lights/ (by slug harbour-lights)" in out
+    got = rows(site)
+    assert len(got) == 10
+    ids = {k: c.id for k, c in got.items()}
+    # 10 → 11 → 12, whatever the order in the file (12 comes first)
+    assert got["11"].parent_id == ids["10"] and got["12"].parent_id == ids["11"]
+    assert got["10"].parent_id is None
+    # 13's parent is not in the file: top level, reported
+    assert got["13"].parent_id is None
+    assert "comment 13: parent 99 missing from the export: imported at top level" in out
+    # the cycle 14/15 is broken, one at top level, the other under it, reported
+    assert {got["14"].parent_id, got["15"].parent_id} in ({None, ids["14"]}, {None, ids["15"]})
+    assert "comment 14: replies form a cycle (14 → 15 → 14): 14 at top level" in out
+    statuses = {k: got[k].status for k in ("10", "16", "17", "18", "19")}
+    assert statuses == {
+        "10": "approved",
+        "16": "spam",
+        "17": "trash",
+        "18": "pending",
+        "19": "approved",
+    }
+    assert got["19"].kind == "pingback" and "1 pingback(s) read, 0 skipped" in out
+    assert "ok" in got["18"].body_html and "javascript" not in got["18"].body_html
+    assert got["12"].created == NEW_YEAR + 2 * 3600
+    assert (got["12"].source, got["12"].source_id) == ("wxr", "12")
+    # one thread across the translations: the post's translation key
+    assert {c.thread for c in got.values()} == {thread_of(site, "/zh/posts/harbour-lights/")}
+    assert {c.post_url for c in got.values()} == {"/posts/harbour-lights/"}
+
+    code, again = masthead("comments", "import", site.root, CASES / "C55-wxr-import.xml")
+    assert code == 0 and "0 new, 10 already present" in again
+    assert "note:" not in again  # nothing happened to anything this time
+    assert len(rows(site)) == 10
+
+
+def test_c55_pings_can_be_skipped_and_are_counted_and_a_dry_run_writes_nothing(site):
+    code, out = masthead("comments", "import", site.root, CASES / "C55-wxr-import.xml", "--dry-run")
+    assert code == 0 and "10 would be new, 0 already present" in out and "dry run" in out
+    assert rows(site) == {}
+    code, out = masthead(
+        "comments", "import", site.root, CASES / "C55-wxr-import.xml", "--skip-pings"
+    )
+    assert code == 0 and "9 new" in out and "1 pingback(s) read, 1 skipped" in out
+    assert "19" not in rows(site)
+
+
+def test_a_malformed_comment_or_file_writes_nothing(site, tmp_path):
+    text = (CASES / "C55-wxr-import.xml").read_text(encoding="utf-8")
+    bad = tmp_path / "bad.xml"
+    bad.write_text(text.replace("<wp:comment_id>17<", "<wp:comment_id>x17<"), encoding="utf-8")
+    code, out = masthead("comments", "import", site.root, bad)
+    assert code == 2 and "must be whole numbers" in out and "nothing imported" in out
+    bad.write_text(text[: len(text) // 2], encoding="utf-8")
+    code, out = masthead("comments", "import", site.root, bad)
+    assert code == 2 and "not well-formed XML at line" in out
+    assert rows(site) == {}
+
+
+def test_unmapped_items_are_reported_and_the_rest_imported(make_site):
+    site = make_site({"posts/other.md": post("Other", "2024-01-01")})
+    code, out = masthead("comments", "import", site.root, CASES / "C55-wxr-import.xml")
+    assert code == 1
+    assert "not mapped: https://old.example.com/?p=7 slug harbour-lights: 10 comment(s)" in out
+    assert rows(site) == {}
+
+
+# --- C54: dates of imports ----------------------------------------------------------------------
+
+
+def test_c54_wxr_and_disqus_imports_date_comments_in_utc(site):
+    code, out = masthead("comments", "import", site.root, CASES / "C54-wxr-dates.xml")
+    assert code == 0, out
+    code, _ = masthead("comments", "import", site.root, CASES / "C54-disqus-export.xml")
+    assert code == 1  # one Disqus thread has no post here
+    got = rows(site)
+    shown = {
+        k: dt.datetime.fromtimestamp(got[k].created, SHANGHAI).isoformat()
+        for k in ("21", "22", "4468847854")
+    }
+    assert shown == {
+        "21": "2020-01-01T08:00:00+08:00",
+        "4468847854": "2020-01-01T08:00:00+08:00",
+        "22": "2020-01-01T09:30:00+08:00",
+    }
+    assert "comment 22: comment_date read in the export's offset +08:00" in out
+    # no offset to read comment 23's date in: reported, dated as its post (never the import day)
+    tides = dt.datetime.fromisoformat("2019-12-30T18:00:00+08:00").timestamp()
+    assert got["23"].created == tides
+    assert "comment 23: comment_date_gmt is zero and the export gives no offset" in out
+    assert got["22"].parent_id == got["21"].id
+
+
+# the `masthead comments import` and `export` commands, run in one process with its own TZ
+CLI_SCRIPT = """
+import sys
+from typer.testing import CliRunner
+from masthead.cli import app
+runner, root = CliRunner(), sys.argv[1]
+for export in sys.argv[2:]:
+    assert runner.invoke(app, ["comments", "import", root, export]).exit_code in (0, 1)
+print(runner.invoke(app, ["comments", "export", root]).stdout)
+"""
+
+
+def test_c54_import_and_export_are_identical_under_two_process_zones(make_site, tmp_path):
+    exports = []
+    for n, tz in enumerate(("UTC", "America/Los_Angeles")):
+        root = tmp_path / f"site{n}"
+        shutil.copytree(make_site(POSTS).root, root, ignore=shutil.ignore_patterns(".masthead"))
+        files = [str(CASES / name) for name in ("C54-wxr-dates.xml", "C54-disqus-export.xml")]
+        done = subprocess.run(
+            [sys.executable, "-c", CLI_SCRIPT, str(root), *files],
+            env={**os.environ, "TZ": tz},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        exports.append(json.loads(done.stdout)["comments"])
+    assert len(exports[0]) == 8  # 3 WXR comments, 5 Disqus posts (one thread has no post here)
+    assert exports[0] == exports[1]
+    assert {c["source_id"]: c["date"] for c in exports[0]}["21"] == "2020-01-01T00:00:00+00:00"
+
+
+# --- Disqus -----------------------------------------------------------------------------------
+
+
+def test_disqus_import_maps_by_identifier_and_old_url_nests_and_reports_the_rest(site, tmp_path):
+    code, out = masthead("comments", "import", site.root, CASES / "C54-disqus-export.xml")
+    assert code == 1, out  # one thread has no post here
+    assert "/posts/harbour-lights/ (by slug harbour-lights): 4 new of 4" in out
+    assert "/posts/tides/ (by old URL /2019/12/old-name-of-tides/): 1 new of 1" in out
+    assert 'not mapped: "Gone" https://old.example.com/2019/11/gone/' in out
+    got = rows(site)
+    assert len(got) == 5
+    first, reply = got["4468847854"], got["4468847855"]
+    assert reply.parent_id == first.id  # the reply came first in the file
+    assert (first.source, first.author_name, first.author_email) == (
+        "disqus",
+        "Alice",
+        "alice@example.net",
+    )
+    assert (
+        "<script" not in first.body_html
+        and 'rel="nofollow ugc noopener noreferrer"' in first.body_html
+    )
+    assert got["4468847856"].status == "spam" and got["4468847857"].status == "trash"
+    assert got["4468847858"].thread == thread_of(site, "/posts/tides/")
+    zipped = tmp_path / "old-example-2026-01-31T12_00_00.xml.gz"  # as Disqus mails it
+    zipped.write_bytes(gzip.compress((CASES / "C54-disqus-export.xml").read_bytes()))
+    code, again = masthead("comments", "import", site.root, zipped)
+    assert "Disqus XML, 6 comments read" in again and "0 new, 5 already present" in again
+
+
+# --- the JSON export and its import -------------------------------------------------------------
+
+
+def _native(db: Database, parent: int | None, name: str, email: str, when: float) -> int:
+    """A comment written here (not imported) on the post /posts/tides/."""
+    row = db.read().execute("SELECT translation_key FROM posts WHERE url = '/posts/tides/'")
+    return store.add(
+        db,
+        store.NewComment(
+            thread=row.fetchone()[0],
+            post_url="/posts/tides/",
+            parent_id=parent,
+            lang="en",
+            status="approved",
+            author_name=name,
+            author_email=email,
+            author_url="https://example.net/" + name.lower(),
+            body=f"*Hello* from {name} 🌊",
+            body_html=sanitize.render(f"*Hello* from {name} 🌊"),
+            created=when,
+            fingerprint=f"fp-{name}-{when}",
+            ip_hash="ab12",
+            notify=True,
+        ),
+        "reader",
+    )
+
+
+def test_json_export_round_trips_into_a_new_site_and_again_into_itself(make_site, tmp_path):
+    site = make_site(POSTS)
+    masthead("comments", "import", site.root, CASES / "C55-wxr-import.xml")
+    db = Database(site.database_path)
+    top = _native(db, None, "Ann", "ann@example.net", 1.7e9)
+    _native(db, top, "Ben", "ben@example.net", 1.7e9 + 60)
+    doomed = _native(db, top, "Cy", "cy@example.net", 1.7e9 + 120)
+    _native(db, doomed, "Di", "di@example.net", 1.7e9 + 180)
+    store.delete_permanently(db, [doomed], "editor:ann")  # a placeholder with a reply
+    store.edit(db, top, "author", body="*Hello* again", body_html="<p><em>Hello</em> again</p>")
+    db.close()
+    exported = tmp_path / "comments.json"
+    code, out = masthead("comments", "export", site.root, "--output", exported)
+    assert code == 0 and "14 comments exported" in out
+    data = json.loads(exported.read_text(encoding="utf-8"))
+    assert (data["format"], data["version"]) == ("masthead-comments", 1)
+
+    code, again = masthead("comments", "import", site.root, exported)
+    assert code == 0 and "0 new, 14 already present" in again, again
+
+    other = tmp_path / "other"
+    shutil.copytree(site.root, other, ignore=shutil.ignore_patterns(".masthead"))
+    code, out = masthead("comments", "import", other, exported)
+    assert code == 0 and "14 new, 0 already present" in out, out
+    second = tmp_path / "second.json"
+    masthead("comments", "export", other, "--output", second)
+    back = json.loads(second.read_text(encoding="utf-8"))["comments"]
+    assert _comparable(back) == _comparable(data["comments"])
+
+
+def _comparable(comments: list[dict]) -> list[dict]:
+    """The comments with their ids replaced by their order (a new site numbers them anew)."""
+    number = {c["id"]: n for n, c in enumerate(sorted(comments, key=lambda c: c["id"]))}
+    out = []
+    for c in sorted(comments, key=lambda c: number[c["id"]]):
+        c = {**c, "id": number[c["id"]]}
+        c["parent"] = None if c["parent"] is None else number[c["parent"]]
+        out.append(c)
+    return out
+
+
+# --- a commenter's data request -----------------------------------------------------------------
+
+
+def test_export_person_and_erase_keep_the_thread_shape_and_the_email_nowhere_else(site, tmp_path):
+    masthead("index", site.root)
+    db = Database(site.database_path)
+    top = _native(db, None, "Ann", "Ann@Example.net", 1.7e9)
+    reply = _native(db, top, "Ben", "ben@example.net", 1.7e9 + 60)
+    leaf = _native(db, reply, "Ann", "ann@example.net ", 1.7e9 + 120)
+    db.close()
+    code, out = masthead("comments", "export-person", site.root, "ann@example.net")
+    assert code == 0
+    person = json.loads(out)
+    assert person["email"] == "ann@example.net"
+    assert [c["id"] for c in person["comments"]] == [top, leaf]
+    assert out.count("ann@example.net") == 1 and "ben@" not in out and "ab12" not in out
+
+    code, out = masthead("comments", "erase", site.root, "ANN@example.net", "--yes")
+    assert code == 0 and "2 comment(s) erased, 1 left as anonymous placeholders" in out
+    assert "ann@" not in out.lower()
+    db = Database(site.database_path)
+    conn = db.read()
+    kept = store.get(conn, top)
+    assert (
+        kept is not None and kept.status == "deleted" and kept.author_name == "" and kept.body == ""
+    )
+    assert store.get(conn, leaf) is None
+    ben = store.get(conn, reply)
+    assert ben is not None and ben.parent_id == top and ben.status == "approved"
+    db.close()
+    code, out = masthead("comments", "export", site.root)
+    assert "ann@" not in out.lower() and "from Ann" not in out and "from Ben" in out
+    code, out = masthead("comments", "export-person", site.root, "ann@example.net")
+    assert json.loads(out)["comments"] == []
+
+
+# --- storage: comments are never derived; backup and restore -------------------------------------
+
+
+def test_index_full_leaves_comments_untouched(site):
+    masthead("comments", "import", site.root, CASES / "C55-wxr-import.xml")
+    before = rows(site)
+    code, out = masthead("index", site.root, "--full")
+    assert code == 0, out
+    assert rows(site) == before
+
+
+def _database_at(path: Path, version: int) -> sqlite3.Connection:
+    """A database file at schema `version`, as that release left it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None)
+    for statements in MIGRATIONS[:version]:
+        for sql in statements:
+            conn.execute(sql)
+    conn.execute(f"PRAGMA user_version = {version}")
+    return conn
+
+
+def _log_searches(conn: sqlite3.Connection) -> list[tuple]:
+    conn.executemany(
+        "INSERT INTO search_log (at, query, terms, filters, lang, results, latency_ms, client) "
+        "VALUES (?, ?, ?, '{}', 'en', ?, 1.5, 'c')",
+        [(1.7e9, "harbour", "harbour", 1), (1.7e9 + 5, "灯塔", "灯塔", 0)],
+    )
+    return conn.execute("SELECT * FROM search_log ORDER BY id").fetchall()
+
+
+def test_a_database_made_by_release_3_is_migrated_keeps_its_search_log_and_takes_comments(site):
+    conn = _database_at(site.database_path, 3)
+    searches = _log_searches(conn)
+    conn.close()
+    code, out = masthead("comments", "import", site.root, CASES / "C55-wxr-import.xml")
+    assert code == 0 and "10 new" in out, out
+    conn = sqlite3.connect(site.database_path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    assert conn.execute("SELECT * FROM search_log ORDER BY id").fetchall() == searches
+    assert conn.execute("SELECT count(*) FROM comments").fetchone()[0] == 10
+    conn.close()
+
+
+def test_a_backup_taken_with_comments_restores_them_under_a_serving_site(site, tmp_path, serve):
+    masthead("comments", "import", site.root, CASES / "C55-wxr-import.xml")
+    saved = rows(site)
+    code, out = masthead("backup", site.root, tmp_path / "backup.db")
+    assert code == 0, out
+    client = serve(site)  # a worker holds the database open while it is restored
+    assert client.get("/posts/tides/").status_code == 200
+    db = Database(site.database_path)
+    generation = int(
+        db.read().execute("SELECT value FROM site_state WHERE key = 'generation'").fetchone()[0]
+    )
+    store.delete_permanently(db, [c.id for c in saved.values()], "editor:ann")
+    signal = db.signal.stamp()
+    db.close()
+    assert rows(site) == {}
+    code, out = masthead("restore", site.root, tmp_path / "backup.db", "--yes")
+    assert code == 0 and "10 comments" in out, out
+    assert rows(site) == saved
+    assert Path(str(site.database_path) + ".pre-restore").exists()
+    db = Database(site.database_path)
+    restored_generation = db.read().execute("SELECT value FROM site_state WHERE key = 'generation'")
+    assert int(restored_generation.fetchone()[0]) > generation  # no cache key reused
+    assert db.signal.stamp() != signal
+    db.close()
+    health = client.get("/healthz")
+    assert health.status_code == 200 and health.json()["generation"] > generation
+    assert client.get("/posts/tides/").status_code == 200
+    assert not list(site.database_path.parent.glob("*.restoring*"))
+
+
+def test_restore_refuses_a_damaged_file_a_newer_schema_or_another_database(site, tmp_path):
+    masthead("comments", "import", site.root, CASES / "C55-wxr-import.xml")
+    saved = rows(site)
+    masthead("backup", site.root, tmp_path / "good.db")
+    damaged = tmp_path / "damaged.db"
+    data = bytearray((tmp_path / "good.db").read_bytes())
+    page = 4096
+    for n in range(2, len(data) // page):  # scribble over every page but the header's
+        data[n * page + 8 : n * page + 200] = b"\xa5" * 192
+    damaged.write_bytes(bytes(data))
+    newer = tmp_path / "newer.db"
+    shutil.copy(tmp_path / "good.db", newer)
+    conn = sqlite3.connect(newer)
+    conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    conn.close()
+    foreign = tmp_path / "foreign.db"
+    sqlite3.connect(foreign).execute("CREATE TABLE t (x)").connection.commit()
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database at all " * 300)
+    for bad, said in (
+        (damaged, "damaged"),
+        (newer, "made by a newer masthead"),
+        (foreign, "not a masthead database"),
+        (text, "not a masthead database, or damaged"),
+    ):
+        code, out = masthead("restore", site.root, bad, "--yes")
+        assert code == 2 and said in out, (bad, out)
+        assert rows(site) == saved
+    assert not Path(str(site.database_path) + ".pre-restore").exists()
+
+
+def test_restore_migrates_an_older_backup_and_keeps_its_search_log(site, tmp_path):
+    old = tmp_path / "release3.db"
+    conn = _database_at(old, 3)
+    searches = _log_searches(conn)
+    conn.close()
+    masthead("comments", "import", site.root, CASES / "C55-wxr-import.xml")
+    code, out = masthead("restore", site.root, old, "--yes")
+    assert code == 0 and f"schema {len(MIGRATIONS)}, migrated from schema 3" in out, out
+    conn = sqlite3.connect(site.database_path)
+    assert conn.execute("SELECT * FROM search_log ORDER BY id").fetchall() == searches
+    assert conn.execute("SELECT count(*) FROM comments").fetchone()[0] == 0
+    conn.close()
+
+
+def test_restore_replaces_a_damaged_live_database_and_keeps_its_bytes(site, tmp_path):
+    masthead("comments", "import", site.root, CASES / "C55-wxr-import.xml")
+    saved = rows(site)
+    masthead("backup", site.root, tmp_path / "good.db")
+    for stale in ("-wal", "-shm"):
+        Path(str(site.database_path) + stale).unlink(missing_ok=True)
+    site.database_path.write_bytes(b"\x00garbage after a disk failure" * 500)
+    code, out = masthead("restore", site.root, tmp_path / "good.db", "--yes")
+    assert code == 0, out
+    assert rows(site) == saved
+    kept = Path(str(site.database_path) + ".pre-restore").read_bytes()
+    assert kept.startswith(b"\x00garbage after a disk failure")
+    code, out = masthead("restore", site.root, site.database_path, "--yes")
+    assert code == 2 and "not a backup of it" in out
+
+
+EDGES = """<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:wp="http://wordpress.org/export/1.1/"><channel><title>Old</title>
+<wp:timezone_string>Asia/Shanghai</wp:timezone_string>
+<item><title>Harbour lights</title><link>https://old.example.com/?p=7</link>
+<wp:post_name>harbour-lights</wp:post_name>
+<wp:comment><wp:comment_id>31</wp:comment_id><wp:comment_parent>0</wp:comment_parent>
+<wp:comment_approved>1</wp:comment_approved><wp:comment_author>Mallory</wp:comment_author>
+<wp:comment_author_url>javascript:alert(1)</wp:comment_author_url>
+<wp:comment_date>2020-01-01 08:00:00</wp:comment_date>
+<wp:comment_date_gmt>0000-00-00 00:00:00</wp:comment_date_gmt>
+<wp:comment_content>Line one
+line two
+
+Second paragraph</wp:comment_content></wp:comment>
+<wp:comment><wp:comment_id>32</wp:comment_id><wp:comment_parent>0</wp:comment_parent>
+<wp:comment_approved>2</wp:comment_approved><wp:comment_type>order_note</wp:comment_type>
+<wp:comment_content>Order shipped to 1 Private Road</wp:comment_content></wp:comment>
+</item>
+<item><title>Tides</title><link>https://old.example.com/tides/</link>
+<wp:post_name>tides</wp:post_name>
+<wp:comment><wp:comment_id>33</wp:comment_id><wp:comment_parent>31</wp:comment_parent>
+<wp:comment_approved>hold</wp:comment_approved>
+<wp:comment_date_gmt>2020-01-02 00:00:00</wp:comment_date_gmt>
+<wp:comment_content>A reply filed under another post</wp:comment_content></wp:comment>
+</item></channel></rss>
+"""
+
+
+def test_wxr_zones_line_breaks_other_types_unknown_statuses_and_parents_on_other_posts(
+    site, tmp_path
+):
+    path = tmp_path / "edges.xml"
+    path.write_text(EDGES, encoding="utf-8")
+    code, out = masthead("comments", "import", site.root, path)
+    assert code == 0, out
+    got = rows(site)
+    assert set(got) == {"31", "33"}
+    assert "1 comment(s) of type 'order_note' skipped" in out  # private notes never shown
+    mallory = got["31"]
+    assert mallory.created == NEW_YEAR  # comment_date read in the channel's zone
+    assert "the export's zone Asia/Shanghai" in out
+    assert mallory.author_url == ""  # not an http(s) URL: dropped
+    assert mallory.body_html.count("<p>") == 2 and "<br>" in mallory.body_html
+    assert got["33"].status == "pending" and "status 'hold': held" in out
+    assert got["33"].parent_id is None and "parent 31 on another post" in out
+
+
+def _wxr(parents: list[int]) -> str:
+    """A WXR item whose comment n (1-based) answers comment parents[n-1] (0: top level; past
+    the end: a parent missing from the file), listed in reverse order."""
+    comments = "".join(
+        f"<wp:comment><wp:comment_id>{n}</wp:comment_id><wp:comment_parent>{p}"
+        f"</wp:comment_parent><wp:comment_approved>1</wp:comment_approved>"
+        f"<wp:comment_date_gmt>2020-01-01 00:00:{n % 60:02d}</wp:comment_date_gmt>"
+        f"<wp:comment_content>c{n}</wp:comment_content></wp:comment>"
+        for n, p in reversed(list(enumerate(parents, start=1)))
+    )
+    return (
+        '<rss xmlns:wp="http://wordpress.org/export/1.2/"><channel><item>'
+        f"<wp:post_name>tides</wp:post_name>{comments}</item></channel></rss>"
+    )
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    """A database with the test posts indexed, copied by each example."""
+    from conftest import write_site
+
+    site = write_site(tmp_path_factory.mktemp("tree") / "site", POSTS)
+    masthead("index", site.root)
+    return site.database_path
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.integers(min_value=0, max_value=14), min_size=1, max_size=12))
+def test_any_reply_graph_imports_every_comment_once_as_a_tree(indexed, tmp_path, parents):
+    db_path = tmp_path / f"t{abs(hash(tuple(parents)))}.db"
+    shutil.copy(indexed, db_path)
+    export = db_path.with_suffix(".xml")
+    export.write_text(_wxr(parents), encoding="utf-8")
+    db = Database(db_path)
+    try:
+        report = comments_io.import_file(db, export, default_lang="en")
+        stored = {c.source_id: c for c in store.all_comments(db.read())}
+    finally:
+        db.close()
+    assert report.new == len(parents) == len(stored) and not report.problems
+    by_id = {c.id: c for c in stored.values()}
+    for key, c in stored.items():
+        seen, up = set(), c.parent_id
+        while up is not None:  # every chain ends at the top level: no cycle survives
+            assert up in by_id and up not in seen
+            seen.add(up)
+            up = by_id[up].parent_id
+        wanted = parents[int(key) - 1]
+        if c.parent_id is not None:  # a kept parent is the one the file named
+            assert by_id[c.parent_id].source_id == str(wanted)
+        elif wanted:  # made top level: always said in the report
+            assert any(w.endswith(f"comment {key}") for w, _ in report.notes), report.notes
+
+
+def test_a_json_file_with_a_bad_comment_or_a_newer_version_writes_nothing(site, tmp_path):
+    masthead("index", site.root)
+    db = Database(site.database_path)
+    _native(db, None, "Ann", "ann@example.net", 1.7e9)
+    db.close()
+    exported = tmp_path / "comments.json"
+    masthead("comments", "export", site.root, "--output", exported)
+    data = json.loads(exported.read_text(encoding="utf-8"))
+    good = data["comments"][0]
+    wxr12 = {"source": "wxr", "source_id": "12"}
+    fresh = tmp_path / "fresh"
+    shutil.copytree(site.root, fresh, ignore=shutil.ignore_patterns(".masthead"))
+    for change, said in (
+        ({"comments": [good, {**good, "id": 99, "created": float("nan")}]}, "is not a time"),
+        ({"comments": [good, {**good, "id": 99, "status": "published"}]}, "unknown status"),
+        ({"comments": [good, good]}, "appears twice"),
+        (
+            {"comments": [{**good, **wxr12}, {**good, "id": 99, **wxr12}]},
+            "wxr 12 appears twice",
+        ),
+        ({"version": 2}, "reads up to 1"),
+    ):
+        exported.write_text(json.dumps({**data, **change}), encoding="utf-8")
+        code, out = masthead("comments", "import", fresh, exported)
+        assert code == 2 and said in out and "nothing imported" in out, out
+        assert rows(load_site(fresh)) == {}
+
+
+def test_a_thread_is_found_by_a_url_its_post_had_before_its_slug_changed(make_site, tmp_path):
+    site = make_site({"posts/tides.md": post("Tides", "2019-12-30", slug="tides-and-moons")})
+    masthead("index", site.root)
+    (site.root / "content/posts/tides.md").write_text(post("Tides", "2019-12-30"), "utf-8")
+    path = tmp_path / "moved.xml"
+    path.write_text(
+        '<rss xmlns:wp="http://wordpress.org/export/1.2/"><channel><item>'
+        "<link>https://old.example.com/posts/tides-and-moons</link>"
+        "<wp:post_name>a-slug-this-site-never-had</wp:post_name>"
+        "<wp:comment><wp:comment_id>41</wp:comment_id><wp:comment_approved>1"
+        "</wp:comment_approved><wp:comment_date_gmt>2020-01-01 00:00:00</wp:comment_date_gmt>"
+        "<wp:comment_content>Found again</wp:comment_content></wp:comment>"
+        "</item></channel></rss>",
+        encoding="utf-8",
+    )
+    code, out = masthead("comments", "import", site.root, path)  # indexes the new slug first
+    assert code == 0, out
+    assert "/posts/tides/ (by old URL /posts/tides-and-moons/)" in out
+    assert rows(site)["41"].post_url == "/posts/tides/"

@@ -189,3 +189,18 @@ def test_listing_filters_and_snapshot(db):
     assert cs.listing(db.read(), cs.Filter(lang="zh"))[1] == 1
     assert cs.listing(db.read(), cs.Filter(since=102.0, until=104.0))[1] == 2
     assert cs.status_counts(db.read()) == {"pending": 6, "approved": 0, "spam": 0, "trash": 0}
+
+
+def test_erasure_takes_the_mails_about_and_to_the_person_too(db):
+    from masthead.store import outbox
+
+    cid = cs.add(db, new(email="eve@example.org", status="pending"), "reader")
+    with db.write() as conn:
+        for to, about in (("editor@example.com", cid), ("EVE@example.org", None)):
+            conn.execute(
+                "INSERT INTO mail_outbox (created, kind, recipient, message, status, "
+                "next_attempt, comment_id) VALUES (1, 'held', :to, x'00', 'queued', 1, :c)",
+                {"to": to, "c": about},
+            )
+    assert cs.erase_person(db, "eve@example.org", "system") == 1
+    assert outbox.all_mail(db.read()) == []

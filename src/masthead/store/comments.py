@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from masthead.store import outbox
 from masthead.store.db import Database
 
 T = TypeVar("T")
@@ -363,28 +364,23 @@ def delete_permanently(db: Database, ids: Iterable[int], actor: str) -> Changed:
     text and IP emptied) so its replies keep their place (C39); a placeholder left with no
     replies goes too. One audit row per comment (without its text)."""
     wanted = list(dict.fromkeys(int(i) for i in ids))
+    return commit(db, lambda conn: _delete_all(conn, wanted, actor))
 
-    def apply(conn: sqlite3.Connection) -> Changed:
-        changed, skipped = [], []
-        for comment_id in wanted:
-            row = get(conn, comment_id)
-            if row is None:
-                skipped.append(comment_id)
-                continue
-            log_event(
-                conn,
-                actor,
-                "delete",
-                comment_id=comment_id,
-                from_status=row.status,
-                to_status=None,
-            )
-            _delete(conn, row)
-            touch(conn, row.thread)
-            changed.append(comment_id)
-        return Changed(changed, skipped)
 
-    return commit(db, apply)
+def _delete_all(conn: sqlite3.Connection, ids: list[int], actor: str) -> Changed:
+    changed, skipped = [], []
+    for comment_id in ids:
+        row = get(conn, comment_id)
+        if row is None:
+            skipped.append(comment_id)
+            continue
+        log_event(
+            conn, actor, "delete", comment_id=comment_id, from_status=row.status, to_status=None
+        )
+        _delete(conn, row)
+        touch(conn, row.thread)
+        changed.append(comment_id)
+    return Changed(changed, skipped)
 
 
 def _delete(conn: sqlite3.Connection, row: Comment) -> None:
@@ -409,11 +405,14 @@ def _delete(conn: sqlite3.Connection, row: Comment) -> None:
 def erase_person(db: Database, email: str, actor: str) -> int:
     """Answer an erasure request: every comment written with `email` (trimmed, case-folded)
     is deleted for good, leaving anonymous placeholders where replies hang (the thread keeps
-    its shape). Returns how many comments were erased."""
-    ids = [c.id for c in by_email(db.read(), email)]
-    if not ids:
-        return 0
-    return len(delete_permanently(db, ids, actor).changed)
+    its shape), and the mails to that address or quoting those comments go with them, in one
+    transaction. Returns how many comments were erased."""
+    def apply(conn: sqlite3.Connection) -> int:
+        ids = [c.id for c in by_email(conn, email)]
+        outbox.erase_person(conn, email, ids)
+        return len(_delete_all(conn, ids, actor).changed) if ids else 0
+
+    return commit(db, apply)
 
 
 def expire_ips(db: Database, before: float) -> int:

@@ -407,6 +407,7 @@ def erase_person(db: Database, email: str, actor: str) -> int:
     is deleted for good, leaving anonymous placeholders where replies hang (the thread keeps
     its shape), and the mails to that address or quoting those comments go with them, in one
     transaction. Returns how many comments were erased."""
+
     def apply(conn: sqlite3.Connection) -> int:
         ids = [c.id for c in by_email(conn, email)]
         outbox.erase_person(conn, email, ids)

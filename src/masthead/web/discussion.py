@@ -70,11 +70,12 @@ def node_context(node: threads.Node, site: Site, lang: Language) -> dict[str, An
     if node.removed or c is None:
         return out
     hreflang, lang_name = language_of(c.lang, site)
+    name = c.author_name.strip() or gettext(lang.locale, "anonymous")  # imports may have none
     out.update(
-        name=c.author_name,
+        name=name,
         url=c.author_url,
-        initials=initials(c.author_name),
-        tone=tone(c.author_name),
+        initials=initials(name),
+        tone=tone(name),
         lang=c.lang,
         hreflang=hreflang,
         lang_name=lang_name,

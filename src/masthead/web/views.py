@@ -165,10 +165,12 @@ class Renderer:
         shown = [c for c in thread if not c.removed]
         listed = shown[:JSONLD_COMMENTS]
         ids = {c.id for c in listed}  # a reply to a removed comment names no parent
+        written = self.site.languages.get(row["lang"], self.site.default_language)
+        nameless = gettext(written.locale, "anonymous")  # imported comments may have no name
         items = [
             jsonld.comment(
                 url=f"{page_url}#c-{c.id}",
-                author=jsonld.person(c.author_name, c.author_url or None),
+                author=jsonld.person(c.author_name.strip() or nameless, c.author_url or None),
                 published=datetime.fromtimestamp(c.created, self.site.tz),
                 text=html_to_text(c.body_html),
                 language=self.hreflang_of(c.lang),

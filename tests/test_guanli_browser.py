@@ -94,6 +94,12 @@ def token(made):
     return made[1]
 
 
+def public(base: str) -> int:
+    """Comments a reader sees on the post's page (approved ones, every page of the thread)."""
+    html = httpx.get(f"{base}/posts/harbour/").text
+    return html.count('class="comment comment--level-')
+
+
 def counts(base: str, token: str) -> dict[str, int]:
     out = {}
     for status in cs.STATUSES:
@@ -135,9 +141,11 @@ def test_bulk_moderation_with_undo_and_the_keyboard(browser, token, base):
     page.click("text=Yes, do it")
     assert notice(page) == "25 approved."
     assert counts(base, token)["approved"] == 25
+    assert public(base) == 25
     page.click(".guanli-notice button")
     assert notice(page) == "25 changes undone."
     assert counts(base, token) == {"pending": 25, "approved": 0, "spam": 0, "trash": 0}
+    assert public(base) == 0
     page.goto(f"{base}/guanli/comments?status=pending&per_page=50")
     apply_bulk(page, "approve", "all")
     page.click("text=Yes, do it")
@@ -149,6 +157,7 @@ def test_bulk_moderation_with_undo_and_the_keyboard(browser, token, base):
     assert page.inner_text("#g-count") == "(5)"
     apply_bulk(page, "spam")
     assert notice(page) == "5 marked as spam."
+    assert public(base) == 20
     page.goto(f"{base}/guanli/comments?status=approved")
     page.locator(".g-row").first.focus()
     for key in ("x", "j", "x", "j", "x"):
@@ -156,6 +165,7 @@ def test_bulk_moderation_with_undo_and_the_keyboard(browser, token, base):
     assert page.inner_text("#g-count") == "(3)"
     apply_bulk(page, "trash")
     assert counts(base, token) == {"pending": 0, "approved": 17, "spam": 5, "trash": 3}
+    assert public(base) == 17
     page.goto(f"{base}/guanli/comments?status=trash")
     page.locator(".g-row").first.focus()
     page.keyboard.press("j")
@@ -163,6 +173,7 @@ def test_bulk_moderation_with_undo_and_the_keyboard(browser, token, base):
     first = page.locator(".g-row").first.get_attribute("data-id")
     page.click(f"#g-{first} .guanli-act--restore")
     assert counts(base, token)["trash"] == 2
+    assert public(base) == 18  # restored to approved, as it was before the trash
     page.goto(f"{base}/guanli/comments?status=approved")
     page.locator(".g-row").first.focus()
     page.keyboard.press("s")  # spam the focused row from the keyboard
@@ -172,6 +183,7 @@ def test_bulk_moderation_with_undo_and_the_keyboard(browser, token, base):
     assert "Delete the 6 spam comments listed permanently?" in page.inner_text("main")
     page.click("text=Yes, do it")
     assert counts(base, token) == {"pending": 0, "approved": 17, "spam": 0, "trash": 2}
+    assert public(base) == 17
     page.keyboard.press("?")
     page.close()
 

@@ -240,3 +240,49 @@ def test_search_by_ip_finds_the_hashed_address(site, m1):
     db.close()
     found = m1.get("/guanli/comments?q=198.51.100.7")
     assert "from seven" in found.text and "from eight" not in found.text
+
+
+def test_reply_as_the_editor_and_quick_edit_c33(site, m1):
+    (cid,) = add(site, 1, status="approved", body="Lovely piece", name="Ann")
+    page = m1.get("/guanli/comments")
+    token = csrf(page)
+    done = m1.post(
+        "/guanli/comments/reply",
+        data={"csrf": token, "id": str(cid), "body": "Thank you, **Ann**!"},
+    )
+    assert done.status_code == 303
+    assert "Your reply is published." in m1.get(done.headers["location"]).text
+    db = Database(site.database_path)
+    reply = [c for c in cs.all_comments(db.read()) if c.parent_id == cid][0]
+    assert (reply.status, reply.author_user, reply.author_name) == ("approved", "m1", "m1")
+    assert reply.body_html.strip() == "<p>Thank you, <strong>Ann</strong>!</p>"
+    assert (
+        m1.post(
+            "/guanli/comments/reply", data={"csrf": token, "id": str(cid), "body": " "}
+        ).status_code
+        == 400
+    )
+    edited = m1.post(
+        "/guanli/comments/edit",
+        data={
+            "csrf": token,
+            "id": str(cid),
+            "body": "Lovely piece <script>alert(1)</script>",
+            "name": "Ann\u202e <b>",
+            "email": "ann@example.org",
+            "url": "javascript:alert(1)",
+        },
+    )
+    assert edited.status_code == 303
+    after = cs.get(db.read(), cid)
+    assert after.author_url == "" and after.author_name == "Ann <b>"
+    assert "<script>" not in after.body_html and after.body.endswith("<script>alert(1)</script>")
+    history = cs.history(db.read(), cid)
+    assert history[-1]["actor"] == "editor:m1" and "Lovely piece" in history[-1]["detail"]
+    db.close()
+    assert (
+        m1.post(
+            "/guanli/comments/edit", data={"csrf": token, "id": "99999", "body": "x"}
+        ).status_code
+        == 404
+    )

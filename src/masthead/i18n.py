@@ -690,3 +690,26 @@ CATALOGS["zh"].update(
         "g_total_events": "共 {n} 条记录",
     }
 )
+
+CATALOGS["en"].update(
+    {
+        "g_reply": "Reply",
+        "g_reply_text": "Your reply to {name}",
+        "g_reply_send": "Publish the reply",
+        "g_quick_edit": "Quick edit",
+        "g_save": "Save",
+        "g_done_reply": "Your reply is published.",
+        "g_done_edit": "The comment is saved.",
+    }
+)
+CATALOGS["zh"].update(
+    {
+        "g_reply": "回复",
+        "g_reply_text": "回复 {name}",
+        "g_reply_send": "发布回复",
+        "g_quick_edit": "快速编辑",
+        "g_save": "保存",
+        "g_done_reply": "回复已发布。",
+        "g_done_edit": "评论已保存。",
+    }
+)

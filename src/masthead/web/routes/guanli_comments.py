@@ -11,6 +11,9 @@
   changed since you loaded the page" (C53).
 - `POST /guanli/comments/undo`: reverses the notice's action, row by row, where nothing moved.
 - `POST /guanli/comments/empty`: Empty spam / Empty trash, only what the listing showed.
+- `POST /guanli/comments/reply`: a reply as the signed-in editor, published at once.
+- `POST /guanli/comments/edit`: quick edit of the text, name, email and website, validated as a
+  reader's comment is (C33); the audit log keeps the previous values.
 
 Every POST passes `guanli.checked_form` (same site, the session's CSRF token).
 """
@@ -27,8 +30,9 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
-from masthead.comments import identity
+from masthead.comments import identity, rules, sanitize, text
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.web.routes import site_state
@@ -37,6 +41,8 @@ from masthead.web.routes.guanli import PRIVATE, checked_form, refused, render, s
 PER_PAGE = (20, 50, 100, 200)
 UNDO_SECONDS = 15 * 60
 DONE = {  # notice text keys per action
+    "reply": "g_done_reply",
+    "edit": "g_done_edit",
     "approve": "g_done_approve",
     "unapprove": "g_done_unapprove",
     "spam": "g_done_spam",
@@ -57,6 +63,8 @@ def router() -> APIRouter:
     routes.add_api_route("/guanli/comments/act", act, methods=["POST"])
     routes.add_api_route("/guanli/comments/undo", undo, methods=["POST"])
     routes.add_api_route("/guanli/comments/empty", empty, methods=["POST"])
+    routes.add_api_route("/guanli/comments/reply", reply, methods=["POST"])
+    routes.add_api_route("/guanli/comments/edit", quick_edit, methods=["POST"])
     return routes
 
 
@@ -402,3 +410,92 @@ async def empty(request: Request) -> Response:
     done = cs.empty(db, status, actor, max_id=snapshot)
     notice = _record(db, actor, "delete", done)
     return RedirectResponse(_with_notice(back, notice), 303, headers=PRIVATE)
+
+
+# --- reply and quick edit -----------------------------------------------------------------
+
+
+def _text_field(form: dict[str, str], field: str, required: bool = True) -> str:
+    value = text.normalize(form.get(field, ""))
+    limit = rules.FIELD_LIMITS[field]
+    if required and not value.strip():
+        raise BadListing(f"{field}: required")
+    if text.length(value) > limit:
+        raise BadListing(f"{field}: at most {limit} characters")
+    return value
+
+
+async def reply(request: Request) -> Response:
+    """Reply to comment `id` as the signed-in editor: approved at once, in the parent's
+    language, under the editor's name and address."""
+    signed, form, why = await checked_form(request)
+    if why or signed is None:
+        return refused(request, why, f"editor:{signed.user.name}" if signed else "anonymous")
+    db = site_state(request).db
+    raw_id = form.get("id", "")
+    parent = cs.get(db.read(), int(raw_id)) if raw_id.isdigit() else None
+    if parent is None or parent.status == "deleted":
+        return render(request, "guanli/message.html", 404, title="404", message="no such comment")
+    try:
+        body = _text_field(form, "body")
+    except BadListing as exc:
+        return render(request, "guanli/message.html", 400, title="400", message=str(exc))
+    user = signed.user
+    html = await run_in_threadpool(sanitize.render, body)
+    actor = f"editor:{user.name}"
+    new_id = cs.add(
+        db,
+        cs.NewComment(
+            thread=parent.thread,
+            post_url=parent.post_url,
+            parent_id=parent.id,
+            lang=parent.lang,
+            status="approved",
+            author_name=user.name,
+            author_email=user.email,
+            author_url="",
+            author_user=user.name,
+            body=body,
+            body_html=html,
+            created=time.time(),
+            fingerprint=identity.fingerprint(parent.thread, parent.id, user.name, user.email, body),
+            reason="a reply by a signed-in editor",
+        ),
+        actor,
+    )
+    notice = _record(db, actor, "reply", cs.Changed([new_id], []))
+    return RedirectResponse(_with_notice(_back(form.get("back")), notice), 303, headers=PRIVATE)
+
+
+async def quick_edit(request: Request) -> Response:
+    """Change a comment's text, name, email and website; the original author stays, the audit
+    row keeps the previous values. A website that is not an http(s) URL is dropped (C33)."""
+    signed, form, why = await checked_form(request)
+    if why or signed is None:
+        return refused(request, why, f"editor:{signed.user.name}" if signed else "anonymous")
+    db = site_state(request).db
+    raw_id = form.get("id", "")
+    found = cs.get(db.read(), int(raw_id)) if raw_id.isdigit() else None
+    if found is None or found.status == "deleted":
+        return render(request, "guanli/message.html", 404, title="404", message="no such comment")
+    try:
+        body = _text_field(form, "body")
+        name = sanitize.name(_text_field(form, "name", required=False))
+        email = sanitize.email(_text_field(form, "email", required=False))
+        url = sanitize.website(_text_field(form, "url", required=False))
+    except BadListing as exc:
+        return render(request, "guanli/message.html", 400, title="400", message=str(exc))
+    html = await run_in_threadpool(sanitize.render, body)
+    actor = f"editor:{signed.user.name}"
+    cs.edit(
+        db,
+        found.id,
+        actor,
+        body=body,
+        body_html=html,
+        author_name=name,
+        author_email=email,
+        author_url=url,
+    )
+    notice = _record(db, actor, "edit", cs.Changed([found.id], []))
+    return RedirectResponse(_with_notice(_back(form.get("back")), notice), 303, headers=PRIVATE)

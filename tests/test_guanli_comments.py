@@ -253,7 +253,7 @@ def test_reply_as_the_editor_and_quick_edit_c33(site, m1):
     assert done.status_code == 303
     assert "Your reply is published." in m1.get(done.headers["location"]).text
     db = Database(site.database_path)
-    reply = [c for c in cs.all_comments(db.read()) if c.parent_id == cid][0]
+    reply = next(c for c in cs.all_comments(db.read()) if c.parent_id == cid)
     assert (reply.status, reply.author_user, reply.author_name) == ("approved", "m1", "m1")
     assert reply.body_html.strip() == "<p>Thank you, <strong>Ann</strong>!</p>"
     assert (

@@ -188,3 +188,30 @@ def test_the_dashboard_speaks_chinese_when_asked(site, serve):
     assert "Sign in" in picked.text
     assert "Sign in" in client.get("/guanli/login", headers={"Accept-Language": "zh"}).text
     assert cs  # the store module the dashboard acts through
+
+
+def test_signed_in_editors_preview_drafts_and_scheduled_posts(make_site, serve):
+    s = make_site(
+        {
+            "posts/a.md": post("A"),
+            "posts/draft.md": post("Work in progress", draft="true"),
+            "posts/later.md": post("From the future", "2999-01-01"),
+        }
+    )
+    db = Database(s.database_path)
+    accounts.add_user(db, "mei", PASSWORD)
+    db.close()
+    editor, reader = serve(s), serve(s)
+    for path in ("/posts/draft/", "/posts/later/"):
+        assert reader.get(path).status_code == 404
+    sign_in(editor)
+    draft = editor.get("/posts/draft/")
+    assert draft.status_code == 200 and "Work in progress" in draft.text
+    assert draft.headers["cache-control"] == "no-store"
+    assert "noindex" in draft.headers["x-robots-tag"]
+    assert 'content="noindex' in draft.text and "This is a draft" in draft.text
+    later = editor.get("/posts/later/")
+    assert later.status_code == 200 and "Scheduled for January 1, 2999" in later.text
+    for path in ("/posts/draft/", "/posts/later/"):  # nothing was cached for readers
+        assert reader.get(path).status_code == 404
+    assert editor.get("/posts/a/").headers["cache-control"] != "no-store"  # public pages as ever

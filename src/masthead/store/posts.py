@@ -307,6 +307,15 @@ def post_by_url(
     ).fetchone()
 
 
+def preview_by_url(conn: sqlite3.Connection, url: str) -> sqlite3.Row | None:
+    """The post at `url` whatever its state (a draft, or dated in the future): the preview a
+    signed-in editor sees."""
+    return conn.execute(
+        "SELECT * FROM posts WHERE url = :url AND shadowed = 0 ORDER BY draft LIMIT 1",
+        {"url": url},
+    ).fetchone()
+
+
 def translations(
     conn: sqlite3.Connection, post: sqlite3.Row, now: float, drafts: bool = False
 ) -> list[sqlite3.Row]:

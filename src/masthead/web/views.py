@@ -469,11 +469,18 @@ class Renderer:
             taxonomy=taxonomy,
         )
 
-    def post(self, lang: Language, url: str, comment_page: int = 1) -> tuple[str, int]:
-        """A post or page at `url`; a post shows page `comment_page` of its comment thread."""
+    def post(
+        self, lang: Language, url: str, comment_page: int = 1, preview: bool = False
+    ) -> tuple[str, int]:
+        """A post or page at `url`; a post shows page `comment_page` of its comment thread.
+        With `preview` (a signed-in editor), a draft or a post dated in the future too,
+        marked and noindex (the caller never caches it)."""
         conn = self.state.db.read()
         now = self.state.now()
         row = store.post_by_url(conn, url, now, drafts=self.state.dev)
+        previewed = row is None and preview
+        if previewed:
+            row = store.preview_by_url(conn, url)
         if row is None:
             raise NotFound("no such post")
         self.state.reads_thread(row["translation_key"])  # cached until its thread changes
@@ -556,9 +563,14 @@ class Renderer:
             post=post,
             description=row["excerpt"],
             canonical=canonical,
-            noindex=bool(row["noindex"] or row["draft"]),
+            noindex=bool(row["noindex"] or row["draft"] or previewed),
             og=og,
             structured=[node, self.crumbs(lang, *trail, (row["title"], row["url"]))],
+            preview=(
+                {"scheduled": self.date(row["date"], lang)}
+                if previewed and row["date_ts"] > now
+                else None
+            ),
             feeds=self.feed_links(lang) + self.comment_feed_links(row, lang),
             comments=comments,
         )

@@ -14,13 +14,22 @@ import re
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
-from fastapi.responses import Response
+from fastapi.responses import HTMLResponse, Response
 
 from masthead.config import Language, Site
 from masthead.content import urls
 from masthead.errors import NotFound
 from masthead.web.redirects import redirect
-from masthead.web.routes import PageNumber, add, bound, language, renderer, respond, site_state
+from masthead.web.routes import (
+    PageNumber,
+    add,
+    bound,
+    guanli,
+    language,
+    renderer,
+    respond,
+    site_state,
+)
 from masthead.web.views import TAXONOMIES
 
 
@@ -93,7 +102,19 @@ def _post(request: Request, lang: Language, url: str) -> Response:
     the `?c=` a comment form redirects to, do not change the page)."""
     n = comment_page(request)
     key = ("post", url) if n == 1 else ("post", url, "comments", n)
-    return respond(request, key, lambda: renderer(request).post(lang, url, n))
+    try:
+        return respond(request, key, lambda: renderer(request).post(lang, url, n))
+    except NotFound:
+        return _preview(request, lang, url, n)
+
+
+def _preview(request: Request, lang: Language, url: str, n: int = 1) -> Response:
+    """A draft or scheduled post for a signed-in editor: marked, noindex, never cached; for
+    anyone else the 404 it was."""
+    if guanli.signed_in(request) is None:
+        raise NotFound("no such post")
+    html, status = renderer(request).post(lang, url, n, preview=True)
+    return HTMLResponse(html, status, headers=guanli.PRIVATE)
 
 
 def comment_page(request: Request) -> int:
@@ -109,7 +130,10 @@ def comment_page(request: Request) -> int:
 def page(request: Request, slug: str) -> Response:
     lang = language(request)
     url = urls.page_url(lang.prefix, slug)
-    return respond(request, ("page", url), lambda: renderer(request).post(lang, url))
+    try:
+        return respond(request, ("page", url), lambda: renderer(request).post(lang, url))
+    except NotFound:
+        return _preview(request, lang, url)
 
 
 def archive(request: Request) -> Response:

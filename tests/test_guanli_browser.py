@@ -31,6 +31,7 @@ SCREENS = [
     "/guanli/search-log",
     "/guanli/content",
     "/guanli/settings",
+    "/guanli/users",
     "/guanli/audit",
 ]
 
@@ -52,7 +53,7 @@ def made(tmp_path):
     )
     db = Database(s.database_path)
     index_site(s, db)
-    accounts.add_user(db, "mei", PASSWORD)
+    accounts.add_user(db, "mei", PASSWORD, "admin")
     token = accounts.new_token(db, "mei")
     key = db.read().execute("SELECT translation_key FROM posts WHERE url = '/posts/harbour/'")
     thread = key.fetchone()[0]

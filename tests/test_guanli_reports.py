@@ -55,7 +55,7 @@ def test_screens_show_what_the_store_holds(make_site, monkeypatch):
         }
     )
     db = Database(site.database_path)
-    accounts.add_user(db, "mei", PASSWORD)
+    accounts.add_user(db, "mei", PASSWORD, "admin")
     key = db.read().execute("SELECT translation_key FROM posts").fetchone()
     db.close()
     client = signed(site)
@@ -101,6 +101,23 @@ def test_screens_show_what_the_store_holds(make_site, monkeypatch):
     audit = client.get("/guanli/audit?action=login")
     assert "editor:mei" in audit.text and "1 events" in audit.text
     assert client.get("/guanli/audit?comment=x").status_code == 400
+    people = client.get("/guanli/users")
+    assert people.status_code == 200 and "<td>mei</td><td>admin</td>" in people.text
+    listing = client.get("/guanli/comments")
+    assert 'href="/guanli/audit?comment=' in listing.text  # each row links its history
     zh = client.get("/guanli/audit", headers={"Accept-Language": "zh-CN"})
     assert "操作日志" in zh.text
+    client.__exit__(None, None, None)
+
+
+def test_settings_and_users_are_for_admins(make_site):
+    site = make_site({"posts/a.md": post("A")})
+    db = Database(site.database_path)
+    accounts.add_user(db, "mei", PASSWORD)  # an editor
+    db.close()
+    client = signed(site)
+    for path in ("/guanli/settings", "/guanli/users"):
+        refused = client.get(path)
+        assert refused.status_code == 403 and "only an admin" in refused.text
+    assert 'href="/guanli/settings"' not in client.get("/guanli/").text
     client.__exit__(None, None, None)

@@ -715,3 +715,24 @@ CATALOGS["zh"].update(
         "g_done_edit": "评论已保存。",
     }
 )
+
+CATALOGS["en"].update(
+    {
+        "guanli_users": "Users",
+        "g_users_note": "Add, change and remove users with masthead admin (see the README).",
+        "g_role": "Role",
+        "g_tokens": "API tokens",
+        "g_since": "Since",
+        "g_history": "History",
+    }
+)
+CATALOGS["zh"].update(
+    {
+        "guanli_users": "用户",
+        "g_users_note": "用 masthead admin 命令添加、修改和删除用户（见 README）。",
+        "g_role": "角色",
+        "g_tokens": "API 令牌",
+        "g_since": "创建于",
+        "g_history": "历史",
+    }
+)

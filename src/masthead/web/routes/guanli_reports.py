@@ -17,6 +17,7 @@ from masthead.indexer import LAST_RUN
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.store import search as search_store
+from masthead.store import users as users_store
 from masthead.web.charts import bars, per_day
 from masthead.web.routes import site_state
 from masthead.web.routes.guanli import render, signed_in, to_login
@@ -46,6 +47,7 @@ def router() -> APIRouter:
     routes.add_api_route("/guanli/content", content, methods=["GET", "HEAD"])
     routes.add_api_route("/guanli/settings", settings, methods=["GET", "HEAD"])
     routes.add_api_route("/guanli/audit", audit, methods=["GET", "HEAD"])
+    routes.add_api_route("/guanli/users", users, methods=["GET", "HEAD"])
     return routes
 
 
@@ -102,11 +104,20 @@ def content(request: Request) -> Response:
     )
 
 
+def _admin_only(request: Request, signed: Any) -> Response | None:
+    if signed.user.role != "admin":
+        message = "only an admin sees this page (your role: editor)"
+        return render(request, "guanli/message.html", 403, title="403", message=message)
+    return None
+
+
 def settings(request: Request) -> Response:
-    """The discussion settings, read-only, each with where it is set."""
+    """The discussion settings, read-only, each with where it is set (admins only)."""
     signed = signed_in(request)
     if signed is None:
         return to_login(request)
+    if (refusal := _admin_only(request, signed)) is not None:
+        return refusal
     site = site_state(request).site
     rows = []
     for name in DISCUSSION:
@@ -173,4 +184,32 @@ def audit(request: Request) -> Response:
         page=page,
         pages=max(1, -(-total // 50)),
         params={k: params.get(k, "") for k in ("actor", "action", "comment")},
+    )
+
+
+def users(request: Request) -> Response:
+    """The dashboard's users with their role, address, sessions and tokens (admins only; they
+    are added and changed with `masthead admin`)."""
+    signed = signed_in(request)
+    if signed is None:
+        return to_login(request)
+    if (refusal := _admin_only(request, signed)) is not None:
+        return refusal
+    conn = site_state(request).db.read()
+    rows = [
+        {
+            "u": u,
+            "sessions": len(users_store.sessions_of(conn, u.id)),
+            "tokens": users_store.token_count(conn, u.id),
+            "since": _when(request, u.created),
+        }
+        for u in users_store.users(conn)
+    ]
+    return render(
+        request,
+        "guanli/users.html",
+        title="users",
+        user=signed.user,
+        csrf=signed.session.csrf,
+        rows=rows,
     )

@@ -73,3 +73,13 @@ def test_a_signed_in_editor_is_not_held_as_claiming_a_staff_address(client):
     ).json()
     assert mine["status"] == "approved"
     assert store.get(db.read(), mine["id"]).reason == "signed-in staff"
+
+
+def test_the_edited_text_sent_again_is_a_duplicate_of_the_edited_comment(client):
+    first = client.post("/api/comments", json={"post": EN, **WHO}).json()
+    bearer = {"Authorization": f"Bearer {first['token']}"}
+    client.patch(f"/api/comments/{first['id']}", json={"body": "Better words."}, headers=bearer)
+    again = client.post("/api/comments", json={"post": EN, **WHO, "body": "Better words."})
+    assert again.status_code == 200 and again.json()["id"] == first["id"]
+    fresh = client.post("/api/comments", json={"post": EN, **WHO})  # the old text is new again
+    assert fresh.status_code == 201 and fresh.json()["id"] != first["id"]

@@ -198,6 +198,11 @@ def init(
         text = toml.read_text(encoding="utf-8").replace(
             'title = "masthead demo"', f"title = {json.dumps(directory.resolve().name)}"
         )
+        # the demo's zone is its author's; a new site starts at the documented default
+        text = text.replace(
+            'timezone = "Asia/Shanghai"',
+            'timezone = "UTC"  # the IANA zone of dates without an offset, e.g. "Asia/Shanghai"',
+        )
         toml.write_text(text, encoding="utf-8")
     except (OSError, shutil.Error) as exc:  # a read-only or missing parent, a full disk
         raise _fail(ConfigError(f"{directory}: cannot create the site ({_cause(exc)})")) from None

@@ -137,7 +137,7 @@ def _reject(status: int, code: str, message: str, field: str | None = None) -> D
 
 def _throttle(code: str, wait: float, message: str) -> Decision:
     seconds = max(1, math.ceil(wait))
-    text = f"{message} Please wait {seconds} s and send it again; your text is kept."
+    text = f"{message} Please wait {seconds} s and send it again."
     return Decision("rejected", text, http_status=429, retry_after=seconds, code=code)
 
 

@@ -324,17 +324,20 @@ def edit(
     author_name: str | None = None,
     author_email: str | None = None,
     author_url: str | None = None,
+    fingerprint: str | None = None,
     at: float | None = None,
 ) -> Comment:
-    """Change a comment's text (`body` with its rendered `body_html`) or author fields; the
-    audit row keeps the previous values. Raises `LookupError` for a missing comment or a
-    placeholder."""
+    """Change a comment's text (`body` with its rendered `body_html`) or author fields, and
+    its duplicate key (`fingerprint`, which follows the text: the edited text sent again is
+    a duplicate of it); the audit row keeps the previous values. Raises `LookupError` for a
+    missing comment or a placeholder."""
     new = {
         "body": body,
         "body_html": body_html,
         "author_name": author_name,
         "author_email": author_email,
         "author_url": author_url,
+        "fingerprint": fingerprint,
     }
     changes: dict[str, Any] = {k: v for k, v in new.items() if v is not None}
 
@@ -350,7 +353,7 @@ def edit(
             f"UPDATE comments SET {sets}, updated = :at WHERE id = :id",  # nosec B608: fixed keys
             {**changes, "at": when, "id": comment_id},
         )
-        previous = {k: getattr(old, k) for k in changes if k != "body_html"}
+        previous = {k: getattr(old, k) for k in changes if k not in ("body_html", "fingerprint")}
         log_event(conn, actor, "edit", comment_id=comment_id, detail={"previous": previous})
         if old.status == "approved":
             touch(conn, old.thread)

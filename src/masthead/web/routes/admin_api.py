@@ -51,7 +51,7 @@ def router() -> APIRouter:
 
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse(
-        {"error": {"status": status, "message": message}},
+        {"error": {"status": status, "message": message, "field": None}},
         status,
         headers={"Cache-Control": "no-store"},
     )

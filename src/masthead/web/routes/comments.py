@@ -658,7 +658,12 @@ async def api_edit(request: Request, comment_id: int) -> Response:
         if text.length(body) > limit:
             raise CommentError(400, f"the comment is longer than {limit} characters", field="body")
         html, links = await run_in_threadpool(sanitize.render_counted, body)
-        changed = store.edit(state.db, comment_id, "author", body=body, body_html=html)
+        key = identity.fingerprint(
+            found.thread, found.parent_id, found.author_name, found.author_email, body
+        )
+        changed = store.edit(
+            state.db, comment_id, "author", body=body, body_html=html, fingerprint=key
+        )
         again = rules.recheck_edit(body, links, state.site.settings)
         if (
             again is not None

@@ -164,7 +164,7 @@ def test_c33_websites_are_http_urls_with_a_host_or_nothing():
     ("raw", "kept"),
     [
         ("HTTP://EXAMPLE.org", "http://example.org/"),
-        ("https://user:pw@example.org/", ""),
+        ("https://user:pw@example.org/", ""),  # pragma: allowlist secret
         ("https://example.com@evil.example/", ""),
         ("https://[2001:db8::1]:8443/x", "https://[2001:db8::1]:8443/x"),
         ("https://example.org:99999/", ""),

@@ -22,7 +22,7 @@ from masthead.web.app import create_app
 
 from conftest import post, uvicorn_server, write_site
 
-PASSWORD = "a long password"
+PASSWORD = "a long password"  # pragma: allowlist secret
 SCREENS = [
     "/guanli/login",
     "/guanli/",
@@ -205,7 +205,7 @@ def test_lockout_sign_out_expiry_and_a_cross_site_post(browser, site, token, bas
     context = browser.new_context()
     page = context.new_page()
     for _ in range(5):
-        sign_in(page, base, password="wrong password!")
+        sign_in(page, base, password="wrong password!")  # pragma: allowlist secret
         assert "Wrong user name or password." in page.inner_text(".guanli-error")
     sign_in(page, base)
     assert "Too many failed sign-ins" in page.inner_text(".guanli-error")

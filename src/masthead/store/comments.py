@@ -31,7 +31,7 @@ from masthead.store.db import Database
 T = TypeVar("T")
 STATUSES = ("pending", "approved", "spam", "trash")
 PLACEHOLDER = "deleted"
-SECRET_KEY = "secret"  # nosec B105: the site_state key the secret is kept under
+SECRET_KEY = "secret"  # nosec B105  # pragma: allowlist secret (a site_state key)
 VERSION_KEY = "comments_version"
 
 _touched: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar(

@@ -25,8 +25,8 @@ from masthead.i18n import gettext
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.store import users as store
+from masthead.web import csrf
 from masthead.web.charts import bars, per_day
-from masthead.web.origin import cross_site, own_origins
 from masthead.web.routes import renderer, site_state
 
 SESSION_COOKIE = "masthead_session"
@@ -114,8 +114,10 @@ def refused(request: Request, why: str, actor: str = "anonymous") -> HTMLRespons
 
 
 def origin_problem(request: Request) -> str | None:
+    """Why a dashboard POST comes from another site (web/csrf.py), or None."""
     state = site_state(request)
-    return cross_site(request.headers, own_origins(state.base_url, str(request.base_url)))
+    why = csrf.origin_problem(request.headers, csrf.own_origins(request, state.base_url), ())
+    return f"refused: {why}" if why else None
 
 
 async def checked_form(request: Request) -> tuple[accounts.SignedIn | None, dict[str, str], str]:

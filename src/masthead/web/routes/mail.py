@@ -17,7 +17,6 @@ noindex, `Cache-Control: no-store` and `Referrer-Policy: same-origin` (the token
 
 from __future__ import annotations
 
-import contextlib
 import time
 from typing import Any
 
@@ -25,12 +24,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from markupsafe import Markup
 
-from masthead.config import Language, origin_of
+from masthead.config import Language
 from masthead.i18n import gettext
 from masthead.notify import tokens
 from masthead.store import comments as store
 from masthead.store import outbox
 from masthead.store import posts as store_posts
+from masthead.web import csrf
 from masthead.web.routes import add, renderer, site_state
 
 ACTOR = "mail"  # the audit log's actor for what mailed links do
@@ -58,25 +58,10 @@ def router() -> APIRouter:
 
 
 def cross_site(request: Request) -> bool:
-    """True when the browser says the request comes from another site: `Sec-Fetch-Site`
-    other than `same-origin`/`none` (Fetch Metadata, which pages cannot forge: it decides
-    when present), else an `Origin` that is neither this site's base URL's nor the request's
-    own (RFC 6454; `null` is foreign)."""
-    fetch_site = request.headers.get("sec-fetch-site")
-    if fetch_site is not None:
-        return fetch_site not in ("same-origin", "none")
-    origin = request.headers.get("origin")
-    if origin is None:
-        return False
-    own = {origin_of(site_state(request).base_url)}
-    host = request.headers.get("host")
-    if host:
-        with contextlib.suppress(ValueError):  # a Host header that is no host
-            own.add(origin_of(f"{request.url.scheme}://{host}"))
-    try:
-        return origin_of(origin) not in own
-    except ValueError:  # "null", or anything that is not an http(s) origin
-        return True
+    """True when the request comes from another site's page (web/csrf.py: `Origin`, else
+    `Sec-Fetch-Site`; `Origin: null` is foreign)."""
+    own = csrf.own_origins(request, site_state(request).base_url)
+    return csrf.origin_problem(request.headers, own, ()) is not None
 
 
 def _page(request: Request, lang: Language, status: int, title: str, **context: Any) -> Response:

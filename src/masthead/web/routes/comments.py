@@ -45,7 +45,7 @@ from masthead.web.redirects import location
 from masthead.web.routes import renderer, site_state
 from masthead.web.routes.guanli import SESSION_COOKIE
 from masthead.web.state import SiteState
-from masthead.web.submission import Submission, submit
+from masthead.web.submission import Outcome, Submission, submit
 
 NO_STORE = "no-store"
 MAX_REQUEST = 1024 * 1024  # bytes of one comment request (the body limit is 65,525 characters)
@@ -365,17 +365,8 @@ async def form_post(request: Request) -> Response:
         data = await _form(request, await _body(request))
         _origin_check(request)
         form = submission(data)
-        secret = store.site_secret(state.db)
-        who = commenter(request, secret)
-        outcome = await run_in_threadpool(
-            submit,
-            state,
-            form,
-            client_ip=_client_ip(request),
-            cookie_id=who.id,
-            scripted_elapsed=None,  # no script measured the fill time: the rule is skipped
-            staff_session=_staff(request),
-        )
+        # no script measured the fill time: that rule is skipped
+        secret, who, outcome = await _submit(request, form, elapsed=None)
     except CommentError as exc:
         return _form_error(request, exc, data)
     fragment = f"#c-{outcome.id}" if outcome.status == "approved" else "#c-form"
@@ -383,6 +374,26 @@ async def form_post(request: Request) -> Response:
     response = Response(status_code=303, headers={"Location": target, "Cache-Control": NO_STORE})
     set_cookies(response, request, state, secret, who, form)
     return response
+
+
+async def _submit(
+    request: Request, form: Submission, elapsed: float | None
+) -> tuple[bytes, Commenter, Outcome]:
+    """`submit` in the thread pool (it reads and writes SQLite), as this browser's commenter,
+    from the one client-IP resolver; raises CommentError."""
+    state = site_state(request)
+    secret = store.site_secret(state.db)
+    who = commenter(request, secret)
+    outcome = await run_in_threadpool(
+        submit,
+        state,
+        form,
+        client_ip=_client_ip(request),
+        cookie_id=who.id,
+        scripted_elapsed=elapsed,
+        staff_session=_staff(request),
+    )
+    return secret, who, outcome
 
 
 def _staff(request: Request) -> bool:
@@ -561,17 +572,7 @@ async def api_post(request: Request) -> Response:
         data = _json_object(raw) if is_json else await _form(request, raw)
         form = submission(data)
         elapsed = _elapsed(data) if is_json else None
-        secret = store.site_secret(state.db)
-        who = commenter(request, secret)
-        outcome = await run_in_threadpool(
-            submit,
-            state,
-            form,
-            client_ip=_client_ip(request),
-            cookie_id=who.id,
-            scripted_elapsed=elapsed,
-            staff_session=_staff(request),
-        )
+        secret, who, outcome = await _submit(request, form, elapsed)
     except CommentError as exc:
         return json_error(exc.status, exc.message, exc.field, exc.retry_after)
     stored = store.get(state.db.read(), outcome.id)

@@ -36,7 +36,15 @@ from masthead.comments import identity, rules, sanitize, text
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.web.routes import site_state
-from masthead.web.routes.guanli import PRIVATE, checked_form, refused, render, signed_in, to_login
+from masthead.web.routes.guanli import (
+    PRIVATE,
+    checked_form,
+    refused,
+    render,
+    signed_in,
+    to_login,
+    when,
+)
 
 PER_PAGE = (20, 50, 100, 200)
 UNDO_SECONDS = 15 * 60
@@ -157,7 +165,6 @@ def screen(request: Request) -> Response:
     titles = posts_store.titles_by_url(conn, [c.post_url for c in rows])
     parents = cs.names_of(conn, [c.parent_id for c in rows if c.parent_id])
     approved = cs.approved_by_email(conn, [c.author_email for c in rows])
-    zone = site_state(request).site.tz
     views = {"": None, **{s: s for s in cs.STATUSES}}
     counts = cs.status_counts(conn)
     counts_all = sum(counts.values())
@@ -201,8 +208,7 @@ def screen(request: Request) -> Response:
                 "post_title": titles.get(c.post_url, c.post_url),
                 "reply_to": parents.get(c.parent_id) if c.parent_id else None,
                 "approved": approved.get(c.author_email.strip().casefold(), 0),
-                "date": datetime.fromtimestamp(c.created, zone).isoformat(timespec="seconds"),
-                "date_text": datetime.fromtimestamp(c.created, zone).strftime("%Y-%m-%d %H:%M"),
+                "date": when(request, c.created),
             }
             for c in rows
         ],
@@ -425,17 +431,26 @@ def _text_field(form: dict[str, str], field: str, required: bool = True) -> str:
     return value
 
 
-async def reply(request: Request) -> Response:
-    """Reply to comment `id` as the signed-in editor: approved at once, in the parent's
-    language, under the editor's name and address."""
+async def _row_form(request: Request) -> tuple[Any, dict[str, str], cs.Comment] | Response:
+    """The checked form of a one-comment POST and its comment (`id`), or the page refusing it."""
     signed, form, why = await checked_form(request)
     if why or signed is None:
         return refused(request, why, f"editor:{signed.user.name}" if signed else "anonymous")
-    db = site_state(request).db
     raw_id = form.get("id", "")
-    parent = cs.get(db.read(), int(raw_id)) if raw_id.isdigit() else None
-    if parent is None or parent.status == "deleted":
+    found = cs.get(site_state(request).db.read(), int(raw_id)) if raw_id.isdigit() else None
+    if found is None or found.status == "deleted":
         return render(request, "guanli/message.html", 404, title="404", message="no such comment")
+    return signed, form, found
+
+
+async def reply(request: Request) -> Response:
+    """Reply to comment `id` as the signed-in editor: approved at once, in the parent's
+    language, under the editor's name and address."""
+    checked = await _row_form(request)
+    if isinstance(checked, Response):
+        return checked
+    signed, form, parent = checked
+    db = site_state(request).db
     try:
         body = _text_field(form, "body")
     except BadListing as exc:
@@ -470,14 +485,11 @@ async def reply(request: Request) -> Response:
 async def quick_edit(request: Request) -> Response:
     """Change a comment's text, name, email and website; the original author stays, the audit
     row keeps the previous values. A website that is not an http(s) URL is dropped (C33)."""
-    signed, form, why = await checked_form(request)
-    if why or signed is None:
-        return refused(request, why, f"editor:{signed.user.name}" if signed else "anonymous")
+    checked = await _row_form(request)
+    if isinstance(checked, Response):
+        return checked
+    signed, form, found = checked
     db = site_state(request).db
-    raw_id = form.get("id", "")
-    found = cs.get(db.read(), int(raw_id)) if raw_id.isdigit() else None
-    if found is None or found.status == "deleted":
-        return render(request, "guanli/message.html", 404, title="404", message="no such comment")
     try:
         body = _text_field(form, "body")
         name = sanitize.name(_text_field(form, "name", required=False))

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -20,7 +19,7 @@ from masthead.store import search as search_store
 from masthead.store import users as users_store
 from masthead.web.charts import bars, per_day
 from masthead.web.routes import site_state
-from masthead.web.routes.guanli import render, signed_in, to_login
+from masthead.web.routes.guanli import render, signed_in, to_login, when
 
 DAYS = 30
 DISCUSSION = [
@@ -49,11 +48,6 @@ def router() -> APIRouter:
     routes.add_api_route("/guanli/audit", audit, methods=["GET", "HEAD"])
     routes.add_api_route("/guanli/users", users, methods=["GET", "HEAD"])
     return routes
-
-
-def _when(request: Request, ts: float) -> dict[str, str]:
-    moment = datetime.fromtimestamp(ts, site_state(request).site.tz)
-    return {"iso": moment.isoformat(timespec="seconds"), "text": moment.strftime("%Y-%m-%d %H:%M")}
 
 
 def search_log(request: Request) -> Response:
@@ -90,7 +84,7 @@ def content(request: Request) -> Response:
     raw = posts_store.state(conn, LAST_RUN)
     last: dict[str, Any] | None = json.loads(raw) if raw else None
     if last:
-        last["when"] = _when(request, last["at"])
+        last["when"] = when(request, last["at"])
     issues = posts_store.issues(conn)
     return render(
         request,
@@ -179,7 +173,7 @@ def audit(request: Request) -> Response:
         title="audit",
         user=signed.user,
         csrf=signed.session.csrf,
-        rows=[{"r": r, "when": _when(request, r["at"])} for r in rows],
+        rows=[{"r": r, "when": when(request, r["at"])} for r in rows],
         total=total,
         page=page,
         pages=max(1, -(-total // 50)),
@@ -201,7 +195,7 @@ def users(request: Request) -> Response:
             "u": u,
             "sessions": len(users_store.sessions_of(conn, u.id)),
             "tokens": users_store.token_count(conn, u.id),
-            "since": _when(request, u.created),
+            "since": when(request, u.created),
         }
         for u in users_store.users(conn)
     ]

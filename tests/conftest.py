@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 import socket
@@ -21,6 +22,7 @@ import uvicorn
 from starlette.testclient import TestClient
 
 from masthead.config import Site, load_site
+from masthead.store.comments import NewComment
 from masthead.web.app import create_app
 
 DATA = Path(__file__).parent / "data"
@@ -158,3 +160,22 @@ def cli_server(*args: str, timeout: float = 20) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def new_comment(thread: str, body: str = "Hello.", **fields: Any) -> NewComment:
+    """A comment for `store.comments.add` in a test: `thread` and `body`, the rest defaults
+    (an approved English comment by Ann on /posts/a/, now) that `fields` override."""
+    values: dict[str, Any] = {
+        "post_url": "/posts/a/",
+        "parent_id": None,
+        "lang": "en",
+        "status": "approved",
+        "author_name": "Ann",
+        "author_email": "ann@example.org",
+        "author_url": "",
+        "body": body,
+        "body_html": f"<p>{html.escape(body)}</p>",
+        "created": time.time(),
+    }
+    values.update(fields)
+    return NewComment(thread=thread, **values)

@@ -14,7 +14,7 @@ from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
-from conftest import post
+from conftest import new_comment, post
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 
@@ -42,17 +42,12 @@ def add_comments(site, n, status="pending", thread=None, body="hello {i}"):
     ids = [
         cs.add(
             db,
-            cs.NewComment(
-                thread=thread,
-                post_url="/posts/a/",
-                parent_id=None,
-                lang="en",
+            new_comment(
+                thread,
+                body.format(i=i),
                 status=status,
                 author_name=f"N{i}",
                 author_email=f"n{i}@example.org",
-                author_url="",
-                body=body.format(i=i),
-                body_html=f"<p>{i}</p>",
                 created=1_700_000_000.0 + i,
             ),
             "reader",

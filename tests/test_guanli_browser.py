@@ -20,7 +20,7 @@ from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
-from conftest import post, uvicorn_server, write_site
+from conftest import new_comment, post, uvicorn_server, write_site
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 SCREENS = [
@@ -60,17 +60,13 @@ def made(tmp_path):
     for i in range(25):
         cs.add(
             db,
-            cs.NewComment(
-                thread=thread,
+            new_comment(
+                thread,
+                f"Comment {i}",
                 post_url="/posts/harbour/",
-                parent_id=None,
-                lang="en",
                 status="pending",
                 author_name=f"Reader {i}",
                 author_email=f"r{i}@example.org",
-                author_url="",
-                body=f"Comment {i}",
-                body_html=f"<p>Comment {i}</p>",
                 created=time.time() - 100 + i,
             ),
             "reader",

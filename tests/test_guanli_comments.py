@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 
 import pytest
@@ -13,7 +12,7 @@ from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
-from conftest import post
+from conftest import new_comment, post
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 HOSTILE = [
@@ -60,17 +59,12 @@ def add(site, n, status="pending", body="wave {i} https://evil.example/{i}", nam
         ids.append(
             cs.add(
                 db,
-                cs.NewComment(
-                    thread=key,
-                    post_url="/posts/a/",
-                    parent_id=None,
-                    lang="en",
+                new_comment(
+                    key,
+                    body.format(i=i),
                     status=status,
                     author_name=name.format(i=i),
                     author_email=f"s{i}@example.org",
-                    author_url="",
-                    body=body.format(i=i),
-                    body_html="<p>" + html.escape(body.format(i=i)) + "</p>",
                     created=1_700_000_000.0 + len(ids) + i,
                 ),
                 "reader",
@@ -221,20 +215,7 @@ def test_search_by_ip_finds_the_hashed_address(site, m1):
     for ip, body in (("198.51.100.7", "from seven"), ("198.51.100.8", "from eight")):
         cs.add(
             db,
-            cs.NewComment(
-                thread=key[0],
-                post_url="/posts/a/",
-                parent_id=None,
-                lang="en",
-                status="pending",
-                author_name="X",
-                author_email="x@example.org",
-                author_url="",
-                body=body,
-                body_html=f"<p>{body}</p>",
-                created=1_700_000_000.0,
-                ip_hash=identity.ip_hash(secret, ip),
-            ),
+            new_comment(key[0], body, status="pending", ip_hash=identity.ip_hash(secret, ip)),
             "reader",
         )
     db.close()

@@ -16,7 +16,7 @@ from masthead.store.db import Database
 from masthead.web.app import create_app
 from masthead.web.charts import bars, per_day
 
-from conftest import post
+from conftest import new_comment, post
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 
@@ -64,19 +64,7 @@ def test_screens_show_what_the_store_holds(make_site, monkeypatch):
     for i in range(3):
         cs.add(
             db,
-            cs.NewComment(
-                thread=thread,
-                post_url="/posts/a/",
-                parent_id=None,
-                lang="en",
-                status="pending",
-                author_name="A",
-                author_email="a@example.org",
-                author_url="",
-                body=f"b{i}",
-                body_html=f"<p>b{i}</p>",
-                created=time.time() - i * 86400,
-            ),
+            new_comment(thread, f"b{i}", status="pending", created=time.time() - i * 86400),
             "reader",
         )
     with db.write() as conn:

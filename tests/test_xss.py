@@ -461,7 +461,11 @@ def _theme_allows(el: Any, tag: str) -> bool:
             for a in el.iterancestors()
         )
         task = get("type") == "checkbox" and get("disabled") is not None
-        return in_form or (task and tag == "input")
+        # the comments' "only my language" switch (issue 11), a bare checkbox the CSS reads
+        only_mine = (
+            get("id") == "mh-lang-only" and get("type") == "checkbox" and len(el.attrib) == 3
+        )
+        return in_form or (task and tag == "input") or (only_mine and tag == "input")
     if tag == "template":  # what comments.js clones for a reader's own new comment
         return get("id") == "mh-comment-template" and not el.xpath(".//script|.//*[@src]")
     if tag == "svg":

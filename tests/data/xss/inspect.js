@@ -42,7 +42,8 @@ function check(doc) {
     }
     if (html && tag === "form" && !(el.classList.contains("search-form") && SEARCH.includes(el.getAttribute("action"))) && el !== commentForm)
       bad.push("<form>: " + snip(el));
-    if (html && tag === "input" && !el.closest("form.search-form") && !commentForm && !(el.type === "checkbox" && el.disabled))
+    const onlyMine = el.id === "mh-lang-only" && el.type === "checkbox" && el.attributes.length === 3;
+    if (html && tag === "input" && !el.closest("form.search-form") && !commentForm && !(el.type === "checkbox" && el.disabled) && !onlyMine)
       bad.push("<input>: " + snip(el));
     if (html && tag === "link") {
       const rels = (el.getAttribute("rel") || "").toLowerCase().split(/\s+/).filter(Boolean);

@@ -1,0 +1,52 @@
+"""Code colours meet WCAG 2.2's 4.5:1 on the code background in both themes (issue 13, item 1:
+Pygments' comment token `.c1` was 2.6:1 and `.go` 3.1:1)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from masthead.web.contrast import luminance, ratio, readable
+from masthead.web.routes.ops import CODE_BG_DARK, CODE_BG_LIGHT
+
+from conftest import post
+
+ROOT = Path(__file__).parent.parent
+TOKEN = re.compile(r"(?<![-\w])color: (#[0-9a-fA-F]{3,6})")
+
+
+def test_the_wcag_formula():
+    assert ratio("#000000", "#ffffff") == pytest.approx(21.0)
+    assert ratio("#777777", "#ffffff") == pytest.approx(4.48, abs=0.01)  # WCAG's famous grey
+    assert luminance("#fff") == pytest.approx(1.0)
+    fixed = readable("#60A0B0", CODE_BG_LIGHT)
+    assert ratio(fixed, CODE_BG_LIGHT) >= 4.5 and fixed != "#60A0B0"
+    assert readable("#000000", CODE_BG_LIGHT) == "#000000"  # already readable: unchanged
+
+
+def test_every_token_colour_served_is_readable_in_both_themes(make_site, serve):
+    client = serve(make_site({"posts/a.md": post("A", body="```python\n# hi\n```\n")}))
+    css = client.get("/static/css/highlight.css").text
+    light, dark = css.split("@media (prefers-color-scheme: dark)")
+    checked = 0
+    for block, background in ((light, CODE_BG_LIGHT), (dark, CODE_BG_DARK)):
+        for line in block.splitlines():
+            if not line.strip().startswith(".highlight ."):
+                continue
+            own = re.search(r"background-color: (#[0-9a-fA-F]{3,6})", line)
+            for colour in TOKEN.findall(line):
+                under = own.group(1) if own else background
+                assert ratio(colour, under) >= 4.5, (line, round(ratio(colour, under), 2))
+                checked += 1
+    assert checked > 100
+    assert ".highlight .c1" in light and ".highlight .go" in dark
+
+
+def test_the_code_background_is_the_stylesheets():
+    css = (
+        __import__("pathlib").Path(__file__).parent.parent / "src/masthead/web/static/css/site.css"
+    ).read_text(encoding="utf-8")
+    found = re.findall(r"--code-bg: (#[0-9a-fA-F]{6})", css)
+    assert found == [CODE_BG_LIGHT, CODE_BG_DARK]

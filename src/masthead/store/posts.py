@@ -13,6 +13,7 @@ from typing import Any
 
 from masthead.content.post import Post
 from masthead.errors import ContentIssue
+from masthead.search.document import SearchValues
 from masthead.store import search
 from masthead.store.db import Database
 
@@ -30,8 +31,11 @@ _LIST_COLUMNS = (
 # --- writes -------------------------------------------------------------------------------
 
 
-def upsert_post(conn: sqlite3.Connection, post: Post) -> int:
-    """Insert or replace the post from `post.source`, with its terms and aliases; return its id."""
+def upsert_post(
+    conn: sqlite3.Connection, post: Post, search_values: SearchValues | None = None
+) -> int:
+    """Insert or replace the post from `post.source`, with its terms, aliases and search rows
+    (`search_values`, computed here when not given); return its id."""
     params: dict[str, Any] = {
         "source": post.source,
         "kind": post.kind,
@@ -82,7 +86,7 @@ def upsert_post(conn: sqlite3.Connection, post: Post) -> int:
         "INSERT OR IGNORE INTO aliases (path, post_id) VALUES (:path, :id)",
         [{"path": a, "id": post_id} for a in post.aliases],
     )
-    search.index_post(conn, post_id, post)
+    search.index_post(conn, post_id, post, search_values)
     return post_id
 
 

@@ -14,7 +14,7 @@ import sqlite3
 from typing import Any
 
 from masthead.content.post import Post
-from masthead.search.segment import segment
+from masthead.search.document import SearchValues, search_values
 
 COLUMNS = ("title", "tags", "categories", "excerpt", "body", "code", "extra")
 WEIGHTS = (10.0, 5.0, 4.0, 2.0, 1.0, 0.3, 0.8)
@@ -47,37 +47,29 @@ def delete_post(conn: sqlite3.Connection, post_id: int) -> None:
     conn.execute("DELETE FROM search_docs WHERE post_id = :id", {"id": post_id})
 
 
-def index_post(conn: sqlite3.Connection, post_id: int, post: Post) -> None:
-    """Write (or rewrite) the search rows of `post`, whose row in `posts` is `post_id`."""
+def index_post(
+    conn: sqlite3.Connection, post_id: int, post: Post, values: SearchValues | None = None
+) -> None:
+    """Write (or rewrite) the search rows of `post`, whose row in `posts` is `post_id`.
+
+    `values` are `search_values(post)` when the caller computed them already (in a worker)."""
     delete_post(conn, post_id)
-    extras: list[str] = []
-    values: dict[str, Any] = {"id": post_id}
-    for column, text in (
-        ("title", post.title),
-        ("tags", " ; ".join(t.name for t in post.tags)),
-        ("categories", " ; ".join(c.name for c in post.categories)),
-        ("excerpt", post.excerpt),
-        ("body", post.text),
-        ("code", post.code),
-    ):
-        values[column], extra = segment(text)
-        if extra:
-            extras.append(extra)
-    values["extra"] = " ".join(extras)
+    row: dict[str, Any] = dict(values if values is not None else search_values(post))
+    row["id"] = post_id
     conn.execute(
         "INSERT INTO search_docs (post_id, title, tags, categories, excerpt, body, code, extra) "
         "VALUES (:id, :title, :tags, :categories, :excerpt, :body, :code, :extra)",
-        values,
+        row,
     )
     conn.execute(
         "INSERT INTO search_fts (rowid, title, tags, categories, excerpt, body, code, extra) "
         "VALUES (:id, :title, :tags, :categories, :excerpt, :body, :code, :extra)",
-        values,
+        row,
     )
     conn.execute(
         "INSERT INTO search_words (rowid, title, tags, categories, excerpt, body) "
         "VALUES (:id, :title, :tags, :categories, :excerpt, :body)",
-        values,
+        row,
     )
 
 

@@ -6,16 +6,18 @@ Pure, so that it can run in an indexing worker process: the one writer only inse
 from __future__ import annotations
 
 from masthead.content.post import Post
-from masthead.search.segment import segment
+from masthead.search.segment import BREAK, bigrams, segment
 
 SearchValues = dict[str, str]  # FTS5 column name -> the text indexed (Han words segmented)
 
 
 def search_values(post: Post) -> SearchValues:
     """The `search_docs` / `search_fts` column values of `post` (see `store.search.COLUMNS`):
-    title, tags, categories, excerpt, body and code segmented by `search.segment`, and `extra`
-    holding the additional search-mode sub-words of every column."""
+    title, tags, categories, excerpt, body and code segmented by `search.segment`, `extra`
+    holding the additional search-mode sub-words of every column, and `bigrams` the Han
+    character bigrams of every column (`search.segment.bigrams`), one column after another."""
     extras: list[str] = []
+    grams: list[str] = []
     values: SearchValues = {}
     for column, text in (
         ("title", post.title),
@@ -28,5 +30,9 @@ def search_values(post: Post) -> SearchValues:
         values[column], extra = segment(text)
         if extra:
             extras.append(extra)
+        gram = bigrams(text)
+        if gram:
+            grams.append(gram)
     values["extra"] = " ".join(extras)
+    values["bigrams"] = f" {BREAK} ".join(grams)
     return values

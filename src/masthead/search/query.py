@@ -2,7 +2,8 @@
 
 Exactly these operators (also documented on the search page):
 
-- plain words: all must match (`kubelet 节点`); Chinese runs are cut into words, each a phrase;
+- plain words: all must match (`kubelet 节点`); Chinese runs are cut into words, each a phrase,
+  or found as the phrase of their character bigrams (`search.segment`);
 - `"exact phrase"`;
 - `-word` or `-"phrase"`: exclude;
 - `OR` (upper case) between two words: either;
@@ -24,14 +25,15 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import date
 
-from masthead.search.segment import HAN, ZWSP, query_words
+from masthead.search.segment import BREAK, HAN, ZWSP, bigram_phrase, query_words
 
 MAX_QUERY = 1000  # characters; longer input is cut, not refused
 MAX_TERMS = 32
+BIGRAMS = "bigrams"  # the FTS5 column of Han character bigrams (store.search.COLUMNS)
 FILTER_KEYS = ("tag", "category", "lang", "author", "after", "before", "year")
 _TOKEN = re.compile(r'(-?)(?:([A-Za-z]+):)?("[^"]*"?|[^\s"]+"?[^\s]*)')
 _WORDY = re.compile(r"\w", re.UNICODE)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202f\ufeff]")
+_CONTROL = re.compile(rf"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202f\ufeff{BREAK}]")
 _DAY = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
 
 
@@ -41,17 +43,36 @@ def _string(text: str) -> str:
 
 
 @dataclass(frozen=True)
+class InColumn:
+    """A phrase to be matched in one column only (FTS5 column filter `column : "text"`)."""
+
+    column: str
+    text: str
+
+    def fts(self) -> str:
+        return f"{self.column} : {_string(self.text)}"
+
+
+Alternative = str | InColumn
+
+
+def _alternative(p: Alternative) -> str:
+    return _string(p) if isinstance(p, str) else p.fts()
+
+
+@dataclass(frozen=True)
 class Term:
     """One word or phrase as typed. `phrases` are what it needs, all of them: each an FTS5
-    string, or a tuple of strings any one of which will do."""
+    string, or a tuple of alternatives (strings, or phrases in one column) any one of which
+    will do."""
 
     text: str
-    phrases: tuple[str | tuple[str, ...], ...]
+    phrases: tuple[str | tuple[Alternative, ...], ...]
     prefix: bool = False
 
     def fts(self) -> str:
         parts = [
-            _string(p) if isinstance(p, str) else "(" + " OR ".join(map(_string, p)) + ")"
+            _string(p) if isinstance(p, str) else "(" + " OR ".join(map(_alternative, p)) + ")"
             for p in self.phrases
         ]
         if self.prefix and isinstance(self.phrases[-1], str):
@@ -122,21 +143,26 @@ class Query:
         return " ".join(self.plain)
 
 
-def _han(run: str) -> str | tuple[str, ...]:
-    """A Han run of a query: its words in a row (a phrase), or the run as one indexed word.
+def _han(run: str) -> str | tuple[Alternative, ...]:
+    """A Han run of a query: its words in a row (a phrase), the run as one indexed word, or
+    (two characters or more) the phrase of its bigrams in the bigram column.
 
     `调度器` is cut into 调度 + 器; requiring them side by side keeps posts that merely contain
     both somewhere from matching, and the whole run covers texts where jieba kept it whole.
+    Where the post's context made jieba cut otherwise (`调度|器会`), the bigrams find it.
     """
-    words = query_words(run)
-    if len(words) <= 1:
+    if len(run) < 2:
         return run
-    return (" ".join(words), run)
+    words = query_words(run)
+    grams = InColumn(BIGRAMS, bigram_phrase(run))
+    if len(words) <= 1:
+        return (run, grams)
+    return (" ".join(words), run, grams)
 
 
-def _phrases(text: str) -> tuple[str | tuple[str, ...], ...]:
+def _phrases(text: str) -> tuple[str | tuple[Alternative, ...], ...]:
     """What one typed word needs: Han runs (see `_han`) and the Latin parts, all of them."""
-    out: list[str | tuple[str, ...]] = []
+    out: list[str | tuple[Alternative, ...]] = []
     pos = 0
     for m in HAN.finditer(text):
         before = text[pos : m.start()]
@@ -150,10 +176,16 @@ def _phrases(text: str) -> tuple[str | tuple[str, ...], ...]:
     return tuple(p for p in out if not isinstance(p, str) or p.strip())
 
 
-def _phrase(text: str) -> tuple[str, ...]:
-    """An exact phrase: one FTS5 string, Han runs cut with the index's separator."""
+def _phrase(text: str) -> tuple[str | tuple[Alternative, ...], ...]:
+    """An exact phrase: one FTS5 string, Han runs cut with the index's separator; a phrase that
+    is one Han run of two characters or more may also match as its bigrams."""
     joined = HAN.sub(lambda m: ZWSP.join(query_words(m.group(0))), text)
-    return (joined,) if _WORDY.search(joined) else ()
+    if not _WORDY.search(joined):
+        return ()
+    run = text.strip()
+    if len(run) >= 2 and HAN.fullmatch(run):
+        return ((joined, InColumn(BIGRAMS, bigram_phrase(run))),)
+    return (joined,)
 
 
 def day(value: str, end: bool) -> date | None:

@@ -13,6 +13,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
+from itertools import chain
 from typing import Any
 
 from masthead.config import Site
@@ -27,6 +28,9 @@ from masthead.store.db import Database
 
 PER_PAGE = 10
 SUGGEST_DISTANCE = 2
+# bm25 runs over at most this many rows per search (about 3 µs a row): a query matching more is
+# ranked in tiers (`SearchService.order`)
+BM25_ROWS = 1000
 
 
 @dataclass
@@ -119,6 +123,9 @@ class Catalog:
     names: dict[tuple[str, str], str]  # (taxonomy, key) → name as first written
     newest: float = 0.0  # the latest date_ts: when it is past, every entry is published
     neg_date: dict[int, float] = field(default_factory=dict)  # id → -date_ts, for ordering
+    by_date: list[int] = field(default_factory=list)  # every id, newest first (ties: id)
+    # id → its facet values, (facet, key) pairs: counted in one C-level pass (`facets`)
+    facet_keys: dict[int, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
 
 @dataclass
@@ -213,12 +220,22 @@ class SearchService:
                 tags=frozenset(tags),
                 categories=frozenset(cats),
             )
+        neg_date = {i: -e.date_ts for i, e in entries.items()}
         return Catalog(
             gen,
             entries,
             names,
             newest=max((e.date_ts for e in entries.values()), default=0.0),
-            neg_date={i: -e.date_ts for i, e in entries.items()},
+            neg_date=neg_date,
+            by_date=sorted(neg_date, key=lambda i: (neg_date[i], i)),
+            facet_keys={
+                i: (
+                    ("lang", e.lang),
+                    *(("tags", k) for k in sorted(e.tags)),
+                    *(("categories", k) for k in sorted(e.categories)),
+                )
+                for i, e in entries.items()
+            },
         )
 
     # --- filters ---------------------------------------------------------------------------
@@ -288,44 +305,55 @@ class SearchService:
     # --- the search, in steps (the benchmark times them apart) ------------------------------
 
     def rank(self, raw: str, opts: Options) -> Ranked:
-        """Parse `raw`, run one FTS5 pass, apply exclusions and filters, order by bm25 and then
-        newest first. A query with no terms and no filters runs nothing (`ran` is False)."""
+        """Parse `raw`, order its matches (`order`), apply exclusions and filters over the
+        in-memory catalog. A query with no terms and no filters runs nothing (`ran` False)."""
         query = parse(raw)
         filters = self._merge(query, opts)
         shown = {k: (v.isoformat() if isinstance(v, date) else v) for k, v in filters.items() if v}
         if not query.groups and not query.excluded and not shown:
             return Ranked(query, filters, shown, [], ran=False)
         catalog = self.catalog()
-        accept = self._accept(filters)
         conn = self.db.read()
         excluded = store.matching(conn, query.exclusion() or "") if query.excluded else set()
-        entries, neg_date = catalog.entries, catalog.neg_date
         match = query.match()
-        if match is None:
-            hits = [(0.0, -e.date_ts, i) for i, e in entries.items() if accept(e)]
-        elif shown or catalog.newest > self.clock():
-            hits = [
-                (rank, neg_date[i], i)
-                for i, rank in store.ranked(conn, match)
-                if i in entries and accept(entries[i])
-            ]
-        else:  # the common case: no filter, nothing scheduled; dictionary lookups only
-            ranked = store.ranked(conn, match)
-            hits = [(rank, neg_date[i], i) for i, rank in ranked if i in neg_date]
-        hits.sort()
-        ids = [i for _r, _d, i in hits if i not in excluded]
+        ordered = catalog.by_date if match is None else self.order(conn, match, catalog)
+        if shown or catalog.newest > self.clock():  # else every entry is accepted
+            accept, entries = self._accept(filters), catalog.entries
+            ordered = [i for i in ordered if accept(entries[i])]
+        ids = [i for i in ordered if i not in excluded] if excluded else list(ordered)
         return Ranked(query, filters, shown, ids, catalog=catalog)
+
+    def order(self, conn: Any, match: str, catalog: Catalog) -> list[int]:
+        """The catalog's posts matching `match`, best first.
+
+        Up to `BM25_ROWS` matches: bm25 with the column weights, newest first on ties. More
+        (a word in most posts, whose bm25 says little: FTS5's idf is near zero for a term in
+        over half the rows): the posts matching in the title, tags or categories come first,
+        ranked by bm25 over those columns when they are at most `BM25_ROWS` (else newest
+        first), then every other match, newest first. So no search computes bm25 for more
+        than `BM25_ROWS` rows, and counts and facets still cover every match."""
+        neg_date = catalog.neg_date
+        if store.count(conn, match) <= BM25_ROWS:
+            return _best_first(store.ranked(conn, match), neg_date)
+        found = set(store.ids(conn, match))
+        strong = store.strong(match)
+        if store.count(conn, strong) <= BM25_ROWS:
+            first = _best_first(store.ranked(conn, strong), neg_date)
+        else:
+            heavy = set(store.ids(conn, strong))
+            first = [i for i in catalog.by_date if i in heavy]
+        found.difference_update(first)
+        return first + [i for i in catalog.by_date if i in found]
 
     def facets(self, ranked: Ranked, limit: int = 15) -> dict[str, list[Facet]]:
         """Language, tag and category counts over every hit, most frequent first."""
         catalog = ranked.catalog or self.catalog()
+        keys = catalog.facet_keys
+        counted = Counter(chain.from_iterable(map(keys.__getitem__, ranked.ids)))
         counts: dict[str, Counter[str]] = {"lang": Counter(), "tags": Counter(),
                                            "categories": Counter()}  # fmt: skip
-        for i in ranked.ids:
-            e = catalog.entries[i]
-            counts["lang"][e.lang] += 1
-            counts["tags"].update(e.tags)
-            counts["categories"].update(e.categories)
+        for (name, key), n in counted.items():
+            counts[name][key] = n
 
         def top(name: str) -> list[tuple[str, int]]:
             return sorted(counts[name].items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
@@ -381,14 +409,8 @@ class SearchService:
         if snippets.has_mark(row["snippet"]):
             snippet = snippets.marked_to_html(row["snippet"])
         else:
-            body = (
-                self.db.read()
-                .execute("SELECT body_text FROM posts WHERE id = :id", {"id": row["id"]})
-                .fetchone()
-            )
-            snippet = snippets.mark_words(
-                body[0] if body and words else row["excerpt"], words or [""]
-            )
+            text = row["body_text"] if words else row["excerpt"]
+            snippet = snippets.mark_words(text, words or [""])
         return Hit(
             title=row["title"],
             title_html=title,
@@ -438,6 +460,13 @@ class SearchService:
                 client=client,
             )
         )
+
+
+def _best_first(ranked: list[tuple[int, float]], neg_date: dict[int, float]) -> list[int]:
+    """The ids of `(id, bm25)` rows in the catalog (`neg_date`), by rank, then newest first."""
+    hits = [(rank, neg_date[i], i) for i, rank in ranked if i in neg_date]
+    hits.sort()
+    return [i for _r, _d, i in hits]
 
 
 def _year(year: int | None, month: int) -> date | None:

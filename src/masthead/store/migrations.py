@@ -236,4 +236,20 @@ MIGRATIONS: list[list[str]] = [
         )""",
         "CREATE INDEX login_failures_key ON login_failures (key, at)",
     ],
+    # 6: Han character bigrams beside the words (masthead.search.segment.bigrams), so that a
+    # Chinese word is found whatever the segmenter made of its context. FTS5 tables take no new
+    # column: search_fts is made again and rebuilt from search_docs (the new column empty, so
+    # the 'delete' of an old row matches what was indexed), and every file is parsed again by
+    # the next index, which fills the bigrams
+    [
+        "ALTER TABLE search_docs ADD COLUMN bigrams TEXT NOT NULL DEFAULT ''",
+        "DROP TABLE search_fts",
+        """CREATE VIRTUAL TABLE search_fts USING fts5 (
+            title, tags, categories, excerpt, body, code, extra, bigrams,
+            content = 'search_docs', content_rowid = 'post_id',
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        )""",
+        "INSERT INTO search_fts (search_fts) VALUES ('rebuild')",
+        "DELETE FROM sources",
+    ],
 ]

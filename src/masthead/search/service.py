@@ -10,8 +10,8 @@ import json
 import re
 import threading
 import time
-from collections import Counter
-from dataclasses import asdict, dataclass, field
+from collections import Counter, OrderedDict
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime, timedelta
 from itertools import chain
 from typing import Any
@@ -31,6 +31,7 @@ SUGGEST_DISTANCE = 2
 # bm25 runs over at most this many rows per search (about 3 µs a row): a query matching more is
 # ranked in tiers (`SearchService.order`)
 BM25_ROWS = 1000
+RESULT_CACHE = 512  # searches kept per index generation (`SearchService`); 0: none
 
 
 @dataclass
@@ -157,15 +158,23 @@ class SearchError(ValueError):
 
 class SearchService:
     """Searches one site's database; keeps the catalog and the search log (`log`, best-effort:
-    see `masthead.search.log`). `clock` gives seconds since the epoch."""
+    see `masthead.search.log`). `clock` gives seconds since the epoch. The last
+    `result_cache` distinct searches of the current index generation are kept and answered
+    again without SQL (and still logged); none while a post is scheduled (it may become due)."""
 
-    def __init__(self, site: Site, db: Database, clock: Any = time.time) -> None:
+    def __init__(
+        self, site: Site, db: Database, clock: Any = time.time, result_cache: int = RESULT_CACHE
+    ) -> None:
         self.site = site
         self.db = db
         self.clock = clock
         self._catalog: Catalog | None = None
         self._lock = threading.Lock()
         self.catalog_builds = 0
+        self.result_cache = result_cache
+        self._results: OrderedDict[tuple, tuple[Result, Query, dict[str, Any]]] = OrderedDict()
+        self._results_gen = -1
+        self._results_lock = threading.Lock()
         self.log = SearchLog(db.path, site.tz, site.settings.search_log_days, lambda: self.clock())
 
     def close(self) -> None:
@@ -378,6 +387,13 @@ class SearchService:
         Raises SearchError when the date filters contradict each other; never raises for any
         other `raw` text."""
         started = time.perf_counter()
+        key = _cache_key(raw, opts)
+        cached = self._cached(key)
+        if cached is not None:
+            result, query, filters = cached
+            result = replace(result, latency_ms=(time.perf_counter() - started) * 1000)
+            self._log(query, filters, result, client)
+            return result
         ranked = self.rank(raw, opts)
         if not ranked.ran:
             return Result(raw, 0, 1, 1, opts.per_page, [], {}, {}, ran=False)
@@ -392,8 +408,35 @@ class SearchService:
             if ranked.shown_filters and ranked.query.groups:
                 result.without_filters = ranked.query.without_filters
         result.latency_ms = (time.perf_counter() - started) * 1000
+        self._keep(key, ranked, result)
         self._log(ranked.query, ranked.filters, result, client)
         return result
+
+    def _cached(self, key: tuple) -> tuple[Result, Query, dict[str, Any]] | None:
+        """The kept result of the search `key` when it is still the answer (same generation,
+        nothing scheduled), else None. Callers must not change what it returns."""
+        if not self.result_cache:
+            return None
+        catalog = self.catalog()  # one generation read; a new one drops every kept result
+        with self._results_lock:
+            if self._results_gen != catalog.generation or catalog.newest > self.clock():
+                return None
+            found = self._results.get(key)
+            if found is not None:
+                self._results.move_to_end(key)
+            return found
+
+    def _keep(self, key: tuple, ranked: Ranked, result: Result) -> None:
+        catalog = ranked.catalog
+        if not self.result_cache or catalog is None or catalog.newest > self.clock():
+            return
+        with self._results_lock:
+            if self._results_gen != catalog.generation:
+                self._results.clear()
+                self._results_gen = catalog.generation
+            self._results[key] = (result, ranked.query, ranked.filters)
+            while len(self._results) > self.result_cache:
+                self._results.popitem(last=False)
 
     def _lang_name(self, code: str) -> str:
         lang = self.site.languages.get(code)
@@ -460,6 +503,11 @@ class SearchService:
                 client=client,
             )
         )
+
+
+def _cache_key(raw: str, opts: Options) -> tuple:
+    return (raw, opts.lang, tuple(opts.tags), tuple(opts.categories), opts.author, opts.after,
+            opts.before, opts.year, opts.page, opts.per_page)  # fmt: skip
 
 
 def _best_first(ranked: list[tuple[int, float]], neg_date: dict[int, float]) -> list[int]:

@@ -7,11 +7,13 @@ coding, or a 304, with the headers `conditional.choose` prepared for the page an
 headers (web/security.py). So a hit runs no routing, no FastAPI dependency machinery, no
 thread-pool hop and no SQL. Everything else goes on to the app unchanged; a miss renders through
 the router, which fills the cache. Not installed under `--dev` (pages there are never stale).
+Requests with a query string may be answered by a handler registered for their path (`queries`:
+the plain `/api/search` searches, web/routes/search.py), which says whether it answered.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from fastapi import FastAPI
 from starlette.types import Receive, Scope, Send
@@ -21,6 +23,8 @@ from masthead.web.media import Files
 from masthead.web.state import Page, SiteState
 
 _WANTED = (b"accept-encoding", b"if-none-match", b"if-modified-since")
+# a handler for requests with a query string: (scope, send, shared headers) -> answered
+Handler = Callable[[Scope, Send, list[tuple[bytes, bytes]]], Awaitable[bool]]
 
 
 class FastPath:
@@ -32,10 +36,12 @@ class FastPath:
         state: SiteState,
         headers: Sequence[tuple[str, str]],
         statics: Files | None = None,
+        queries: dict[str, Handler] | None = None,
     ) -> None:
         self.state = state
         self.statics = statics  # the /static/ mount: its in-memory text files answer here too
         self.headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+        self.queries = queries or {}  # path -> handler of requests with a query string
 
     def lookup(self, path: str) -> Page | None:
         """The current page for `path`: a cached page, or a /static/ text file held in memory."""
@@ -56,7 +62,8 @@ class FastPath:
         if scope["type"] != "http" or scope["method"] not in ("GET", "HEAD"):
             return False
         if scope.get("query_string"):
-            return False
+            handler = self.queries.get(scope["path"])
+            return handler is not None and await handler(scope, send, self.headers)
         page = self.lookup(scope["path"])
         if page is None:
             return False
@@ -96,7 +103,8 @@ def install(
     state: SiteState,
     headers: Sequence[tuple[str, str]],
     statics: Files | None = None,
+    queries: dict[str, Handler] | None = None,
 ) -> None:
-    """Answer `app`'s current cache hits (and `statics`' in-memory files) before anything
-    else, with `headers` added."""
-    app.fast_path = FastPath(state, headers, statics)
+    """Answer `app`'s current cache hits (and `statics`' in-memory files, and what the
+    `queries` handlers answer) before anything else, with `headers` added."""
+    app.fast_path = FastPath(state, headers, statics, queries)

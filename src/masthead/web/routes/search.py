@@ -3,19 +3,24 @@
 Both run `SearchService.search` with the options `_options` checks: the API's parameters are
 typed, appear in the OpenAPI schema and are a 422 `{"error": {"status", "message"}}` when bad
 (out of range, not a date, contradictory dates); the page shows the same message as a notice
-above its form, with status 400. Search pages carry `noindex` and are not cached.
+above its form, with status 400. Search pages carry `noindex` and are not cached. The plain
+API searches (`q`, `page`, `per_page`) are answered by `FastSearch` before any routing.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import datetime
 from typing import Annotated, Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from markupsafe import Markup
+from starlette.concurrency import run_in_threadpool
+from starlette.types import Scope, Send
 
 from masthead.config import Language, Site
 from masthead.content import urls
@@ -311,3 +316,63 @@ def _pager(path: str, params: dict[str, Any], result: Result) -> dict[str, str |
         return _url(path, {**params, **({"page": n} if n > 1 else {})})
 
     return {"newer": page(result.page - 1), "older": page(result.page + 1)}
+
+
+# --- the fast path (web/fastpath.py) ---------------------------------------------------------
+
+FAST_PARAMS = frozenset({"q", "page", "per_page"})
+_NUMBER = re.compile(r"[1-9][0-9]{0,4}")
+
+
+class FastSearch:
+    """`GET /api/search?q=…` (with at most `page` and `per_page` besides, each once, valid) in
+    pure ASGI, in front of the router: the same search and the same JSON bytes as
+    `api_search`, without FastAPI's parameter and response-model machinery. Anything else
+    (another parameter, a bad value, HEAD, an `Origin` header for CORS, contradictory dates)
+    goes on to the router, which answers it as before. `app.state.search` is read per request."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    def options(self, query_string: bytes) -> tuple[str, Options] | None:
+        """`(q, options)` of a query string the fast path may answer, else None."""
+        # as Starlette reads it: latin-1 bytes, then percent-decoded UTF-8 (errors replaced)
+        pairs = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
+        params = dict(pairs)
+        if len(params) != len(pairs) or not params.keys() <= FAST_PARAMS or "q" not in params:
+            return None
+        numbers = {}
+        for name, low, high in (("page", 1, 10_000), ("per_page", 1, 50)):
+            if name in params:
+                text = params[name]
+                if not _NUMBER.fullmatch(text) or not low <= int(text) <= high:
+                    return None
+                numbers[name] = int(text)
+        opts = Options(page=numbers.get("page", 1), per_page=numbers.get("per_page", PER_PAGE))
+        return params["q"], opts
+
+    async def __call__(self, scope: Scope, send: Send, headers: list[tuple[bytes, bytes]]) -> bool:
+        """Answer `scope` with `headers` added, if it is such a search; whether it was."""
+        if scope["method"] != "GET" or any(name == b"origin" for name, _ in scope["headers"]):
+            return False
+        parsed = self.options(scope["query_string"])
+        if parsed is None:
+            return False
+        service: SearchService = self.app.state.search
+        client = scope.get("client")
+        try:
+            result = await run_in_threadpool(
+                service.search, parsed[0], parsed[1], client[0] if client else ""
+            )
+        except SearchError:
+            return False  # the router answers 422 with its message
+        body = json.dumps(
+            result.as_dict(), ensure_ascii=False, allow_nan=False, separators=(",", ":")
+        ).encode("utf-8")
+        start = [
+            (b"content-length", str(len(body)).encode("latin-1")),
+            (b"content-type", b"application/json"),
+        ]
+        await send({"type": "http.response.start", "status": 200, "headers": start + headers})
+        await send({"type": "http.response.body", "body": body})
+        return True

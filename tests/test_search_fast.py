@@ -1,0 +1,152 @@
+"""Search speed (issue 14, item 2), its behaviour only (no timing): plain API searches are
+answered by the fast path with the router's exact JSON, repeated searches come from the result
+cache of the index generation (and are still logged), and a query matching more posts than
+bm25 may rank is ordered in tiers while counts and facets cover every match."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+
+from masthead.search import service as service_module
+from masthead.search.service import Options, SearchService
+from masthead.store.db import Database
+
+from conftest import post
+
+FILES = {
+    "posts/a.md": post(
+        "Harbour lights", "2024-03-01", body="The harbour at night.\n", tags="[sea]"
+    ),
+    "posts/b.md": post("Town news", "2024-03-02", body="A harbour story.\n", tags="[sea, town]"),
+    "posts/c.md": post("Harbour again", "2024-03-03", body="Harbour, harbour.\n"),
+    "posts/d.md": post("Old boats", "2024-03-04", body="Boats in the harbour.\n"),
+    "posts/e.md": post("Rain", "2024-03-05", body="Rain over the harbour.\n", tags="[town]"),
+    "posts/f.zh.md": post("港口", "2024-03-06", body="调度器会优先。\n"),
+}
+
+
+def _answer(app, query: bytes, method: str = "GET", headers=()) -> tuple[bool, list[dict]]:  # type: ignore[no-untyped-def]
+    """Run the app's fast path alone on one request; whether it answered, and what it sent."""
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": "/api/search",
+        "query_string": query,
+        "headers": list(headers),
+        "client": ("127.0.0.1", 5000),
+    }
+    answered = asyncio.run(app.fast_path.answer(scope, send))
+    return answered, sent
+
+
+def _plain(result: dict) -> dict:
+    return {k: v for k, v in result.items() if k != "latency_ms"}
+
+
+def test_plain_api_searches_take_the_fast_path_with_the_routers_json(make_site, serve):
+    site = make_site(FILES)
+    fast = serve(site)
+    router = serve(site, dev=True)  # no fast path under --dev: every request is routed
+    for params in (
+        {"q": "harbour"},
+        {"q": "harbour", "page": "2", "per_page": "2"},
+        {"q": "调度器"},
+        {"q": "librray"},
+        {"q": ""},
+        {"q": "harbour -rain"},
+    ):
+        a, b = fast.get("/api/search", params=params), router.get("/api/search", params=params)
+        assert a.status_code == b.status_code == 200, params
+        assert _plain(a.json()) == _plain(b.json()), params
+        # the same app's router (an Origin header sends a request there): the same headers
+        routed = fast.get("/api/search", params=params, headers={"Origin": "https://x.example"})
+        assert _plain(routed.json()) == _plain(a.json())
+
+        def headers(r):  # type: ignore[no-untyped-def]
+            return sorted((k, v) for k, v in r.headers.items() if k != "content-length")
+
+        assert headers(a) == headers(routed), params
+    query = b"q=harbour&per_page=2"
+    answered, sent = _answer(fast.app, query)
+    assert answered and sent[0]["status"] == 200
+    assert json.loads(sent[1]["body"])["total"] == 5
+    # what the fast path leaves to the router, answered as before
+    for query, status in (
+        (b"q=harbour&lang=zh", None),
+        (b"q=harbour&per_page=0", 422),
+        (b"q=harbour&page=x", 422),
+        (b"q=harbour&q=rain", None),
+        (b"q=after:2025 before:2020", 422),
+    ):
+        answered, _sent = _answer(fast.app, query)
+        assert not answered, query
+        r = fast.get("/api/search?" + query.decode())
+        assert r.status_code == (status or 200), query
+    assert not _answer(fast.app, b"q=harbour", method="HEAD")[0]
+    assert not _answer(fast.app, b"q=harbour", headers=[(b"origin", b"https://x.example")])[0]
+    assert fast.head("/api/search?q=harbour").status_code == 200
+
+
+def test_a_repeated_search_comes_from_the_result_cache_until_the_index_changes(make_site):
+    from masthead.indexer import index_site
+
+    site = make_site(FILES)
+    db = Database(site.database_path)
+    index_site(site, db)
+    service = SearchService(site, db)
+    statements: list[str] = []
+    db.read().set_trace_callback(statements.append)
+    first = service.search("harbour", Options())
+    assert any("MATCH" in s for s in statements)
+    statements.clear()
+    again = service.search("harbour", Options())
+    assert not any("MATCH" in s for s in statements), "no FTS5 pass for a kept result"
+    assert _plain(again.as_dict()) == _plain(first.as_dict())
+    uncached = SearchService(site, db, result_cache=0)
+    statements.clear()
+    assert _plain(uncached.search("harbour", Options()).as_dict()) == _plain(first.as_dict())
+    assert any("MATCH" in s for s in statements), "result_cache=0: every search runs"
+    uncached.close()
+
+    (site.root / "content/posts/g.md").write_text(post("Harbour new", "2024-03-07"))
+    index_site(site, db)  # a new generation: kept results are dropped
+    assert service.search("harbour", Options()).total == first.total + 1
+    service.log.flush(everything=True)
+    logged = sqlite3.connect(site.database_path).execute("SELECT COUNT(*) FROM search_log")
+    assert logged.fetchone()[0] >= 2, "cached searches are logged too"
+    service.close()
+    db.close()
+
+
+def test_a_query_matching_more_than_bm25_ranks_is_ordered_in_tiers(make_site, monkeypatch):
+    from masthead.indexer import index_site
+
+    site = make_site(FILES)
+    db = Database(site.database_path)
+    index_site(site, db)
+    service = SearchService(site, db, result_cache=0)
+    exact = service.rank("harbour", Options())
+    monkeypatch.setattr(service_module, "BM25_ROWS", 3)  # 5 matches, 2 in the title
+    tiers = service.rank("harbour", Options())
+    assert sorted(tiers.ids) == sorted(exact.ids), "every match, counted"
+    conn = db.read()
+    url = {
+        i: conn.execute("SELECT url FROM posts WHERE id = ?", (i,)).fetchone()[0] for i in tiers.ids
+    }
+    order = [url[i] for i in tiers.ids]
+    assert set(order[:2]) == {"/posts/a/", "/posts/c/"}, "title matches first, by bm25"
+    assert order[2:] == ["/posts/e/", "/posts/d/", "/posts/b/"], "then the rest, newest first"
+    facets = service.facets(tiers)
+    assert {f.key: f.count for f in facets["tags"]} == {"sea": 2, "town": 2}
+    monkeypatch.setattr(service_module, "BM25_ROWS", 1)  # even the title matches are too many
+    order = [url[i] for i in service.rank("harbour", Options()).ids]
+    assert order == ["/posts/c/", "/posts/a/", "/posts/e/", "/posts/d/", "/posts/b/"]
+    service.close()
+    db.close()

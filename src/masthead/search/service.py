@@ -6,7 +6,9 @@ return them as JSON.
 
 from __future__ import annotations
 
+import bisect
 import json
+import math
 import re
 import threading
 import time
@@ -125,8 +127,20 @@ class Catalog:
     newest: float = 0.0  # the latest date_ts: when it is past, every entry is published
     neg_date: dict[int, float] = field(default_factory=dict)  # id → -date_ts, for ordering
     by_date: list[int] = field(default_factory=list)  # every id, newest first (ties: id)
-    # id → its facet values, (facet, key) pairs: counted in one C-level pass (`facets`)
-    facet_keys: dict[int, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # id → its facet values as numbers (indexes into `facet_values`, each `(facet, key)`):
+    # small ints hash at no cost, so `facets` counts them in one C-level pass
+    facet_keys: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    facet_values: list[tuple[str, str]] = field(default_factory=list)
+    # (facet, key) → the ids having it, so that filters are set intersections
+    having: dict[tuple[str, str], frozenset[int]] = field(default_factory=dict)
+    dates: list[float] = field(default_factory=list)  # -date_ts of `by_date`, ascending
+
+    def dated(self, start: float | None, end: float | None) -> set[int]:
+        """Ids of the posts dated in [start, end) (seconds; None: unbounded): a slice of
+        `by_date`, found by bisection."""
+        lo = 0 if end is None else bisect.bisect_right(self.dates, -end)
+        hi = len(self.dates) if start is None else bisect.bisect_right(self.dates, -start)
+        return set(self.by_date[lo:hi])
 
 
 @dataclass
@@ -230,21 +244,34 @@ class SearchService:
                 categories=frozenset(cats),
             )
         neg_date = {i: -e.date_ts for i, e in entries.items()}
+        by_date = sorted(neg_date, key=lambda i: (neg_date[i], i))
+        numbers: dict[tuple[str, str], int] = {}
+
+        def number(value: tuple[str, str]) -> int:
+            return numbers.setdefault(value, len(numbers))
+
+        facet_keys = {
+            i: tuple(
+                number(v)
+                for v in (
+                    ("lang", e.lang),
+                    *(("tags", k) for k in sorted(e.tags)),
+                    *(("categories", k) for k in sorted(e.categories)),
+                )
+            )
+            for i, e in entries.items()
+        }
         return Catalog(
             gen,
             entries,
             names,
             newest=max((e.date_ts for e in entries.values()), default=0.0),
             neg_date=neg_date,
-            by_date=sorted(neg_date, key=lambda i: (neg_date[i], i)),
-            facet_keys={
-                i: (
-                    ("lang", e.lang),
-                    *(("tags", k) for k in sorted(e.tags)),
-                    *(("categories", k) for k in sorted(e.categories)),
-                )
-                for i, e in entries.items()
-            },
+            by_date=by_date,
+            facet_keys=facet_keys,
+            facet_values=list(numbers),
+            having=_having(facet_keys, list(numbers)),
+            dates=[neg_date[i] for i in by_date],
         )
 
     # --- filters ---------------------------------------------------------------------------
@@ -288,28 +315,31 @@ class SearchService:
             "before": before,
         }
 
-    def _accept(self, filters: dict[str, Any]) -> Any:
-        """A predicate on catalog entries for the published posts the filters allow."""
-        now = self.clock()
-        lang = filters["lang"]
-        tags = {term_key(t) for t in filters["tags"]}
-        cats = {term_key(c) for c in filters["categories"]}
-        author = (filters["author"] or "").casefold()
-        start = self._day_start(filters["after"]) if filters["after"] else None
+    def _allowed(self, filters: dict[str, Any], catalog: Catalog) -> set[int]:
+        """Ids of the published posts the filters allow: set intersections over the catalog
+        (dates by bisection), the author's substring match over what is left."""
         end = self._day_end(filters["before"]) if filters["before"] else None
-
-        def accept(e: Entry) -> bool:
-            return (
-                e.date_ts <= now
-                and (lang is None or e.lang == lang)
-                and tags <= e.tags
-                and cats <= e.categories
-                and author in e.authors
-                and (start is None or e.date_ts >= start)
-                and (end is None or e.date_ts < end)
-            )
-
-        return accept
+        now = self.clock()
+        if catalog.newest > now:  # scheduled posts: not yet (dated at most `now`)
+            published = math.nextafter(now, math.inf)
+            end = published if end is None else min(end, published)
+        start = self._day_start(filters["after"]) if filters["after"] else None
+        wanted = [("lang", filters["lang"])] if filters["lang"] else []
+        wanted += [("tags", term_key(t)) for t in filters["tags"]]
+        wanted += [("categories", term_key(c)) for c in filters["categories"]]
+        sets = [catalog.having.get(value, frozenset()) for value in wanted]
+        sets.sort(key=len)
+        if start is not None or end is not None or not sets:
+            allowed = catalog.dated(start, end)
+        else:
+            allowed = set(sets.pop(0))
+        for other in sets:
+            allowed.intersection_update(other)
+        author = (filters["author"] or "").casefold()
+        if author:
+            entries = catalog.entries
+            allowed = {i for i in allowed if author in entries[i].authors}
+        return allowed
 
     # --- the search, in steps (the benchmark times them apart) ------------------------------
 
@@ -326,9 +356,9 @@ class SearchService:
         excluded = store.matching(conn, query.exclusion() or "") if query.excluded else set()
         match = query.match()
         ordered = catalog.by_date if match is None else self.order(conn, match, catalog)
-        if shown or catalog.newest > self.clock():  # else every entry is accepted
-            accept, entries = self._accept(filters), catalog.entries
-            ordered = [i for i in ordered if accept(entries[i])]
+        if shown or catalog.newest > self.clock():  # else every entry is allowed
+            allowed = self._allowed(filters, catalog)
+            ordered = [i for i in ordered if i in allowed]
         ids = [i for i in ordered if i not in excluded] if excluded else list(ordered)
         return Ranked(query, filters, shown, ids, catalog=catalog)
 
@@ -361,7 +391,9 @@ class SearchService:
         counted = Counter(chain.from_iterable(map(keys.__getitem__, ranked.ids)))
         counts: dict[str, Counter[str]] = {"lang": Counter(), "tags": Counter(),
                                            "categories": Counter()}  # fmt: skip
-        for (name, key), n in counted.items():
+        values = catalog.facet_values
+        for number, n in counted.items():
+            name, key = values[number]
             counts[name][key] = n
 
         def top(name: str) -> list[tuple[str, int]]:
@@ -503,6 +535,16 @@ class SearchService:
                 client=client,
             )
         )
+
+
+def _having(
+    facet_keys: dict[int, tuple[int, ...]], values: list[tuple[str, str]]
+) -> dict[tuple[str, str], frozenset[int]]:
+    ids: dict[int, list[int]] = {}
+    for post_id, numbers in facet_keys.items():
+        for number in numbers:
+            ids.setdefault(number, []).append(post_id)
+    return {values[n]: frozenset(found) for n, found in ids.items()}
 
 
 def _cache_key(raw: str, opts: Options) -> tuple:

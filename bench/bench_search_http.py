@@ -47,8 +47,8 @@ function request()
   if math.random() < 0.5 then
     q = "harbor%%20OR%%20q" .. math.random(1, 1000000000)
   else
-    q = string.format("harbor%%20after:%%04d-%%02d-%%02d", math.random(1900, 1979),
-                      math.random(1, 12), math.random(1, 28))
+    q = "harbor%%20after:" .. string.format("%%04d-%%02d-%%02d", math.random(1900, 1979),
+                                           math.random(1, 12), math.random(1, 28))
   end
   return wrk.format("GET", "/api/search?q=" .. q)
 end

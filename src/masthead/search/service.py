@@ -372,8 +372,9 @@ class SearchService:
         first), then every other match, newest first. So no search computes bm25 for more
         than `BM25_ROWS` rows, and counts and facets still cover every match."""
         neg_date = catalog.neg_date
-        if store.count(conn, match) <= BM25_ROWS:
-            return _best_first(store.ranked(conn, match), neg_date)
+        bounded = store.ranked(conn, match, BM25_ROWS + 1)  # one pass when that is all
+        if len(bounded) <= BM25_ROWS:
+            return _best_first(bounded, neg_date)
         found = set(store.ids(conn, match))
         strong = store.strong(match)
         if store.count(conn, strong) <= BM25_ROWS:
@@ -410,7 +411,8 @@ class SearchService:
     def page(self, ranked: Ranked, page: int, per_page: int) -> list[Hit]:
         """The hits of one page, with highlighted titles and snippets."""
         ids = ranked.ids[(page - 1) * per_page : page * per_page]
-        rows = store.page_rows(self.db.read(), ids, ranked.query.match())
+        scan = len(ranked.ids) <= BM25_ROWS  # few matches: one pass is cheaper than ten
+        rows = store.page_rows(self.db.read(), ids, ranked.query.match(), scan)
         return [self._hit(rows[i], ranked.query) for i in ids if i in rows]
 
     def search(self, raw: str, opts: Options, client: str = "") -> Result:

@@ -77,14 +77,16 @@ def index_post(
     )
 
 
-def ranked(conn: sqlite3.Connection, match: str) -> list[tuple[int, float]]:
-    """`(post id, bm25 rank)` of every row matching the FTS5 expression `match` (lower rank is
-    better). One pass over the index, bm25 computed for every row (about 3 µs each): for
-    matches of a bounded size (`count` first). Filtering and ordering are the caller's."""
+def ranked(conn: sqlite3.Connection, match: str, limit: int = -1) -> list[tuple[int, float]]:
+    """`(post id, bm25 rank)` of the rows matching the FTS5 expression `match` (lower rank is
+    better), in rowid order, at most `limit` of them (-1: all). One pass over the index, bm25
+    computed for each row returned (about 3 µs each), so a caller bounds it with `limit`.
+    Filtering and ordering are the caller's."""
     cursor = conn.cursor()
     cursor.row_factory = None  # plain tuples: thousands of rows, no need for sqlite3.Row
     cursor.execute(
-        f"SELECT rowid, {_BM25} FROM search_fts WHERE search_fts MATCH :match", {"match": match}
+        f"SELECT rowid, {_BM25} FROM search_fts WHERE search_fts MATCH :match LIMIT :limit",
+        {"match": match, "limit": limit},
     )
     return cursor.fetchall()
 
@@ -141,11 +143,15 @@ def catalog_terms(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     ).fetchall()
 
 
-def page_rows(conn: sqlite3.Connection, ids: list[int], match: str | None) -> dict[int, Any]:
+def page_rows(
+    conn: sqlite3.Connection, ids: list[int], match: str | None, scan: bool = False
+) -> dict[int, Any]:
     """Display columns of the posts `ids`, with `title_hl` and `snippet` marked by sentinels
     (`MARK_OPEN`/`MARK_CLOSE`; not yet escaped, U+200B not yet removed) when `match` is given.
-    snippet() is the costly part of a search, so it runs only for the page shown, one
-    `rowid = ?` lookup per post (`rowid IN (…)` would run the whole match once per value)."""
+    snippet() is the costly part of a search, so it runs only for the page shown: with `scan`
+    (few matches) in one pass over the matches between the smallest and the largest id, else
+    one `rowid = ?` lookup per post, each setting the match up again (`rowid IN (…)` would
+    run the whole match once per value)."""
     if not ids:
         return {}
     id_list = ",".join(str(int(i)) for i in ids)
@@ -156,7 +162,18 @@ def page_rows(conn: sqlite3.Connection, ids: list[int], match: str | None) -> di
             f"WHERE id IN ({id_list})"
         )
     }
-    if match:
+    if match and scan:
+        marked = ",".join(str(i) for i in rows)
+        for post_id, title_hl, snippet in conn.execute(
+            f"SELECT rowid, CASE WHEN rowid IN ({marked}) THEN highlight(search_fts, 0, "
+            f"'{MARK_OPEN}', '{MARK_CLOSE}') END, CASE WHEN rowid IN ({marked}) THEN "
+            f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24) END "
+            "FROM search_fts WHERE search_fts MATCH :match AND rowid BETWEEN :lo AND :hi",
+            {"match": match, "lo": min(rows, default=0), "hi": max(rows, default=0)},
+        ):
+            if post_id in rows:
+                rows[post_id].update(title_hl=title_hl, snippet=snippet)
+    elif match:
         sql = (
             f"SELECT highlight(search_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}'), "
             f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24) "

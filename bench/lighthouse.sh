@@ -7,7 +7,7 @@
 # a Markdown table, with every audit below 1 in accessibility, best practices and SEO.
 #
 #   bash bench/lighthouse.sh            # all pages, both form factors
-#   PAGES="/ /archive/" bash bench/lighthouse.sh
+#   PAGES="/ /archive/" FACTORS=mobile CATEGORIES=accessibility,seo bash bench/lighthouse.sh
 #
 # Performance scores depend on the machine's load: run it on a quiet machine, and more than once.
 set -euo pipefail
@@ -35,35 +35,36 @@ done
 curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null
 
 "$LIGHTHOUSE" --version
-for factor in mobile desktop; do
+for factor in ${FACTORS:-mobile desktop}; do
   preset=()
   [ "$factor" = desktop ] && preset=(--preset=desktop)
   for path in $PAGES; do
     name=$(printf '%s' "$path" | tr -c 'a-zA-Z0-9' '_')
     "$LIGHTHOUSE" "http://127.0.0.1:$PORT$path" "${preset[@]}" --quiet \
-      --only-categories=performance,accessibility,best-practices,seo \
+      --only-categories="${CATEGORIES:-performance,accessibility,best-practices,seo}" \
       --chrome-flags="--headless --no-sandbox --disable-gpu" \
       --output=json --output-path="$OUT/$factor$name.json"
   done
 done
 
 python3 - "$OUT" $PAGES <<'EOF'
-import json, sys
+import json, os, sys
 out, pages = sys.argv[1], sys.argv[2:]
 cats = ["performance", "accessibility", "best-practices", "seo"]
 print("| page | form factor | " + " | ".join(cats) + " | CLS |")
 print("| --- | --- |" + " --- |" * len(cats) + " --- |")
 failing = []
-for factor in ("mobile", "desktop"):
+for factor in os.environ.get("FACTORS", "mobile desktop").split():
     for path in pages:
         name = "".join(c if c.isalnum() else "_" for c in path)
         report = json.load(open(f"{out}/{factor}{name}.json"))
-        scores = [report["categories"][c]["score"] for c in cats]
-        cls = report["audits"]["cumulative-layout-shift"]["numericValue"]
+        scores = [report["categories"].get(c, {}).get("score") for c in cats]
+        cls = report["audits"].get("cumulative-layout-shift", {}).get("numericValue")
         cells = " | ".join("—" if s is None else str(round(s * 100)) for s in scores)
-        print(f"| `{path}` | {factor} | {cells} | {cls:.3f} |")
+        shift = "—" if cls is None else f"{cls:.3f}"
+        print(f"| `{path}` | {factor} | {cells} | {shift} |")
         for c in cats[1:]:
-            for ref in report["categories"][c]["auditRefs"]:
+            for ref in report["categories"].get(c, {}).get("auditRefs", []):
                 audit = report["audits"][ref["id"]]
                 if ref["weight"] and audit["score"] is not None and audit["score"] < 1:
                     failing.append(f"{factor} {path} {c}: {ref['id']} ({audit['title']})")

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Error, sync_playwright
-
 from a11y_rig import AXE_JS, assert_author_page_covered, demo_server, npm_tool, pages
+from playwright.sync_api import Browser, Error, sync_playwright
 from test_browser import FLAGS, INSTALL, chromium_path
 
 WIDTHS = (390, 1280)

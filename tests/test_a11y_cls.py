@@ -14,9 +14,8 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Error, Route, sync_playwright
-
 from a11y_rig import demo_server
+from playwright.sync_api import Browser, Error, Route, sync_playwright
 from test_browser import FLAGS, INSTALL, chromium_path
 
 OBSERVE = """

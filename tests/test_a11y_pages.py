@@ -102,4 +102,4 @@ def test_404_offers_search_and_the_latest_posts_of_its_language(make_site, serve
         for url in newest:
             assert f'href="{url}"' in main, f"{path}: {url} is not listed"
         assert f'href="{other}"' not in main, f"{path}: another language's post is listed"
-        assert re.search(r'<h2[^>]*>', main), "the latest posts have a heading"
+        assert re.search(r"<h2[^>]*>", main), "the latest posts have a heading"

@@ -14,14 +14,15 @@ import subprocess  # nosec B404: runs the checker, a fixed argument list
 from pathlib import Path
 
 import httpx
-
 from a11y_rig import VNU_JAR, demo_server, java, npm_tool, pages
 
 
 def _check(files: list[Path]) -> list[dict]:
     jar = npm_tool(VNU_JAR)
     cmd = [java(), "-jar", str(jar), "--format", "json", "--stdout", "--exit-zero-always"]
-    done = subprocess.run(cmd + [str(f) for f in files], capture_output=True, text=True, timeout=120)  # noqa: S603
+    done = subprocess.run(
+        cmd + [str(f) for f in files], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)["messages"]
 

@@ -48,6 +48,9 @@ class LanguageSettings(BaseModel):
     aliases: list[str] = Field(
         default_factory=list, description="Other codes front matter may use, e.g. zh-cn."
     )
+    description: str | None = Field(
+        None, description="One-line site description in this language (default: the site's)."
+    )
 
 
 class PermalinkSettings(BaseModel):
@@ -360,6 +363,7 @@ class Language:
     folder: str | None
     locale: str
     aliases: frozenset[str]
+    description: str = ""  # the language's own, else the site's (meta description of list pages)
 
     @property
     def root(self) -> str:
@@ -401,6 +405,7 @@ class Site:
                 folder=ls.folder,
                 locale=ls.locale or _babel_locale(hreflang),
                 aliases=frozenset(n.lower().replace("_", "-") for n in names),
+                description=ls.description or self.settings.description,
             )
         return out
 

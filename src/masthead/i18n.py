@@ -736,3 +736,17 @@ CATALOGS["zh"].update(
         "g_history": "历史",
     }
 )
+
+# --- the 404 page's way forward (issue 13) ----------------------------------------------------
+CATALOGS["en"].update(
+    {
+        "not_found_search": "Search this site",
+        "latest_posts": "Latest posts",
+    }
+)
+CATALOGS["zh"].update(
+    {
+        "not_found_search": "搜索本站",
+        "latest_posts": "最新文章",
+    }
+)

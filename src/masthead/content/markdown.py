@@ -157,7 +157,7 @@ def parser() -> MarkdownIt:
         MarkdownIt("commonmark", {"html": True, "highlight": highlight})
         .enable(["table", "strikethrough"])
         .use(footnote_plugin)
-        .use(tasklists_plugin)
+        .use(tasklists_plugin, label=True)  # the item's text names its checkbox (axe: label)
         .use(deflist_plugin)
     )
     md.core.ruler.push("masthead_heading_ids", _heading_ids)

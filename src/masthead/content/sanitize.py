@@ -39,8 +39,8 @@ SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 _TAGS = {
     "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd",
     "del", "details", "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3",
-    "h4", "h5", "h6", "hr", "i", "img", "input", "ins", "kbd", "li", "mark", "ol", "p", "pre",
-    "q", "s", "samp", "section", "small", "span", "strong", "sub", "summary", "sup", "table",
+    "h4", "h5", "h6", "hr", "i", "img", "input", "ins", "kbd", "label", "li", "mark", "ol", "p",
+    "pre", "q", "s", "samp", "section", "small", "span", "strong", "sub", "summary", "sup", "table",
     "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u", "ul", "var", "wbr", "aside",
     "center",
 }  # fmt: skip

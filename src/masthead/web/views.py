@@ -39,6 +39,7 @@ from masthead.web.state import SiteState
 
 TAXONOMIES = ("tags", "categories")
 BODY_MEMO = 2048  # post bodies kept sanitized per generation (a feed re-renders 20 of them)
+LATEST_ON_404 = 5  # newest posts a 404 page lists
 JSONLD_COMMENTS = 100  # Comment items in a post's JSON-LD at most (the oldest; the count is all)
 
 
@@ -323,7 +324,7 @@ class Renderer:
         x_default = links[-1][1] if links else None
         if canonical is None and not noindex:
             canonical = self.absolute(path)
-        description = description or self.site.settings.description
+        description = description or lang.description  # the language's, else the site's
 
         def t(key: str, **values: Any) -> str:
             return gettext(lang.locale, key, **values)
@@ -430,7 +431,7 @@ class Renderer:
             jsonld.collection_page(
                 url=self.absolute(path),
                 name=title,
-                description="" if taxonomy else settings.description,
+                description="" if taxonomy else lang.description,
                 language=lang.hreflang,
                 items=[self.absolute(c["url"]) for c in cards],
             )
@@ -445,7 +446,7 @@ class Renderer:
                 name=settings.title,
                 url=self.absolute(lang.root),
                 language=lang.hreflang,
-                description=settings.description,
+                description=lang.description,
                 search_template=search,
             )
             structured.insert(0, site_node)
@@ -634,6 +635,8 @@ class Renderer:
         )
 
     def error(self, lang: Language, status: int, message: str, path: str) -> tuple[str, int]:
+        """An error page; a 404 offers a way forward: a search box and `LATEST_ON_404` of the
+        language's newest posts (other errors read nothing, so they render whatever broke)."""
         key = "not_found" if status == 404 else "error"
         return self.page(
             "error.html",
@@ -644,4 +647,15 @@ class Renderer:
             error_status=status,
             message=message,
             noindex=True,
+            latest=self.latest(lang) if status == 404 else [],
         )
+
+    def latest(self, lang: Language) -> list[dict[str, Any]]:
+        """The newest published posts of `lang` (`{"title", "url", "date"}`), at most
+        `LATEST_ON_404`."""
+        rows, _total = store.list_posts(
+            self.state.db.read(), lang=lang.code, now=self.state.now(), limit=LATEST_ON_404
+        )
+        return [
+            {"title": r["title"], "url": r["url"], "date": self.date(r["date"], lang)} for r in rows
+        ]

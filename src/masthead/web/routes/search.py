@@ -274,6 +274,7 @@ def _hit_view(hit: Any, rendering: Renderer, lang: Language) -> dict[str, Any]:
         "snippet_html": Markup(hit.snippet_html),  # nosec B704
         "url": hit.url,
         "date": long_date(datetime.fromisoformat(hit.date), lang.locale),
+        "datetime": datetime.fromisoformat(hit.date).isoformat(),  # <time datetime>: HTML's format
         "lang_name": post_lang.name,
         "hreflang": post_lang.hreflang,
     }

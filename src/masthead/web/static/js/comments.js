@@ -95,10 +95,11 @@
     if (item.hreflang) label.lang = item.hreflang;
     var date = li.querySelector(".comment__date");
     date.href = "#c-" + item.id;
-    var time = li.querySelector("time");
-    if (item.when) {
+    if (item.when) { // made here: an empty <time> in the template is not valid HTML
+      var time = document.createElement("time");
       time.dateTime = item.when.iso;
       time.textContent = item.when.text;
+      date.appendChild(time);
     }
     var badge = li.querySelector(".comment__pending");
     if (item.status !== "pending") badge.remove();

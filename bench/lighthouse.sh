@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Lighthouse 12.2.3 (package.json; `npm ci --ignore-scripts` first) on the bundled demo, mobile
+# (Lighthouse's default: a mid-range phone, simulated slow 4G) and desktop (`--preset=desktop`):
+# home and post in both languages, a tag page, the archive and search. The demo is a fresh copy
+# served by `masthead serve --no-watch --workers 1` on 127.0.0.1; Chromium is $CHROME_PATH, else
+# /usr/bin/chromium. Writes each report's JSON to bench/out/lighthouse/ and prints the scores as
+# a Markdown table, with every audit below 1 in accessibility, best practices and SEO.
+#
+#   bash bench/lighthouse.sh            # all pages, both form factors
+#   PAGES="/ /archive/" FACTORS=mobile CATEGORIES=accessibility,seo bash bench/lighthouse.sh
+#
+# Performance scores depend on the machine's load: run it on a quiet machine, and more than once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+LIGHTHOUSE=node_modules/.bin/lighthouse
+[ -x "$LIGHTHOUSE" ] || { echo "error: $LIGHTHOUSE missing: run npm ci --ignore-scripts" >&2; exit 2; }
+CHROME_PATH=${CHROME_PATH:-/usr/bin/chromium}
+export CHROME_PATH
+PORT=${PORT:-8765}
+PAGES=${PAGES:-"/ /zh/ /posts/typography-for-long-reads/ /zh/posts/typography-for-long-reads/ /tags/typography/ /archive/ /search?q=kubelet"}
+OUT=bench/out/lighthouse
+mkdir -p "$OUT"
+
+site=$(mktemp -d)
+cp -r src/masthead/demo "$site/demo"
+rm -rf "$site/demo/.masthead"
+.venv/bin/masthead serve "$site/demo" --port "$PORT" --no-watch --workers 1 >"$OUT/serve.log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$site"' EXIT
+for _ in $(seq 100); do
+  curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break
+  sleep 0.2
+done
+curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null
+
+"$LIGHTHOUSE" --version
+for factor in ${FACTORS:-mobile desktop}; do
+  preset=()
+  [ "$factor" = desktop ] && preset=(--preset=desktop)
+  for path in $PAGES; do
+    name=$(printf '%s' "$path" | tr -c 'a-zA-Z0-9' '_')
+    "$LIGHTHOUSE" "http://127.0.0.1:$PORT$path" "${preset[@]}" --quiet \
+      --only-categories="${CATEGORIES:-performance,accessibility,best-practices,seo}" \
+      --chrome-flags="--headless --no-sandbox --disable-gpu" \
+      --output=json --output-path="$OUT/$factor$name.json"
+  done
+done
+
+python3 - "$OUT" $PAGES <<'EOF'
+import json, os, sys
+out, pages = sys.argv[1], sys.argv[2:]
+cats = ["performance", "accessibility", "best-practices", "seo"]
+print("| page | form factor | " + " | ".join(cats) + " | CLS |")
+print("| --- | --- |" + " --- |" * len(cats) + " --- |")
+failing = []
+for factor in os.environ.get("FACTORS", "mobile desktop").split():
+    for path in pages:
+        name = "".join(c if c.isalnum() else "_" for c in path)
+        report = json.load(open(f"{out}/{factor}{name}.json"))
+        scores = [report["categories"].get(c, {}).get("score") for c in cats]
+        cls = report["audits"].get("cumulative-layout-shift", {}).get("numericValue")
+        cells = " | ".join("—" if s is None else str(round(s * 100)) for s in scores)
+        shift = "—" if cls is None else f"{cls:.3f}"
+        print(f"| `{path}` | {factor} | {cells} | {shift} |")
+        for c in cats[1:]:
+            for ref in report["categories"].get(c, {}).get("auditRefs", []):
+                audit = report["audits"][ref["id"]]
+                if ref["weight"] and audit["score"] is not None and audit["score"] < 1:
+                    failing.append(f"{factor} {path} {c}: {ref['id']} ({audit['title']})")
+print()
+print("\n".join(failing) or "every accessibility, best-practices and SEO audit passed")
+EOF

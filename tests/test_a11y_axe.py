@@ -1,0 +1,72 @@
+"""Gate: axe-core finds no violation on any kind of demo page, at a phone's and a desktop's width,
+in the light and the dark theme (issue 13, item 4).
+
+axe-core is the npm package pinned in package.json (4.10, the version Lighthouse 12 runs), injected
+through the DevTools protocol (so the site's CSP, which forbids inline scripts, does not stop it)
+into one Chromium for the whole module. All of axe's rules run except the experimental ones
+(`axe.run`'s default: WCAG 2.0–2.2 A/AA and best practices). The dark theme is the
+`prefers-color-scheme: dark` media feature, emulated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from a11y_rig import AXE_JS, assert_author_page_covered, demo_server, npm_tool, pages
+from playwright.sync_api import Browser, Error, sync_playwright
+from test_browser import FLAGS, INSTALL, chromium_path
+
+WIDTHS = (390, 1280)
+SCHEMES = ("light", "dark")
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Iterator[str]:
+    with demo_server(tmp_path_factory.mktemp("axe")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        try:
+            b = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
+        except Error as exc:
+            pytest.fail(f"{INSTALL} ({exc})")
+        yield b
+        b.close()
+
+
+def _violations(result: dict, where: str) -> list[str]:
+    """One readable line per violated rule: where, rule, impact, what it means, which nodes."""
+    lines = []
+    for v in result["violations"]:
+        targets = ", ".join(" ".join(n["target"]) for n in v["nodes"][:5])
+        more = f" (+{len(v['nodes']) - 5} more)" if len(v["nodes"]) > 5 else ""
+        lines.append(f"{where}: {v['id']} [{v['impact']}] {v['help']}: {targets}{more}")
+    return lines
+
+
+def test_axe_finds_no_violation(browser, base):
+    axe = npm_tool(AXE_JS).read_text(encoding="utf-8")
+    found: list[str] = []
+    checked = 0
+    for width in WIDTHS:
+        for scheme in SCHEMES:
+            page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
+            for name, path in pages(base).items():
+                page.goto(base + path, wait_until="load")
+                page.evaluate(axe)
+                version = page.evaluate("axe.version")
+                result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+                found += _violations(result, f"{name} {path} @{width}px {scheme}")
+                checked += 1
+            page.close()
+    assert version.startswith("4.10."), version
+    assert checked >= len(WIDTHS) * len(SCHEMES) * 9
+    assert not found, f"{len(found)} axe violations:\n" + "\n".join(found)
+
+
+def test_the_gate_covers_an_author_page(base):
+    assert_author_page_covered(base)

@@ -1,0 +1,90 @@
+"""No layout shift while a post loads (issue 13, item 1: CLS 0.095 was measured on a demo post at
+desktop width).
+
+Chromium's Layout Instability API (https://wicg.github.io/layout-instability/) reports every shift
+to a PerformanceObserver started before the page's own scripts. Images are held back 600 ms, as a
+slow network would, so that a box whose size is only known once its image arrives (a cover or a
+body image without `width`/`height`) moves the text below it; the reading position highlighted in
+the TOC must not reflow the TOC either.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from a11y_rig import demo_server
+from playwright.sync_api import Browser, Error, Route, sync_playwright
+from test_browser import FLAGS, INSTALL, chromium_path
+
+OBSERVE = """
+window.__shifts = [];
+new PerformanceObserver(function (list) {
+  list.getEntries().forEach(function (e) {
+    window.__shifts.push({value: e.value, sources: (e.sources || []).map(function (s) {
+      return s.node ? s.node.nodeName + "." + String(s.node.className || "") : "?";
+    })});
+  });
+}).observe({type: "layout-shift", buffered: true});
+"""
+POSTS = (
+    "/posts/typography-for-long-reads/",  # a TOC, footnotes, code
+    "/posts/kubelet-syncloop-pleg/",  # a cover image
+    "/zh/posts/kubelet-syncloop-pleg/",
+)
+# a cover, and an image and a figure in the body: Markdown images carry no width/height yet, so
+# the text below them moves when they arrive (CLS 0.005 at 1350 px, 0.02 at 390 px)
+BODY_IMAGES = "/posts/field-notes-harbour/"
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Iterator[str]:
+    with demo_server(tmp_path_factory.mktemp("cls")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        try:
+            b = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
+        except Error as exc:
+            pytest.fail(f"{INSTALL} ({exc})")
+        yield b
+        b.close()
+
+
+def _late(route: Route) -> None:
+    time.sleep(0.6)
+    route.continue_()
+
+
+def _shifts(browser: Browser, url: str, width: int) -> list[str]:
+    """`url` loaded at `width` with its images late: a line per shift found (CLS, what moved)."""
+    context = browser.new_context(viewport={"width": width, "height": 940})
+    page = context.new_page()
+    page.add_init_script(OBSERVE)
+    page.route("**/*.svg", _late)
+    page.route("**/media/**", _late)
+    page.goto(url, wait_until="load")
+    page.wait_for_timeout(600)  # the TOC's reading position is set after load
+    shifts = page.evaluate("window.__shifts")
+    context.close()
+    total = sum(s["value"] for s in shifts)
+    if not total:
+        return []
+    sources = sorted({n for s in shifts for n in s["sources"]})
+    return [f"{url} @{width}px: CLS {total:.4f} ({', '.join(sources)})"]
+
+
+@pytest.mark.parametrize("width", [1350, 390])
+def test_posts_load_without_layout_shift(browser, base, width):
+    shifted = [line for path in POSTS for line in _shifts(browser, base + path, width)]
+    assert not shifted, "\n".join(shifted)
+
+
+@pytest.mark.xfail(strict=True, reason="Markdown body images have no width/height (follow-up)")
+def test_body_images_load_without_layout_shift(browser, base):
+    shifted = _shifts(browser, base + BODY_IMAGES, 390)
+    assert not shifted, "\n".join(shifted)

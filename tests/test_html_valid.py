@@ -1,0 +1,50 @@
+"""Gate: the Nu HTML Checker (the W3C validator's engine) reports no error on any kind of demo
+page (issue 13, item 4).
+
+The checker is the `vnu-jar` npm package (package.json; installed with `npm ci --ignore-scripts`,
+since its install script would download a Java runtime) run by the system's Java, once over every
+page (one JVM start), with JSON output (https://github.com/validator/validator/wiki/Output-»-JSON).
+Warnings are printed, errors fail.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess  # nosec B404: runs the checker, a fixed argument list
+from pathlib import Path
+
+import httpx
+from a11y_rig import VNU_JAR, demo_server, java, npm_tool, pages
+
+
+def _check(files: list[Path]) -> list[dict]:
+    jar = npm_tool(VNU_JAR)
+    cmd = [java(), "-jar", str(jar), "--format", "json", "--stdout", "--exit-zero-always"]
+    done = subprocess.run(
+        cmd + [str(f) for f in files], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["messages"]
+
+
+def test_nu_checker_finds_no_error(tmp_path):
+    with demo_server(tmp_path) as base:
+        files = []
+        for name, path in pages(base).items():
+            response = httpx.get(base + path)
+            assert response.status_code == (404 if name == "404" else 200), path
+            file = tmp_path / f"{name}.html"
+            file.write_text(response.text, encoding="utf-8")
+            files.append(file)
+    messages = _check(files)
+    checked = {Path(m["url"].removeprefix("file:")).name for m in messages if "url" in m}
+    errors = [
+        f"{Path(m.get('url', '?')).name}:{m.get('lastLine', '?')}: {m['message']}"
+        f" [{m.get('extract', '').strip()[:80]}]"
+        for m in messages
+        if m["type"] in ("error", "non-document-error")
+    ]
+    warnings = [m["message"] for m in messages if m["type"] == "info" and m.get("subType")]
+    print("\n".join(warnings))
+    assert len(files) >= 9 and checked <= {f.name for f in files}
+    assert not errors, f"{len(errors)} Nu errors:\n" + "\n".join(errors)

@@ -344,9 +344,10 @@ class SearchService:
         rows = store.page_rows(self.db.read(), ids, ranked.query.match())
         return [self._hit(rows[i], ranked.query) for i in ids if i in rows]
 
-    def search(self, raw: str, opts: Options, client: str = "") -> Result:
+    def search(self, raw: str, opts: Options, client: str = "", record: bool = True) -> Result:
         """Run one search and record it in the log (never waiting for the database: see
-        `masthead.search.log`). `client` is the reader's address (only its hash is stored).
+        `masthead.search.log`) unless `record` is False (suggestions while typing). `client`
+        is the reader's address (only its hash is stored).
         Raises SearchError when the date filters contradict each other; never raises for any
         other `raw` text."""
         started = time.perf_counter()
@@ -364,7 +365,8 @@ class SearchService:
             if ranked.shown_filters and ranked.query.groups:
                 result.without_filters = ranked.query.without_filters
         result.latency_ms = (time.perf_counter() - started) * 1000
-        self._log(ranked.query, ranked.filters, result, client)
+        if record:
+            self._log(ranked.query, ranked.filters, result, client)
         return result
 
     def _lang_name(self, code: str) -> str:

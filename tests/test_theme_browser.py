@@ -372,10 +372,11 @@ def test_a_click_opens_the_post_and_a_submitted_query_is_logged_once(browser, si
     context.close()
 
 
-def test_suggestions_on_a_chinese_page_and_nothing_found(browser, site_app):
+def test_suggestions_on_a_chinese_page_on_a_phone_and_nothing_found(browser, site_app):
     base, _ = site_app
     context = _context(browser, base)
     page = context.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
     page.goto(base + "/zh/")
     page.locator("#mh-search").click()
     page.keyboard.type("入门", delay=250)
@@ -383,6 +384,9 @@ def test_suggestions_on_a_chinese_page_and_nothing_found(browser, site_app):
     state = _combobox(page, "#mh-search")
     assert [o[1] for o in state["options"]] == ["Kubelet 入门"]
     assert page.get_attribute("#mh-search-suggestions", "aria-label") == "搜索建议"
+    box = page.locator("#mh-search-suggestions").bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, "inside the screen"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.keyboard.press("Control+a")
     page.keyboard.type("zzzzqqq", delay=20)
     page.wait_for_timeout(600)

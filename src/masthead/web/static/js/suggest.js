@@ -60,10 +60,21 @@
       input.removeAttribute("aria-activedescendant");
       active = -1;
     }
+    function place() {
+      // under the box, moved left or right just enough to stay inside the viewport
+      // (CSSOM, which the CSP allows: no style attribute in the markup)
+      list.style.left = "0px";
+      var margin = 8;
+      var from = form.getBoundingClientRect().left;
+      var width = list.getBoundingClientRect().width;
+      var left = Math.max(margin, Math.min(from, window.innerWidth - margin - width));
+      list.style.left = Math.round(left - from) + "px";
+    }
     function open() {
       if (!shown.length) return;
       list.hidden = false;
       input.setAttribute("aria-expanded", "true");
+      place();
     }
     function select(i) {
       var options = list.children;
@@ -152,6 +163,7 @@
       }
     });
     input.addEventListener("blur", close);
+    window.addEventListener("resize", function () { if (!list.hidden) place(); });
     form.addEventListener("submit", function () {
       window.clearTimeout(timer);
       if (pending) pending.abort();

@@ -131,7 +131,8 @@
       window.location.assign(hit.url);
     }
 
-    input.addEventListener("input", function () {
+    function changed(e) {
+      if (e.isComposing) return; // an input method is still composing (pinyin): wait for it
       window.clearTimeout(timer);
       var q = input.value.trim();
       if (q.length < MIN) {
@@ -143,7 +144,9 @@
         return;
       }
       timer = window.setTimeout(function () { ask(q); }, DELAY);
-    });
+    }
+    input.addEventListener("input", changed);
+    input.addEventListener("compositionend", changed);
     input.addEventListener("keydown", function (e) {
       if (e.key === "ArrowDown" || e.key === "ArrowUp") {
         if (!shown.length) return;

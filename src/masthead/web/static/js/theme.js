@@ -43,6 +43,7 @@
 
   apply();
   if (query && query.addEventListener) query.addEventListener("change", apply);
+  window.addEventListener("pageshow", apply); // back from the page cache: the choice may be newer
   window.addEventListener("storage", function (event) {
     if (event.key === KEY || event.key === null) apply(); // another tab chose
   });

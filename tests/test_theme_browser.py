@@ -314,6 +314,11 @@ def test_suggestions_appear_are_keyboard_navigable_and_only_the_final_query_is_l
     titles = [o[1] for o in state["options"]]
     assert "Kubelet basics" in titles and "Sourdough" not in titles
     assert len([u for u in asked if "suggest=1" in u]) >= 2, asked
+    # a Chinese title on an English page is marked as Chinese: a CJK font first
+    zh = page.locator("#mh-search-suggestions [role=option][lang=zh]")
+    assert zh.inner_text() == "Kubelet 入门"
+    family = page.evaluate("e => getComputedStyle(e).fontFamily", zh.element_handle())
+    assert CJK.search(family.split(",")[0]), family
 
     # Down selects the first, Down the second, Up back to the first (aria-activedescendant)
     page.keyboard.press("ArrowDown")

@@ -95,6 +95,9 @@
         option.setAttribute("role", "option");
         option.setAttribute("aria-selected", "false");
         option.textContent = hit.title;
+        if (typeof hit.lang === "string" && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(hit.lang)) {
+          option.setAttribute("lang", hit.lang); // its font stack (a Chinese title on an English page)
+        }
         option.addEventListener("mousedown", function (e) { e.preventDefault(); }); // keep focus
         option.addEventListener("click", function () { go(i); });
         list.appendChild(option);

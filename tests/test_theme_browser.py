@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -435,3 +436,43 @@ def test_latin_text_gets_a_latin_font_first_and_chinese_a_cjk_one(browser, base)
         assert CJK.search(families[0]), (selector, families)
     assert not CJK.search(_families(page, ".lang-switch [lang=en]")[0])
     context.close()
+
+
+def test_an_exported_page_suggests_from_the_masthead_at_api_url(browser, tmp_path):
+    """`masthead build` with `api_url`: the exported page's box asks that masthead (CORS, the
+    CSP's connect-src) and a suggestion opens the exported copy of the post."""
+    from test_export import static_host
+
+    from masthead.config import load_site
+    from masthead.export import build
+
+    root = tmp_path / "site"
+    write_site(root, FILES)
+    out = tmp_path / "out"
+    out.mkdir()
+    with uvicorn_server(static_host(out), timeout=15) as static:
+        toml = (root / "masthead.toml").read_text()
+        (root / "masthead.toml").write_text(f'allowed_origins = ["{static}"]\n' + toml)
+        with uvicorn_server(create_app(load_site(root)), timeout=15) as api:
+            # build() runs its own event loop: in a thread, beside Playwright's
+            worker = threading.Thread(target=build, args=(load_site(root, {"api_url": api}), out))
+            worker.start()
+            worker.join(120)
+            assert (out / "posts/kubernetes-networking/index.html").exists()
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            context.add_init_script(WATCH_CSP)
+            page = context.new_page()
+            asked: list[str] = []
+            page.on("request", lambda r: asked.append(r.url))
+            page.goto(static + "/posts/sourdough/")
+            assert page.locator(".theme-switch").is_visible()
+            page.locator("#mh-search").click()
+            page.keyboard.type("netw", delay=60)
+            page.wait_for_selector("#mh-search-suggestions [role=option]", timeout=10_000)
+            assert any(u.startswith(api + "/api/search?") and "suggest=1" in u for u in asked)
+            page.keyboard.press("ArrowDown")
+            with page.expect_navigation():
+                page.keyboard.press("Enter")
+            assert page.url == static + "/posts/kubernetes-networking/"  # the exported copy
+            assert page.evaluate("window.__violations") == []
+            context.close()

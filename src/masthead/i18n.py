@@ -750,3 +750,19 @@ CATALOGS["zh"].update(
         "latest_posts": "最新文章",
     }
 )
+
+# --- THEME (issue 13): the light/dark switch and search suggestions ---------------------------
+CATALOGS["en"].update(
+    {
+        "theme_dark": "Dark theme",
+        "suggestions": "Suggestions",
+        "suggestions_n": "Suggestions: {n}",  # filled in by static/js/suggest.js
+    }
+)
+CATALOGS["zh"].update(
+    {
+        "theme_dark": "深色主题",
+        "suggestions": "搜索建议",
+        "suggestions_n": "搜索建议：{n} 条",
+    }
+)

@@ -415,9 +415,10 @@ class SearchService:
         rows = store.page_rows(self.db.read(), ids, ranked.query.match(), scan)
         return [self._hit(rows[i], ranked.query) for i in ids if i in rows]
 
-    def search(self, raw: str, opts: Options, client: str = "") -> Result:
+    def search(self, raw: str, opts: Options, client: str = "", record: bool = True) -> Result:
         """Run one search and record it in the log (never waiting for the database: see
-        `masthead.search.log`). `client` is the reader's address (only its hash is stored).
+        `masthead.search.log`) unless `record` is False (suggestions while typing). `client`
+        is the reader's address (only its hash is stored).
         Raises SearchError when the date filters contradict each other; never raises for any
         other `raw` text."""
         started = time.perf_counter()
@@ -426,7 +427,8 @@ class SearchService:
         if cached is not None:
             result, query, filters = cached
             result = replace(result, latency_ms=(time.perf_counter() - started) * 1000)
-            self._log(query, filters, result, client)
+            if record:
+                self._log(query, filters, result, client)
             return result
         ranked = self.rank(raw, opts)
         if not ranked.ran:
@@ -443,7 +445,8 @@ class SearchService:
                 result.without_filters = ranked.query.without_filters
         result.latency_ms = (time.perf_counter() - started) * 1000
         self._keep(key, ranked, result)
-        self._log(ranked.query, ranked.filters, result, client)
+        if record:
+            self._log(ranked.query, ranked.filters, result, client)
         return result
 
     def _cached(self, key: tuple) -> tuple[Result, Query, dict[str, Any]] | None:

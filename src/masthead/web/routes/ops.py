@@ -47,17 +47,35 @@ CODE_BG_LIGHT = "#f4f1ea"  # site.css --code-bg, light and dark: what code is re
 CODE_BG_DARK = "#201f1c"
 
 
+# Where the dark token colours apply: the system's dark mode unless the reader chose light, and
+# the reader's dark choice (static/js/theme.js sets data-theme); on screen only, so a page
+# printed from a dark screen gets the light colours on white paper.
+DARK_BY_SYSTEM = "@media screen and (prefers-color-scheme: dark)", 'html:not([data-theme="light"])'
+DARK_BY_CHOICE = "@media screen", 'html[data-theme="dark"]'
+
+
+def _scoped(css: str, scope: str) -> str:
+    """`css` with every `.highlight` rule's selector put under `scope`."""
+    return "\n".join(
+        f"{scope} {line}" if line.startswith(".highlight") else line for line in css.splitlines()
+    )
+
+
 @lru_cache(maxsize=1)
 def highlight_css() -> str:
-    """Pygments token colours for light and (by the system setting) dark mode, each made to
-    reach WCAG's 4.5:1 on the code background of its mode (web/contrast.py)."""
+    """Pygments token colours for light and dark mode (the system setting, or the reader's
+    choice), each made to reach WCAG's 4.5:1 on the code background of its mode
+    (web/contrast.py)."""
     light = readable_css(
         HtmlFormatter(style="friendly").get_style_defs(".highlight"), CODE_BG_LIGHT
     )
     dark = readable_css(
         HtmlFormatter(style="github-dark").get_style_defs(".highlight"), CODE_BG_DARK
     )
-    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
+    blocks = [light]
+    for media, scope in (DARK_BY_SYSTEM, DARK_BY_CHOICE):
+        blocks.append(f"{media} {{\n{_scoped(dark, scope)}\n}}")
+    return "\n".join(blocks) + "\n"
 
 
 @lru_cache(maxsize=1)

@@ -44,6 +44,9 @@ Day = Annotated[
 Year = Annotated[int | None, Query(ge=1000, le=9999)]  # MIN_YEAR, MAX_YEAR
 PageNo = Annotated[int, Query(ge=1, le=10_000)]
 PerPage = Annotated[int, Query(ge=1, le=50)]
+Suggest = Annotated[
+    bool, Query(description="A suggestion while typing: not recorded in the search log.")
+]
 
 
 MAX_TEXT = 200  # characters of a filter value
@@ -135,10 +138,12 @@ def _options(
     )
 
 
-def _search(service: SearchService, q: str, opts: Options, request: Request) -> Result:
+def _search(
+    service: SearchService, q: str, opts: Options, request: Request, record: bool = True
+) -> Result:
     """Run the search; contradictory filters are a validation error like a bad parameter."""
     try:
-        return service.search(q, opts, request.client.host if request.client else "")
+        return service.search(q, opts, request.client.host if request.client else "", record)
     except SearchError as exc:
         raise _invalid(exc.param, exc.message) from exc
 
@@ -181,13 +186,15 @@ def api_search(
     year: Year = None,
     page: PageNo = 1,
     per_page: PerPage = 10,
+    suggest: Suggest = False,
 ) -> dict[str, Any]:
     """Full-text search over published posts, ranked by bm25 (newest first on ties).
     422 with a message for a bad parameter or contradictory dates (after later than
-    before, in parameters or in the query)."""
+    before, in parameters or in the query). `suggest=1`: a suggestion while the reader
+    types (static/js/suggest.js), not recorded in the search log."""
     service = _service(request)
     opts = _options(service, lang, tag, category, author, after, before, year, page, per_page)
-    return _search(service, q, opts, request).as_dict()
+    return _search(service, q, opts, request, record=not suggest).as_dict()
 
 
 def search_page(

@@ -64,7 +64,7 @@ NOT_FOUND_FILE = "404.html"
 REDIRECTS_FILE = "_redirects"
 HEADERS_FILE = "_headers"
 HIGHLIGHT_CSS = "/static/css/highlight.css"  # a route (Pygments colours), not a file
-TAXONOMIES = ("tags", "categories")
+TAXONOMIES = ("tags", "categories", "authors")
 _SITEMAP_LOC = re.compile(r"<loc>([^<]+)</loc>")
 
 Progress = Callable[[int, int], None]  # (done, total)

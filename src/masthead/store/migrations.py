@@ -236,4 +236,9 @@ MIGRATIONS: list[list[str]] = [
         )""",
         "CREATE INDEX login_failures_key ON login_failures (key, at)",
     ],
+    # 6: authors are a taxonomy (post_terms 'authors') and content/authors/ holds bios: every
+    # content file is parsed again by the next index pass (derived data only)
+    [
+        "UPDATE sources SET mtime_ns = -1, sha256 = ''",
+    ],
 ]

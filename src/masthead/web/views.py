@@ -36,6 +36,7 @@ from masthead.store import posts as store
 from masthead.store import seo as seo_store
 from masthead.web import discussion
 from masthead.web.state import SiteState
+from masthead.web.thumbs import Thumbnails, folder_for
 
 TAXONOMIES = ("tags", "categories", people.TAXONOMY)
 HEADINGS = {"tags": "posts_tagged", "categories": "posts_in", people.TAXONOMY: "posts_by"}
@@ -78,6 +79,7 @@ class Renderer:
         self.env = env
         self.site: Site = state.site
         self._bodies: tuple[object, dict[tuple[str, str], str]] = (None, {})
+        self.thumbs = Thumbnails(self.site.content_dir, folder_for(self.site.database_path))
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -446,6 +448,8 @@ class Renderer:
             versions = {lang.code: path}
         terms = store.terms_of(conn, [r["id"] for r in rows])
         cards = [self.card(r, terms[r["id"]], lang) for r in rows]
+        for row, card in zip(rows, cards, strict=True):
+            card["thumb"] = self.thumbs.thumb(row["cover"])  # resized once (web/thumbs.py)
         self.comment_counts(conn, rows, cards, lang)
 
         def page_url(n: int) -> str | None:

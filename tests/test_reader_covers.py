@@ -93,6 +93,9 @@ def test_a_raster_cover_becomes_lazy_sized_thumbnails_made_once(make_site, serve
     assert images["Small"]["srcset"].endswith(" 200w")  # never enlarged
     assert (images["Small"]["width"], images["Small"]["height"]) == ("200", "100")
     assert (images["Photo"]["width"], images["Photo"]["height"]) == ("320", "640")  # EXIF turned
+    # the first card's image may be the largest paint: fetched at once, never lazily
+    assert images["Photo"]["fetchpriority"] == "high" and "loading" not in images["Photo"]
+    assert images["Small"]["loading"] == "lazy"
 
     folder = folder_for(site.database_path)
     made = {p.name: p.stat().st_mtime_ns for p in folder.glob("*.webp")}
@@ -126,7 +129,7 @@ def test_svg_covers_are_drawn_as_they_are_and_remote_covers_not_at_all(make_site
     vector = images["Vector"]
     assert vector["src"] == "/media/posts/cover.svg"
     assert (vector["width"], vector["height"]) == ("1200", "630")
-    assert "srcset" not in vector and vector["loading"] == "lazy"
+    assert "srcset" not in vector and vector["fetchpriority"] == "high"  # the first image
     assert "Remote" not in images  # pages make no requests to other hosts
 
 

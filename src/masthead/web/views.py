@@ -450,6 +450,10 @@ class Renderer:
         cards = [self.card(r, terms[r["id"]], lang) for r in rows]
         for row, card in zip(rows, cards, strict=True):
             card["thumb"] = self.thumbs.thumb(row["cover"])  # resized once (web/thumbs.py)
+        # the first thumbnail may be the largest paint: never lazy (the others wait their turn)
+        card_eager = next((c for c in cards if c["thumb"]), None)
+        if card_eager is not None:
+            card_eager["thumb_eager"] = True
         self.comment_counts(conn, rows, cards, lang)
 
         def page_url(n: int) -> str | None:

@@ -95,18 +95,21 @@ def test_a_site_without_an_about_page_or_menu_has_feeds_in_the_footer(make_site,
 
 
 @pytest.mark.parametrize(
-    "entry",
+    ("entry", "reason"),
     [
-        'title = "x"\nurl = "javascript:alert(1)"',
-        'title = "x"\nurl = "//evil.example/"',
-        'title = ""\nurl = "/a/"',
-        'title = "x"\nurl = "/a/"\ncolour = "red"',
+        ('title = "x"\nurl = "javascript:alert(1)"', r"menu\.en\.0\.url: .*a site path"),
+        ('title = "x"\nurl = "//evil.example/"', r"menu\.en\.0\.url: .*a site path"),
+        ('title = ""\nurl = "/a/"', r"menu\.en\.0\.title: .*at least 1 character"),
+        ('title = "x"\nurl = "/a/"\ncolour = "red"', r"menu\.en\.0\.colour: Extra inputs"),
     ],
 )
-def test_bad_menu_entries_stop_start_up_naming_the_key(tmp_path, entry):
+def test_bad_menu_entries_stop_start_up_naming_the_key(tmp_path, entry, reason):
     (tmp_path / "masthead.toml").write_text(BILINGUAL_TOML + f"\n[[menu.en]]\n{entry}\n")
-    with pytest.raises(ConfigError, match="menu"):
+    with pytest.raises(ConfigError, match=reason):
         load_site(tmp_path)
+    good = BILINGUAL_TOML + '\n[[menu.en]]\ntitle = "x"\nurl = "/a/"\n'
+    (tmp_path / "masthead.toml").write_text(good)
+    assert load_site(tmp_path).settings.menu["en"][0].url == "/a/"
 
 
 def test_a_menu_for_a_language_the_site_lacks_stops_start_up(tmp_path):

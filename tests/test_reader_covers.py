@@ -13,7 +13,6 @@ from PIL import Image
 from masthead.checker import check_site
 from masthead.indexer import index_site
 from masthead.store.db import Database
-from masthead.web.thumbs import folder_for
 
 from conftest import BILINGUAL_TOML, post
 
@@ -97,7 +96,7 @@ def test_a_raster_cover_becomes_lazy_sized_thumbnails_made_once(make_site, serve
     assert images["Photo"]["fetchpriority"] == "high" and "loading" not in images["Photo"]
     assert images["Small"]["loading"] == "lazy"
 
-    folder = folder_for(site.database_path)
+    folder = site.database_path.parent / "thumbs"  # beside the database (README: Covers)
     made = {p.name: p.stat().st_mtime_ns for p in folder.glob("*.webp")}
     assert len(made) == 5  # 320 + 640 (wide), 200 (small), 320 + 640 (photo)
     # a new index generation renders the list again: the thumbnails are not made again

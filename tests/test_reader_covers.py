@@ -143,6 +143,8 @@ def test_broken_covers_get_no_thumbnail_and_a_check_warning_never_a_500(make_sit
             "posts/gone.md": post("Gone", "2024-03-03", cover="gone.png"),
             "posts/bomb.md": post("Bomb", "2024-03-04", cover="bomb.png"),
             "posts/bomb.png": bomb(),
+            "posts/nul.md": post("Nul", "2024-03-06", cover='"x%00.png"'),
+            "posts/climb.md": post("Climb", "2024-03-07", cover='"../../../../etc/passwd"'),
             "posts/good.md": post("Good", "2024-03-05", cover="good.png"),
             "posts/good.png": png(400, 300),
             "authors/ann.md": "---\nname: Ann\n---\nHi.\n",

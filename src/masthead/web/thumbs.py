@@ -110,7 +110,10 @@ class Thumbnails:
         """The file a `/media/…` cover names, inside the content folder; None otherwise."""
         if not cover.startswith(MEDIA):
             return None
-        path = (self.content_dir / unquote(cover[len(MEDIA) :])).resolve()
+        try:
+            path = (self.content_dir / unquote(cover[len(MEDIA) :])).resolve()
+        except (OSError, ValueError):  # a NUL byte (`%00`), a loop of links: no such file
+            return None
         if not path.is_relative_to(self.content_dir):
             return None
         return path
@@ -123,7 +126,7 @@ class Thumbnails:
             return None
         try:
             st = path.stat()
-        except OSError:
+        except (OSError, ValueError):
             return None
         version = (st.st_size, st.st_mtime_ns)
         known = self._known.get(cover)

@@ -11,6 +11,7 @@ from bs4 import BeautifulSoup
 from PIL import Image
 
 from masthead.checker import check_site
+from masthead.export import build
 from masthead.indexer import index_site
 from masthead.store.db import Database
 
@@ -159,3 +160,23 @@ def test_broken_covers_get_no_thumbnail_and_a_check_warning_never_a_500(make_sit
     assert "not a readable image" in warned["content/posts/cut.md"]
     assert "pixels" in warned["content/posts/bomb.md"]
     assert "content/posts/good.md" not in warned
+
+
+def test_a_static_export_carries_the_thumbnails_its_pages_use(make_site, tmp_path):
+    site = make_site(
+        {
+            "posts/wide/index.md": post("Wide", "2024-03-01", cover="wide.png"),
+            "posts/wide/wide.png": png(900, 300),
+        }
+    )
+    out = tmp_path / "public"
+    build(site, out)
+    page = BeautifulSoup((out / "index.html").read_text(), "html.parser")
+    img = page.select_one("article.card img")
+    urls = [c.split()[0] for c in img["srcset"].split(", ")]
+    assert len(urls) == 2
+    for url in urls:
+        with Image.open(out / url.lstrip("/")) as thumb:
+            assert thumb.format == "WEBP"
+    headers = (out / "_headers").read_text()
+    assert "/thumbs/*\n  Cache-Control: public, max-age=31536000, immutable" in headers

@@ -316,3 +316,17 @@ def test_demo_site_has_a_menu_an_about_page_and_a_bio(demo_site, serve):
     assert soup(client.get("/authors/elena-marsh/")).select_one(".author__bio")
     assert soup(client.get("/zh/authors/elena-marsh/")).select_one(".author__bio")
     assert Path(demo_site.content_dir / "authors" / "elena-marsh.md").is_file()
+
+
+def test_an_edited_bio_shows_on_the_cached_author_page_after_indexing(make_site, serve):
+    site = author_site(make_site)
+    client = serve(site)
+    assert "tides" in soup(client.get("/authors/ann-lee/")).select_one(".author__bio").get_text()
+    bio = site.content_dir / "authors" / "ann-lee.md"
+    bio.write_text(BIO.replace("Ann writes about **tides**.", "Ann now writes about *harbours*."))
+    os.utime(bio, ns=(1, 2))  # a new mtime however fast the test runs
+    db = Database(site.database_path)
+    index_site(site, db)
+    db.close()
+    text = soup(client.get("/authors/ann-lee/")).select_one(".author__bio").get_text()
+    assert "harbours" in text and "tides" not in text

@@ -130,7 +130,8 @@ def test_author_links_are_read_from_parsed_attributes(make_site, serve):
     graph = [n for d in nodes for n in d.get("@graph", [d])]
     posting = next(n for n in graph if n["@type"] == "BlogPosting")
     assert posting["author"][0]["name"] == "Ann x"
-    assert "url" not in posting["author"][0]
+    assert posting["author"][0]["url"] == "https://example.com/authors/ann-x/"  # its own page
+    assert "sameAs" not in posting["author"][0]
     assert "evil.example" not in json.dumps(posting)
 
 

@@ -152,7 +152,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     urls = [r[0] for r in conn.execute("SELECT url FROM posts")]
     urls += [r[0] for r in conn.execute("SELECT path FROM aliases")]
     slugs = sorted({u.strip("/").split("/")[-1] for u in urls if u.strip("/")})
-    terms: dict[str, list[str]] = {"tags": [], "categories": []}
+    terms: dict[str, list[str]] = {"tags": [], "categories": [], "authors": []}
     for taxonomy, key in conn.execute("SELECT DISTINCT taxonomy, key FROM post_terms"):
         terms[taxonomy].append(key)
     content = root / "content"
@@ -186,8 +186,10 @@ def cores(site: Site) -> st.SearchStrategy[Core]:
     fills = {
         "{n}": _mostly(NUMBERS, st.integers(-5, 10**20).map(str)),
         "{slug}": _mostly(site.slugs + HOSTILE_SEGMENTS),
-        "{tax}": st.sampled_from(["tags", "categories"]),
-        "{key}": _mostly(site.terms["tags"] + site.terms["categories"] + HOSTILE_SEGMENTS),
+        "{tax}": st.sampled_from(["tags", "categories", "authors"]),
+        "{key}": _mostly(
+            site.terms["tags"] + site.terms["categories"] + site.terms["authors"] + HOSTILE_SEGMENTS
+        ),
         "{any}": st.lists(_mostly(site.slugs + HOSTILE_SEGMENTS), min_size=1, max_size=3).map(
             "/".join
         ),

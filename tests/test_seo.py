@@ -442,8 +442,13 @@ def test_jsonld_on_every_kind_of_page(tmp_path, serve):
     assert article["description"] == "Lamps, ropes & the tide: a walk along the quay after dark."
     assert article["datePublished"] == "2024-03-01T20:00:00+08:00"
     assert article["dateModified"] == "2024-04-02T09:30:00+08:00"
-    assert article["author"] == [
-        {"@type": "Person", "name": "Ann Lee", "url": "https://example.org/ann"}
+    assert article["author"] == [  # url: the author page; sameAs: the link in front matter
+        {
+            "@type": "Person",
+            "name": "Ann Lee",
+            "url": BASE + "/authors/ann-lee/",
+            "sameAs": "https://example.org/ann",
+        }
     ]
     assert article["image"] == BASE + "/media/posts/images/quay.svg"
     assert client.get("/media/posts/images/quay.svg").status_code == 200
@@ -624,7 +629,9 @@ def test_c27_xml_escaping(make_site, serve):
     assert meta(page, "og:title") == meta(page, "twitter:title") == title
     assert meta(page, "description") == excerpt
     assert node(page, "BlogPosting")["headline"] == title
-    assert node(page, "BlogPosting")["author"] == [{"@type": "Person", "name": "Alice & Bob"}]
+    assert node(page, "BlogPosting")["author"] == [
+        {"@type": "Person", "name": "Alice & Bob", "url": BASE + "/authors/alice-and-bob/"}
+    ]
     assert node(page, "BreadcrumbList")["itemListElement"][-1]["name"] == title
     assert page.h1.get_text() == title
 

@@ -1,10 +1,11 @@
 """`masthead check`: validate every content file without touching the database.
 
 Reports parse errors (the file would be left out), duplicate slugs (the older post keeps the URL),
-unknown shortcodes, links to content files that do not exist and two posts of one language with
-one `translationKey` (warnings), and every file and folder the site skips (`discover.skipped`):
-info for what a normal site has (`_index.md`, `.git/`, editor backups), a warning for a content
-format masthead does not render (`.org`, `.adoc`, `.rst`…), whose text would silently be missing.
+unknown shortcodes, links to content files that do not exist, covers that are no readable image
+and two posts of one language with one `translationKey` (warnings), and every file and folder the
+site skips (`discover.skipped`): info for what a normal site has (`_index.md`, `.git/`, editor
+backups), a warning for a content format masthead does not render (`.org`, `.adoc`, `.rst`…),
+whose text would silently be missing.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ def check_site(site: Site) -> list[ContentIssue]:
                     )
                 )
     issues.extend(_missing_files(site, posts, table))
+    issues.extend(_broken_covers(site, posts))
     issues.extend(_translation_clashes(site, posts))
     issues.extend(_skipped(site))
     return sorted(issues, key=lambda i: (i.path, i.line, i.reason))
@@ -102,6 +104,25 @@ def _missing_files(
                         "warning",
                     )
                 )
+    return out
+
+
+def _broken_covers(site: Site, posts: list[Post]) -> list[ContentIssue]:
+    """Warnings for raster covers beside posts that Pillow cannot read: their list cards show
+    no thumbnail (web/thumbs.py)."""
+    from masthead.web import thumbs  # Pillow: only when checking
+
+    out: list[ContentIssue] = []
+    for post in posts:
+        rel = urls.unquote(post.cover[len(urls.MEDIA_PREFIX) :])
+        path = site.content_dir / rel
+        if not post.cover.startswith(urls.MEDIA_PREFIX) or path.suffix.lower() not in thumbs.RASTER:
+            continue
+        why = thumbs.problem(path) if _is_file(path) else None
+        if why is not None:
+            line = _line_mentioning(site, post.source, rel.rsplit("/", 1)[-1])
+            reason = f"cover {rel.rsplit('/', 1)[-1]}: {why}; list cards show no thumbnail"
+            out.append(ContentIssue(post.source, line, reason, "warning"))
     return out
 
 

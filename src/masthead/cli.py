@@ -210,6 +210,54 @@ def init(
     typer.echo(f"Created a site in {shown}. Serve it with: masthead serve {shown}")
 
 
+def _version(value: bool) -> None:
+    if value:
+        import masthead
+
+        typer.echo(f"masthead {masthead.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """masthead: an editorial web platform on Markdown files and SQLite."""
+
+
+@app.command()
+def new(
+    site: Annotated[Path, typer.Argument(help="Site folder (with masthead.toml).")],
+    title: Annotated[str, typer.Argument(help="The post's title.")],
+    lang: Annotated[
+        str | None, typer.Option("--lang", help="Language code (default: the site's).")
+    ] = None,
+    translation_of: Annotated[
+        Path | None,
+        typer.Option("--translation-of", help="The content file this post translates."),
+    ] = None,
+) -> None:
+    """Start a post: a draft file with front matter (title, date now, slug from the title),
+    where the site's layout puts it; prints its path. Never overwrites a file."""
+    from datetime import UTC, datetime
+
+    from masthead import newpost
+
+    try:
+        planned = newpost.plan(_site(site), title, datetime.now(UTC), lang, translation_of)
+        path = newpost.create(planned)
+    except MastheadError as exc:
+        raise _fail(exc) from None
+    except OSError as exc:
+        raise _fail(ConfigError(f"cannot write the post ({_cause(exc)})")) from None
+    typer.echo(_visible(str(path)))
+
+
 @app.command()
 def index(
     site: SiteArg = None,

@@ -69,6 +69,28 @@ class PermalinkSettings(BaseModel):
         return permalinks.validate(value)
 
 
+class MenuItem(BaseModel):
+    """One `[[menu.CODE]]` entry: a link in the header and footer navigation of a language."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    title: str = Field(
+        min_length=1, alias="name", description="Link text (Hugo's `name` is accepted too)."
+    )
+    url: str = Field(description="A site path (/about/) or an absolute http(s) URL.")
+    weight: int = Field(0, description="Order: lower first, then as written (Hugo's weight).")
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        value = value.strip()
+        if value.startswith("/") and not value.startswith("//"):
+            return value
+        if urlsplit(value).scheme in ("http", "https") and urlsplit(value).hostname:
+            return value
+        raise ValueError(f"{value!r}: a site path such as /about/ or an http(s) URL")
+
+
 CSP_DIRECTIVES = frozenset(
     {
         "base-uri", "child-src", "connect-src", "default-src", "font-src", "form-action",
@@ -250,6 +272,11 @@ class Settings(BaseModel):
     security: SecuritySettings = Field(
         default_factory=SecuritySettings,
         description="Security headers: CSP additions and HSTS; see 'Security'.",
+    )
+    menu: dict[str, list[MenuItem]] = Field(
+        default_factory=dict,
+        description="Links in the header and footer per language code, e.g. "
+        '[[menu.en]] title = "About" url = "/about/"; see \'Menus\'.',
     )
     languages: dict[str, LanguageSettings] = Field(
         default_factory=lambda: {"en": LanguageSettings(name="English")},
@@ -478,6 +505,9 @@ def load_site(root: str | Path, overrides: dict[str, Any] | None = None) -> Site
         raise ConfigError(
             f"{path}: default_language {settings.default_language!r} has no [languages] table"
         )
+    unknown = sorted(set(settings.menu) - set(settings.languages))
+    if unknown:
+        raise ConfigError(f"{path}: menu.{unknown[0]}: no such language in [languages]")
     prefixes = [lang.prefix for lang in Site(root, settings).languages.values()]
     if len(set(prefixes)) != len(prefixes):
         raise ConfigError(f"{path}: two languages share one URL prefix")

@@ -9,6 +9,7 @@ static server maps a request to a file):
   and the comment feeds (`comments/feed.xml`, `posts/x/comments.xml`, …, as of the build),
   `sitemap.xml` (and `sitemap-N.xml` when it is a sitemap index), `robots.txt`;
 - `static/…` and `media/…`: exactly the files those mounts serve (`web.media`'s allowlist);
+- `thumbs/…`: the cover thumbnails the list pages use (made as they render: web/thumbs.py);
 - `404.html`, the not-found page;
 - for every alias and former URL of a post, a small redirect page (meta refresh, canonical,
   `noindex`) at the old path, and all of them in `_redirects` (Netlify and Cloudflare Pages:
@@ -52,6 +53,7 @@ from masthead.content import urls
 from masthead.errors import ConfigError, MastheadError
 from masthead.store import export as export_store
 from masthead.store import posts as store
+from masthead.web import thumbs
 from masthead.web.media import SVG_POLICY, media_type, refused
 from masthead.web.security import security_headers
 
@@ -64,7 +66,7 @@ NOT_FOUND_FILE = "404.html"
 REDIRECTS_FILE = "_redirects"
 HEADERS_FILE = "_headers"
 HIGHLIGHT_CSS = "/static/css/highlight.css"  # a route (Pygments colours), not a file
-TAXONOMIES = ("tags", "categories")
+TAXONOMIES = ("tags", "categories", "authors")
 _SITEMAP_LOC = re.compile(r"<loc>([^<]+)</loc>")
 
 Progress = Callable[[int, int], None]  # (done, total)
@@ -247,6 +249,7 @@ def headers_file(headers: list[tuple[str, str]], svgs: Iterable[str]) -> bytes:
     its own sandbox policy (`web.media.SVG_POLICY`; a host joins both policies, and a browser
     enforces each)."""
     lines = ["/*", *(f"  {name}: {value}" for name, value in headers)]
+    lines += [thumbs.URL_PREFIX + "*", f"  Cache-Control: {thumbs.THUMB_CACHE}"]  # content hashes
     for url in svgs:
         lines += [url, f"  Content-Security-Policy: {SVG_POLICY}"]
     return ("\n".join(lines) + "\n").encode()
@@ -435,6 +438,10 @@ async def _build(site: Site, out: Path, progress: Progress, now: float, jobs: in
                 jobs,
                 lambda done: progress(1 + done, total),
             )
+            # cover thumbnails are made as list pages render (web/thumbs.py): written after them
+            made = sorted(thumbs.folder_for(site.database_path).glob("*.webp"))
+            todo = [thumbs.URL_PREFIX + p.name for p in made]
+            await _render(client, output, report, todo, site, pages, quiet=True)
             status, body = await client.get("/" + NOT_FOUND_FILE)
             if status != 404:
                 raise BuildError(f"/{NOT_FOUND_FILE}: the app answered {status}")

@@ -766,3 +766,39 @@ CATALOGS["zh"].update(
         "suggestions_n": "搜索建议：{n} 条",
     }
 )
+
+# READER: footer, author pages, previous/next and related posts
+CATALOGS["en"].update(
+    {
+        "authors": "Authors",
+        "all_authors": "All authors",
+        "posts_by": "Posts by {name}",
+        "author_links": "Elsewhere",
+        "previous_post": "Previous post",
+        "next_post": "Next post",
+        "post_navigation": "More posts",
+        "related_posts": "Related posts",
+        "site_footer": "Site links",
+        "feeds": "Feeds",
+        "rss_feed": "RSS",
+        "atom_feed": "Atom",
+        "about": "About",
+    }
+)
+CATALOGS["zh"].update(
+    {
+        "authors": "作者",
+        "all_authors": "全部作者",
+        "posts_by": "{name} 的文章",
+        "author_links": "其他链接",
+        "previous_post": "上一篇",
+        "next_post": "下一篇",
+        "post_navigation": "更多文章",
+        "related_posts": "相关文章",
+        "site_footer": "站点链接",
+        "feeds": "订阅",
+        "rss_feed": "RSS",
+        "atom_feed": "Atom",
+        "about": "关于",
+    }
+)

@@ -1,7 +1,8 @@
 """Which files under the content folder are posts or pages, and what their paths say.
 
-A file's path gives its kind (`pages/…` after an optional language folder is a page, anything else
-a post), its language (a `name.LANG.md` suffix, else a configured language folder), its slug
+A file's path gives its kind (`pages/…` after an optional language folder is a page, `authors/…`
+an author's bio, anything else a post), its language (a `name.LANG.md` suffix, else a configured
+language folder), its slug
 (`2024-05-02-name.md` → `name`; `name/index.md` → `name`) and its translation base (the same path
 in every language folder or without the language suffix).
 What is never content follows Hugo (`source.SourceSpec.IgnoreFile`): hidden names (`.git/`,
@@ -124,7 +125,7 @@ class PathInfo:
     """What a content-relative path says about its file."""
 
     rel: str
-    kind: str  # "post" or "page"
+    kind: str  # "post", "page" or "author" (a bio under authors/)
     lang: str | None  # from the file suffix, else the language folder
     slug: str
     base: str  # translation base
@@ -142,7 +143,9 @@ def classify(site: Site, rel: str) -> PathInfo:
                 folder_lang = lang.code
                 parts = parts[1:]
                 break
-    kind = "page" if len(parts) > 1 and parts[0] == "pages" else "post"
+    kind = "post"
+    if len(parts) > 1 and parts[0] in ("pages", "authors"):  # authors: bios (content/authors.py)
+        kind = "page" if parts[0] == "pages" else "author"
     name = parts[-1]
     stem = name.rsplit(".", 1)[0]
     suffix_lang: str | None = None

@@ -22,7 +22,16 @@ from typing import Any
 from urllib.parse import quote
 
 from masthead.config import Site
-from masthead.content import frontmatter, markdown, sanitize, shortcodes, source, text, urls
+from masthead.content import (
+    authors,
+    frontmatter,
+    markdown,
+    sanitize,
+    shortcodes,
+    source,
+    text,
+    urls,
+)
 from masthead.content.discover import classify
 from masthead.content.headings import build_toc, render_toc
 from masthead.content.meta import normalise, term_key
@@ -103,6 +112,8 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     """
     path = posixpath.join(site.settings.content_dir, rel)
     info = classify(site, rel)
+    if info.kind == "author":
+        return authors.parse_bio(site, info, raw)
     fm = frontmatter.split(path, source.decode(path, raw))
     meta, extra, problems = normalise(fm.data, fm.lines, site.tz)
     if problems:

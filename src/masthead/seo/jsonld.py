@@ -39,11 +39,14 @@ def organization(name: str, url: str) -> dict[str, Any]:
     return {"@type": "Organization", "@id": f"{url}#publisher", "name": name, "url": url}
 
 
-def person(name: str, url: str | None = None) -> dict[str, Any]:
-    """An author as a `Person`; `url` (a profile link) when known."""
+def person(name: str, url: str | None = None, same_as: str | None = None) -> dict[str, Any]:
+    """An author as a `Person`; `url` (their page: the site's author page, or a profile link)
+    and `same_as` (a profile elsewhere, schema.org `sameAs`) when known."""
     node: dict[str, Any] = {"@type": "Person", "name": name}
     if url:
         node["url"] = url
+    if same_as and same_as != url:
+        node["sameAs"] = same_as
     return node
 
 

@@ -15,7 +15,8 @@ def published_urls(conn: sqlite3.Connection, now: float) -> list[sqlite3.Row]:
     """Every published post and page (noindex ones and those canonical elsewhere too): `url`
     (percent-encoded, as `posts.url`), `lang`, `kind`, `comments`; oldest first."""
     return conn.execute(
-        f"SELECT url, lang, kind, comments FROM posts WHERE {_PUBLISHED} ORDER BY date_ts, source",
+        "SELECT url, lang, kind, comments FROM posts WHERE kind != 'author' "
+        f"AND {_PUBLISHED} ORDER BY date_ts, source",
         {"now": now},
     ).fetchall()
 

@@ -252,4 +252,9 @@ MIGRATIONS: list[list[str]] = [
         "INSERT INTO search_fts (search_fts) VALUES ('rebuild')",
         "DELETE FROM sources",
     ],
+    # 7: authors are a taxonomy (post_terms 'authors') and content/authors/ holds bios: every
+    # content file is parsed again by the next index pass (derived data only)
+    [
+        "UPDATE sources SET mtime_ns = -1, sha256 = ''",
+    ],
 ]

@@ -11,7 +11,8 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from masthead.content.post import Post
+from masthead.content import authors
+from masthead.content.post import Post, Term
 from masthead.errors import ContentIssue
 from masthead.search.document import SearchValues
 from masthead.store import search
@@ -77,7 +78,7 @@ def upsert_post(
         "VALUES (:id, :tax, :key, :name, :pos)",
         [
             {"id": post_id, "tax": tax, "key": term.key, "name": term.name, "pos": i}
-            for tax, terms in (("tags", post.tags), ("categories", post.categories))
+            for tax, terms in _taxonomies(post)
             for i, term in enumerate(terms)
         ],
     )
@@ -88,6 +89,12 @@ def upsert_post(
     )
     search.index_post(conn, post_id, post, search_values)
     return post_id
+
+
+def _taxonomies(post: Post) -> tuple[tuple[str, tuple[Term, ...]], ...]:
+    """The terms a post is listed under: its tags, categories and authors (by name key)."""
+    people = tuple(Term(a.name, a.key) for a in authors.authors(post.authors))
+    return (("tags", post.tags), ("categories", post.categories), (authors.TAXONOMY, people))
 
 
 def delete_source(conn: sqlite3.Connection, path: str) -> None:
@@ -332,8 +339,10 @@ def translations(
 
 
 def terms_of(conn: sqlite3.Connection, post_ids: list[int]) -> dict[int, dict[str, list]]:
-    """post id → {"tags": [(key, name)…], "categories": […]} in written order."""
-    out: dict[int, dict[str, list]] = {i: {"tags": [], "categories": []} for i in post_ids}
+    """post id → {"tags": [(key, name)…], "categories": […], "authors": […]} in written order."""
+    out: dict[int, dict[str, list]] = {
+        i: {"tags": [], "categories": [], authors.TAXONOMY: []} for i in post_ids
+    }
     if not post_ids:
         return out
     rows = conn.execute(
@@ -424,3 +433,65 @@ def titles_by_url(conn: sqlite3.Connection, urls: Iterable[str]) -> dict[str, st
         {"keys": keys},
     )
     return {r[0]: r[1] for r in rows}
+
+
+def page_url_by_slug(conn: sqlite3.Connection, slug: str, lang: str, now: float) -> str | None:
+    """The URL of the published page (`content/pages/`) of `lang` with this slug, or None."""
+    row = conn.execute(
+        f"SELECT url FROM posts WHERE kind = 'page' AND slug = :slug AND lang = :lang "
+        f"AND {_visible(False)} ORDER BY date_ts LIMIT 1",
+        {"slug": slug, "lang": lang, "now": now},
+    ).fetchone()
+    return row[0] if row else None
+
+
+def author_bio(
+    conn: sqlite3.Connection, key: str, lang: str, default_lang: str
+) -> sqlite3.Row | None:
+    """The bio (`kind = 'author'`) of author `key`: in `lang`, else `default_lang`, else any."""
+    return conn.execute(
+        "SELECT * FROM posts WHERE kind = 'author' AND slug = :key AND shadowed = 0 "
+        "ORDER BY lang = :lang DESC, lang = :default DESC, lang LIMIT 1",
+        {"key": key, "lang": lang, "default": default_lang},
+    ).fetchone()
+
+
+def neighbours(
+    conn: sqlite3.Connection, post: sqlite3.Row, now: float, drafts: bool = False
+) -> tuple[sqlite3.Row | None, sqlite3.Row | None]:
+    """The posts of `post`'s language just older and just newer than it, in the order list
+    pages use (date, then source path): `(older, newer)`, None at either end."""
+    where = f"kind = 'post' AND lang = :lang AND id != :id AND {_visible(drafts)}"
+    params = {"lang": post["lang"], "id": post["id"], "ts": post["date_ts"],
+              "src": post["source"], "now": now}  # fmt: skip
+    older = conn.execute(
+        f"SELECT id, title, url, date FROM posts WHERE {where} "
+        "AND (date_ts < :ts OR (date_ts = :ts AND source > :src)) "
+        "ORDER BY date_ts DESC, source LIMIT 1",
+        params,
+    ).fetchone()
+    newer = conn.execute(
+        f"SELECT id, title, url, date FROM posts WHERE {where} "
+        "AND (date_ts > :ts OR (date_ts = :ts AND source < :src)) "
+        "ORDER BY date_ts, source DESC LIMIT 1",
+        params,
+    ).fetchone()
+    return older, newer
+
+
+def related(
+    conn: sqlite3.Connection, post: sqlite3.Row, now: float, limit: int, drafts: bool = False
+) -> list[sqlite3.Row]:
+    """Up to `limit` posts of `post`'s language sharing tags with it: the most shared tags
+    first, then the newest."""
+    visible = _visible(drafts).replace("shadowed", "p.shadowed").replace("date_ts", "p.date_ts")
+    visible = visible.replace("draft =", "p.draft =")
+    return conn.execute(
+        "SELECT p.id, p.title, p.url, p.date, COUNT(*) AS shared FROM post_terms t "
+        "JOIN posts p ON p.id = t.post_id "
+        "WHERE t.taxonomy = 'tags' AND t.key IN "
+        "(SELECT key FROM post_terms WHERE post_id = :id AND taxonomy = 'tags') "
+        f"AND p.id != :id AND p.kind = 'post' AND p.lang = :lang AND {visible} "
+        "GROUP BY p.id ORDER BY shared DESC, p.date_ts DESC, p.source LIMIT :limit",
+        {"id": post["id"], "lang": post["lang"], "now": now, "limit": limit},
+    ).fetchall()

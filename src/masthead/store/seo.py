@@ -48,7 +48,7 @@ def indexable_posts(conn: sqlite3.Connection, now: float) -> list[sqlite3.Row]:
     sitemap file): id, kind, lang, url, date, updated, translation_key."""
     return conn.execute(
         "SELECT id, kind, lang, url, date, updated, translation_key FROM posts "
-        f"WHERE {_INDEXABLE} ORDER BY date_ts, source",
+        f"WHERE kind != 'author' AND {_INDEXABLE} ORDER BY date_ts, source",
         {"now": now},
     ).fetchall()
 

@@ -34,7 +34,7 @@ from masthead.search.service import SearchService
 from masthead.store.db import Database
 from masthead.watch import Watcher
 from masthead.watch_lock import watch_alone
-from masthead.web import address, cors, errors, fastpath, purge, security
+from masthead.web import address, cors, errors, fastpath, purge, security, thumbs
 from masthead.web.media import MEDIA_TYPES, Files
 from masthead.web.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
@@ -118,6 +118,7 @@ def create_app(
     app.mount("/static", statics, name="static")
     if site.content_dir.is_dir():
         app.mount("/media", _media(site, dev), name="media")
+    app.mount("/thumbs", _thumbs(site), name="thumbs")
     app.include_router(pages.permalinks(site))  # last: the fixed routes and mounts above win
 
     errors.install(app)
@@ -178,6 +179,13 @@ def _media(site: Site, dev: bool) -> Files:
     """`/media/`: the files beside posts, of the media types only."""
     cache = "no-cache" if dev else None
     return Files(directory=site.content_dir, cache_control=cache, types=MEDIA_TYPES)
+
+
+def _thumbs(site: Site) -> Files:
+    """`/thumbs/`: cover thumbnails (web/thumbs.py), named by content hash: cached for a year."""
+    folder = thumbs.folder_for(site.database_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return Files(directory=folder, cache_control=thumbs.THUMB_CACHE, types=thumbs.TYPES)
 
 
 def _templates(site: Site) -> Environment:

@@ -23,8 +23,8 @@ from markupsafe import Markup
 
 from masthead.comments.threads import PageOutOfRange
 from masthead.config import Language, Site
+from masthead.content import authors as people
 from masthead.content import sanitize, urls
-from masthead.content.markdown import render_inline
 from masthead.content.text import html_to_text
 from masthead.errors import NotFound
 from masthead.i18n import gettext, long_date
@@ -36,8 +36,11 @@ from masthead.store import posts as store
 from masthead.store import seo as seo_store
 from masthead.web import discussion
 from masthead.web.state import SiteState
+from masthead.web.thumbs import Thumbnails, folder_for
 
-TAXONOMIES = ("tags", "categories")
+TAXONOMIES = ("tags", "categories", people.TAXONOMY)
+HEADINGS = {"tags": "posts_tagged", "categories": "posts_in", people.TAXONOMY: "posts_by"}
+RELATED_POSTS = 3  # related posts under a post, at most
 BODY_MEMO = 2048  # post bodies kept sanitized per generation (a feed re-renders 20 of them)
 LATEST_ON_404 = 5  # newest posts a 404 page lists
 JSONLD_COMMENTS = 100  # Comment items in a post's JSON-LD at most (the oldest; the count is all)
@@ -45,20 +48,20 @@ JSONLD_COMMENTS = 100  # Comment items in a post's JSON-LD at most (the oldest; 
 
 @lru_cache(maxsize=4096)  # pure; each feed item and post page asks again
 def author_people(raw: str) -> tuple[tuple[str, str | None], ...]:
-    """`(plain-text name, profile URL or None)` of each author in a post's `authors` JSON list.
+    """`(plain-text name, profile URL or None)` of each author in a post's `authors` JSON list
+    (see `content.authors.author`: inline Markdown, one http(s) link is the profile)."""
+    return tuple((a.name, a.url) for a in post_authors(raw))
 
-    Authors may be written as inline Markdown (`[Ann](https://…) (Acme)`): the name is the visible
-    text; the URL is the link when the entry has exactly one http(s) link (read from the parsed
-    attributes of the sanitized line).
-    """
-    out: list[tuple[str, str | None]] = []
-    for entry in json.loads(raw) if raw else []:
-        rendered = sanitize.clean(render_inline(entry))
-        name = " ".join(html_to_text(rendered).split())
-        links = [u for u in sanitize.urls_in(rendered) if sanitize.scheme(u) in ("http", "https")]
-        if name:
-            out.append((name, links[0] if len(links) == 1 else None))
-    return tuple(out)
+
+@lru_cache(maxsize=4096)
+def post_authors(raw: str) -> tuple[people.Author, ...]:
+    """The authors of a post's `authors` JSON list, one per key (content/authors.py)."""
+    return people.authors(json.loads(raw) if raw else [])
+
+
+def term_heading(locale: str, taxonomy: str, name: str) -> str:
+    """A term page's heading: "Posts tagged “x”", "Posts in “x”", "Posts by x"."""
+    return gettext(locale, HEADINGS.get(taxonomy, "posts_in"), name=name)
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class Renderer:
         self.env = env
         self.site: Site = state.site
         self._bodies: tuple[object, dict[tuple[str, str], str]] = (None, {})
+        self.thumbs = Thumbnails(self.site.content_dir, folder_for(self.site.database_path))
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -111,10 +115,33 @@ class Renderer:
         value = datetime.fromisoformat(iso)
         return {"iso": value.isoformat(), "text": long_date(value, lang.locale)}
 
-    def authors_html(self, raw: str) -> Markup:
-        names = json.loads(raw) if raw else []
-        # each name passes the nh3 allowlist last (front matter is never trusted HTML)
-        return Markup(", ".join(sanitize.clean(render_inline(n)) for n in names))  # nosec B704
+    def author_nodes(self, raw: str, lang: Language) -> list[dict[str, Any]]:
+        """JSON-LD `Person` of each author of a post: `url` their author page, `sameAs` the
+        profile link written in front matter."""
+        return [
+            jsonld.person(a.name, self.absolute(people.bio_url(lang.prefix, a.key)), a.url)
+            for a in post_authors(raw)
+        ]
+
+    def menu(self, lang: Language, path: str) -> list[dict[str, Any]]:
+        """The `menu` setting of `lang`: `{"title", "url", "current"}` by weight, then as
+        written; `current` when the item is the page at `path`."""
+        items = sorted(self.site.settings.menu.get(lang.code, []), key=lambda i: i.weight)
+        return [{"title": i.title, "url": i.url, "current": i.url == path} for i in items]
+
+    def footer(self, lang: Language, menu: list[dict[str, Any]]) -> dict[str, Any]:
+        """The footer's links: the language's feeds (RSS, Atom), and its About page (a page
+        with the slug `about`) unless the menu links to it already."""
+        conn = self.state.db.read()
+        about = store.page_url_by_slug(conn, "about", lang.code, self.state.now())
+        if about is not None and any(item["url"] == about for item in menu):
+            about = None
+        feeds = [
+            {"title": gettext(lang.locale, f"{fmt}_feed"), "url": urls.feed_url(lang.prefix, fmt),
+             "type": mime}
+            for fmt, mime in (("rss", "application/rss+xml"), ("atom", "application/atom+xml"))
+        ]  # fmt: skip
+        return {"about": about, "feeds": feeds}
 
     def card(self, row: sqlite3.Row, terms: dict[str, list], lang: Language) -> dict[str, Any]:
         return {
@@ -126,6 +153,7 @@ class Renderer:
             "draft": bool(row["draft"]),
             "tags": self.term_links(lang, "tags", terms.get("tags", [])),
             "categories": self.term_links(lang, "categories", terms.get("categories", [])),
+            "authors": self.term_links(lang, people.TAXONOMY, terms.get(people.TAXONOMY, [])),
         }
 
     def comment_counts(
@@ -329,6 +357,8 @@ class Renderer:
         def t(key: str, **values: Any) -> str:
             return gettext(lang.locale, key, **values)
 
+        menu = self.menu(lang, path)
+
         social = []
         if status == 200:
             others = [a.lang.locale for a in alternates if not a.current]
@@ -367,6 +397,8 @@ class Renderer:
                 "tags": self.lang_path(lang, "/tags/"),
                 "categories": self.lang_path(lang, "/categories/"),
             },
+            "menu": menu,  # READER: the header (LAYOUT) and the footer draw it
+            "footer": self.footer(lang, menu),
             "dev": self.state.dev,
             "dev_version": self.state.reload_version(),
             **context,
@@ -398,15 +430,16 @@ class Renderer:
         pages = max(1, math.ceil(total / per))
         if page > pages or page < 1:
             raise NotFound("no such page")
-        name = ""
+        name, bio = "", None
         if taxonomy:
             name = store.term_name(conn, taxonomy, key or "", lang.code) or ""
             if not name or total == 0:
                 raise NotFound("no such term")
             base = urls.term_url(lang.prefix, taxonomy, key or "")
-            heading = gettext(
-                lang.locale, "posts_tagged" if taxonomy == "tags" else "posts_in", name=name
-            )
+            if taxonomy == people.TAXONOMY:
+                bio = self.bio(conn, key or "", lang)
+                name = bio["name"] if bio else name
+            heading = term_heading(lang.locale, taxonomy, name)
             versions = {lang.code: base, **self.term_versions(conn, taxonomy, key or "")}
         else:
             base, heading = lang.root, ""
@@ -416,6 +449,12 @@ class Renderer:
             versions = {lang.code: path}
         terms = store.terms_of(conn, [r["id"] for r in rows])
         cards = [self.card(r, terms[r["id"]], lang) for r in rows]
+        for row, card in zip(rows, cards, strict=True):
+            card["thumb"] = self.thumbs.thumb(row["cover"])  # resized once (web/thumbs.py)
+        # the first thumbnail may be the largest paint: never lazy (the others wait their turn)
+        card_eager = next((c for c in cards if c["thumb"]), None)
+        if card_eager is not None:
+            card_eager["thumb_eager"] = True
         self.comment_counts(conn, rows, cards, lang)
 
         def page_url(n: int) -> str | None:
@@ -439,6 +478,8 @@ class Renderer:
         if taxonomy:
             index = (gettext(lang.locale, taxonomy), self.lang_path(lang, f"/{taxonomy}/"))
             structured.append(self.crumbs(lang, index, (name, base)))
+            if taxonomy == people.TAXONOMY:
+                structured.append(self.profile(lang, base, name, bio))
         elif page == 1:  # the home page: the site and its search
             where = self.site.settings.api_url or self.absolute("")
             search = where + self.lang_path(lang, "/search") + "?q={search_term_string}"
@@ -468,7 +509,40 @@ class Renderer:
                 "older": page_url(page + 1),
             },
             taxonomy=taxonomy,
+            author=({"name": name, "bio": bio} if taxonomy == people.TAXONOMY else None),
         )
+
+    def bio(self, conn: sqlite3.Connection, key: str, lang: Language) -> dict[str, Any] | None:
+        """The bio of author `key` (`content/authors/KEY.md`) in `lang`, else in the default
+        language, else in any: `{"name", "html", "avatar", "links"}`; None without one."""
+        row = store.author_bio(conn, key, lang.code, self.site.settings.default_language)
+        if row is None:
+            return None
+        extra = store.decode_json(row["extra"]) or {}
+        return {
+            "name": row["title"],
+            # the nh3 allowlist is the last step of body_html (raw_html trusts its authors)
+            "html": Markup(self.body_html(row["html"], row["lang"])),  # nosec B704
+            "avatar": row["cover"] if self.cover_url(row["cover"]) else "",
+            "links": extra.get("links", []),
+            "lang": self.hreflang_of(row["lang"]),
+            "url": self.absolute(row["url"]),
+        }
+
+    def profile(
+        self, lang: Language, path: str, name: str, bio: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """The JSON-LD `ProfilePage` of an author page: its `Person`, with the bio's links as
+        `sameAs` and the avatar as `image`."""
+        page_url = self.absolute(path)
+        person = jsonld.person(name, page_url)
+        if bio:
+            if bio["links"]:
+                person["sameAs"] = [link["url"] for link in bio["links"]]
+            if bio["avatar"]:
+                person["image"] = self.cover_url(bio["avatar"])
+        return {"@type": "ProfilePage", "url": page_url, "inLanguage": lang.hreflang,
+                "mainEntity": person}  # fmt: skip
 
     def post(
         self, lang: Language, url: str, comment_page: int = 1, preview: bool = False
@@ -499,7 +573,10 @@ class Renderer:
             "html": Markup(self.body_html(row["html"], row["lang"])),  # nosec B704
             # the TOC is built from escaped heading text (content.headings.render_toc)
             "toc_html": Markup(row["toc_html"]) if row["show_toc"] else "",  # nosec B704
-            "authors": self.authors_html(row["authors"]),
+            "authors": [
+                {"name": a.name, "url": people.bio_url(lang.prefix, a.key)}
+                for a in post_authors(row["authors"])
+            ],
             "cover": row["cover"] if self.cover_url(row["cover"]) else "",
             "updated": self.date(row["updated"], lang) if row["updated"] else None,
             "translations": [
@@ -530,7 +607,7 @@ class Renderer:
                 description=row["excerpt"],
                 published=published,
                 modified=modified,
-                authors=[jsonld.person(n, u) for n, u in author_people(row["authors"])],
+                authors=self.author_nodes(row["authors"], lang),
                 image=image,
                 language=lang.hreflang,
                 publisher=jsonld.organization(settings.title, self.absolute("/")),
@@ -574,7 +651,31 @@ class Renderer:
             ),
             feeds=self.feed_links(lang) + self.comment_feed_links(row, lang),
             comments=comments,
+            **self.post_links(conn, row, lang, now),
         )
+
+    def post_links(
+        self, conn: sqlite3.Connection, row: sqlite3.Row, lang: Language, now: float
+    ) -> dict[str, Any]:
+        """A post's `neighbours` (`{"previous", "next"}`: the older and newer post of its
+        language by date, each `{"title", "url"}` or None) and `related` (up to `RELATED_POSTS`
+        posts of its language sharing the most tags, newest first on ties); none for pages.
+        Both change only with the index, so the page's cache (per generation) stays right."""
+        if row["kind"] != "post":
+            return {"neighbours": None, "related": []}
+        drafts = self.state.dev
+        older, newer = store.neighbours(conn, row, now, drafts=drafts)
+        related = store.related(conn, row, now, RELATED_POSTS, drafts=drafts)
+
+        def link(r: sqlite3.Row | None) -> dict[str, Any] | None:
+            if r is None:
+                return None
+            return {"title": r["title"], "url": r["url"], "date": self.date(r["date"], lang)}
+
+        return {
+            "neighbours": {"previous": link(older), "next": link(newer)},
+            "related": [link(r) for r in related],
+        }
 
     def terms(self, lang: Language, taxonomy: str) -> tuple[str, int]:
         rows = store.term_counts(self.state.db.read(), taxonomy, lang.code, self.state.now())
@@ -583,7 +684,7 @@ class Renderer:
             for r in rows
         ]
         path = self.lang_path(lang, f"/{taxonomy}/")
-        title = gettext(lang.locale, "all_tags" if taxonomy == "tags" else "all_categories")
+        title = gettext(lang.locale, f"all_{taxonomy}")
         structured = [
             self.collection(lang, path, title, [i["url"] for i in items]),
             self.crumbs(lang, (gettext(lang.locale, taxonomy), path)),

@@ -24,13 +24,12 @@ from fastapi.responses import Response
 from masthead.config import Language, Site
 from masthead.content import urls
 from masthead.errors import NotFound
-from masthead.i18n import gettext
 from masthead.seo import feeds, robots, sitemap
 from masthead.store import posts as store
 from masthead.store import seo as seo_store
 from masthead.web.routes import EVERY_LANGUAGE, add, bound, renderer, respond, site_state
 from masthead.web.state import SiteState
-from masthead.web.views import TAXONOMIES, Renderer, author_people
+from masthead.web.views import TAXONOMIES, Renderer, author_people, term_heading
 
 MEDIA = {
     "rss": "application/rss+xml; charset=utf-8",
@@ -105,8 +104,7 @@ class SeoOutputs:
             name = store.term_name(conn, taxonomy, key, lang.code)
             if not rows or name is None:
                 raise NotFound("no such term")
-            which = "posts_tagged" if taxonomy == "tags" else "posts_in"
-            title = self.renderer.feed_title(lang, gettext(lang.locale, which, name=name))
+            title = self.renderer.feed_title(lang, term_heading(lang.locale, taxonomy, name))
             page = urls.term_url(lang.prefix, taxonomy, key)
         else:
             title = self.renderer.feed_title(lang)

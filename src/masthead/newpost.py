@@ -1,0 +1,147 @@
+"""`masthead new SITE "Title"`: start a post as `hugo new` does, a draft file with front matter.
+
+The file goes where the site's layout puts a post of that language: `content/posts/SLUG.md` for
+the default language, `content/posts/SLUG.LANG.md` for another, or `content/FOLDER/posts/SLUG.md`
+when the language has a content folder (Hugo's layout). A translation (`--translation-of PATH`)
+takes the original's base name instead (the same path under the language's folder or with its
+suffix, `NAME/index.LANG.md` for a page bundle), so the two are linked as translations, and
+carries its `translationKey` when it has one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import rjieba
+
+from masthead.config import Language, Site
+from masthead.content import frontmatter, source
+from masthead.content.discover import MARKDOWN_SUFFIXES, classify
+from masthead.errors import ContentError, MastheadError
+
+SLUG_LIMIT = 80  # characters; longer titles are cut at a word
+_WORD = re.compile(r"\w+")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+class NewPostError(MastheadError):
+    """The post cannot be created: the file exists, an unknown language, a bad original."""
+
+
+def slugify(title: str) -> str:
+    """A URL slug for `title`: its words lower-cased and joined by `-` (`Hello, World!` →
+    `hello-world`); Chinese text is cut into words by rjieba (`长文阅读的排版` →
+    `长文-阅读-的-排版`), kept as written (IRIs, as Hugo keeps them). At most `SLUG_LIMIT`
+    characters, cut at a word; `untitled` when no word is left."""
+    text = unicodedata.normalize("NFKC", title).casefold()
+    words: list[str] = []
+    for token in rjieba.cut(text) if _CJK.search(text) else [text]:
+        words += _WORD.findall(token)
+    slug = ""
+    for word in (w.strip("_") for w in words):
+        if not word:
+            continue
+        longer = f"{slug}-{word}" if slug else word
+        if len(longer) > SLUG_LIMIT:
+            break
+        slug = longer
+    return slug or "untitled"
+
+
+@dataclass(frozen=True)
+class NewPost:
+    path: Path  # absolute
+    text: str
+
+
+def plan(
+    site: Site,
+    title: str,
+    now: datetime,
+    lang_code: str | None = None,
+    translation_of: Path | None = None,
+) -> NewPost:
+    """The file a new draft titled `title`, dated `now` (aware; written in the site zone),
+    would be, in language `lang_code` (a code or alias; default: the site's), optionally a
+    translation of the content file `translation_of`. Raises NewPostError."""
+    lang = site.default_language
+    if lang_code:
+        found = site.resolve_language(lang_code)
+        if found is None:
+            known = ", ".join(site.languages)
+            raise NewPostError(f"unknown language {lang_code!r} (the site has {known})")
+        lang = found
+    title = " ".join(title.split())
+    if not title:
+        raise NewPostError("the title is empty")
+    lines = [f"title: {json.dumps(title, ensure_ascii=False)}"]
+    lines.append(f"date: {now.astimezone(site.tz).replace(microsecond=0).isoformat()}")
+    if lang_code:
+        lines.append(f"lang: {lang.code}")
+    if translation_of is not None:
+        rel, key, bundle = _original(site, translation_of, lang)
+        where = _translation_path(site, rel, lang, bundle)
+        if key:
+            lines.append(f"translationKey: {json.dumps(key, ensure_ascii=False)}")
+    else:
+        where = _post_path(lang, slugify(title))
+    lines.append("draft: true")
+    text = "---\n" + "\n".join(lines) + "\n---\n\n"
+    return NewPost(site.content_dir / where, text)
+
+
+def _post_path(lang: Language, slug: str) -> str:
+    if lang.folder:
+        return f"{lang.folder}/posts/{slug}.md"
+    if lang.prefix:  # not the default language
+        return f"posts/{slug}.{lang.code}.md"
+    return f"posts/{slug}.md"
+
+
+def _original(site: Site, path: Path, lang: Language) -> tuple[str, str, bool]:
+    """The content-relative path of the original, its `translationKey` ("" for none) and
+    whether it is a page bundle (`NAME/index.md`)."""
+    content = site.content_dir.resolve()
+    candidates = [path, site.root / path, site.content_dir / path]
+    found = next((p.resolve() for p in candidates if p.is_file()), None)
+    if found is None:
+        raise NewPostError(f"{path}: no such file")
+    if not found.is_relative_to(content) or not found.name.lower().endswith(MARKDOWN_SUFFIXES):
+        raise NewPostError(f"{path}: not a Markdown file in {site.content_dir}")
+    rel = found.relative_to(content).as_posix()
+    info = classify(site, rel)
+    shown = site.settings.content_dir + "/" + rel
+    try:
+        data = frontmatter.split(shown, source.decode(shown, found.read_bytes())).data
+    except ContentError as exc:
+        raise NewPostError(f"{exc}") from None
+    written = site.resolve_language(str(data.get("lang") or "")) if data.get("lang") else None
+    original_lang = written.code if written else (info.lang or site.settings.default_language)
+    if original_lang == lang.code:
+        raise NewPostError(f"{path} is already in {lang.name}; give another --lang")
+    stem = found.name.rsplit(".", 1)[0].split(".", 1)[0]
+    return info.base, str(data.get("translationKey") or ""), stem == "index"
+
+
+def _translation_path(site: Site, base: str, lang: Language, bundle: bool) -> str:
+    """Where the translation of the post with translation base `base` goes in `lang`."""
+    if lang.folder:
+        return f"{lang.folder}/{base}/index.md" if bundle else f"{lang.folder}/{base}.md"
+    suffix = f".{lang.code}" if lang.prefix else ""
+    return f"{base}/index{suffix}.md" if bundle else f"{base}{suffix}.md"
+
+
+def create(post: NewPost) -> Path:
+    """Write `post` (its folders too); never over an existing file. Raises NewPostError."""
+    post.path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(post.path, "x", encoding="utf-8", newline="\n") as file:
+            file.write(post.text)
+    except FileExistsError:
+        raise NewPostError(f"{post.path} exists already; not overwritten") from None
+    return post.path

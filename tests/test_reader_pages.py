@@ -230,13 +230,13 @@ def test_a_bio_without_a_name_is_a_check_error_and_kept_out(make_site):
 
 def test_bios_written_before_a_database_migrated_become_author_pages(make_site, serve):
     """A database indexed before authors were a taxonomy (files unchanged since) is parsed
-    again after migration 6: author pages exist without `masthead index --full`."""
+    again after migration 7: author pages exist without `masthead index --full`."""
     site = make_site({"posts/a.md": post("A", author="Ann Lee")})
     db = Database(site.database_path)
     index_site(site, db)
-    with db.write() as conn:  # as an older masthead left it: no author terms, version 5
+    with db.write() as conn:  # as an older masthead left it: no author terms, version 6
         conn.execute("DELETE FROM post_terms WHERE taxonomy = 'authors'")
-        conn.execute("PRAGMA user_version = 5")
+        conn.execute("PRAGMA user_version = 6")
     db.close()
     client = serve(load_site(site.root))
     assert client.get("/authors/ann-lee/").status_code == 200

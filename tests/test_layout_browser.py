@@ -236,6 +236,21 @@ def test_the_contents_button_hides_on_scroll_down_and_returns_on_scroll_up(brows
     page.mouse.wheel(0, -150)
     page.wait_for_timeout(400)
     assert _button_shown(page), "scrolling up brings the button back"
+    # tucked away, it stays in the tab order, and shows itself when Tab reaches it
+    for _ in range(6):
+        page.mouse.wheel(0, 200)
+        page.wait_for_timeout(50)
+    page.wait_for_timeout(400)
+    assert not _button_shown(page)
+    page.evaluate(
+        """() => { const b = document.querySelector('.toc-button');
+                   const all = [...document.querySelectorAll('a[href], button, [tabindex="0"]')];
+                   all[all.indexOf(b) - 1].focus({ preventScroll: true }); }"""
+    )
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className").startswith("toc-button")
+    page.wait_for_timeout(400)
+    assert _button_shown(page), "keyboard focus brings the button back"
     page.close()
 
 

@@ -54,10 +54,13 @@ CORPUS_POSTS = (
 )
 
 
-def _serve(root: Path, tmp_path_factory) -> Iterator[str]:
+def _serve(root: Path, tmp_path_factory, menu: list | None = None) -> Iterator[str]:
     site_root = tmp_path_factory.mktemp("layout") / root.name
     shutil.copytree(root, site_root, ignore=shutil.ignore_patterns(".masthead"))
-    with uvicorn_server(create_app(load_site(site_root)), timeout=60) as base:
+    app = create_app(load_site(site_root))
+    if menu is not None:  # READER's `menu` context: the site's pages, header and footer
+        app.state.renderer.env.globals["menu"] = menu
+    with uvicorn_server(app, timeout=60) as base:
         yield base
 
 
@@ -69,6 +72,17 @@ def demo(tmp_path_factory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Iterator[str]:
     yield from _serve(CORPUS, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def corpus_with_menu(tmp_path_factory) -> Iterator[str]:
+    """The corpus (a long site title) with three menu entries in the header."""
+    menu = [
+        {"title": "About", "url": "/about/"},
+        {"title": "Contributing", "url": "/contribute/"},
+        {"title": "Releases", "url": "/releases/"},
+    ]
+    yield from _serve(CORPUS, tmp_path_factory, menu)
 
 
 @pytest.fixture(scope="module")
@@ -194,9 +208,11 @@ def _rows(page: Page) -> int:
 
 
 @pytest.mark.parametrize("width", [360, PHONE])
-def test_the_phone_header_takes_two_rows_at_most(browser, demo, corpus, width):
+def test_the_phone_header_takes_two_rows_at_most(browser, demo, corpus, corpus_with_menu, width):
     page = _page(browser, width)
     for url in (
+        corpus_with_menu + "/",
+        corpus_with_menu + "/zh/archive/",
         corpus + "/",
         corpus + "/zh/posts/cpumanager-strict-cpu-reservation/",
         corpus + "/search?q=volume",
@@ -211,6 +227,10 @@ def test_the_phone_header_takes_two_rows_at_most(browser, demo, corpus, width):
         )
         assert title["height"] < 1.5 * line, (url, "the site title wraps")
         assert _box(page, ".site-header")["height"] <= 100, url
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, url
+        if "/search" not in url:  # the search page has its own, big box instead
+            box = _box(page, ".site-header .search-form input")
+            assert box["width"] >= 80, (url, "a search box one can type in", box["width"])
     page.close()
 
 

@@ -91,6 +91,15 @@ def test_tables_sit_in_a_focusable_scroll_frame(make_site, serve):
     )
 
 
+def test_task_list_checkboxes_are_labelled_by_their_text(make_site, serve):
+    client = serve(make_site({"posts/tasks.md": post("Tasks", body="- [ ] one\n- [x] two\n")}))
+    boxes = _page(client, "/posts/tasks/").select(".post-body input[type=checkbox]")
+    assert [(b.parent.name, b.parent.get_text().strip()) for b in boxes] == [
+        ("label", "one"),
+        ("label", "two"),
+    ]
+
+
 def test_bare_urls_become_links_but_file_names_do_not(make_site, serve):
     page = _page(_site(make_site, serve), "/posts/code/")
     url = "https://kubernetes.io/docs/concepts/architecture/"

@@ -211,7 +211,7 @@ def parser() -> MarkdownIt:
         MarkdownIt("commonmark", {"html": True, "highlight": highlight, "linkify": True})
         .enable(["table", "strikethrough", "linkify"])
         .use(footnote_plugin)
-        .use(tasklists_plugin)
+        .use(tasklists_plugin, label=True)  # each checkbox labelled by its item's text
         .use(deflist_plugin)
     )
     # bare URLs become links (linkify-it-py), only with a scheme: `README.md` stays text

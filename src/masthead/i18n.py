@@ -802,3 +802,11 @@ CATALOGS["zh"].update(
         "about": "关于",
     }
 )
+
+# --- LAYOUT: code blocks (issue 13) ----------------------------------------------------------
+CATALOGS["en"].update(
+    {"code_label": "Code", "table_label": "Table", "copy_code": "Copy", "copied": "Copied"}
+)
+CATALOGS["zh"].update(
+    {"code_label": "代码", "table_label": "表格", "copy_code": "复制", "copied": "已复制"}
+)

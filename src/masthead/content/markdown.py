@@ -1,5 +1,6 @@
 """Markdown to HTML: CommonMark (markdown-it-py) plus GFM tables, strikethrough, task lists,
-footnotes and definition lists; Pygments highlighting; heading ids and the TOC.
+footnotes, definition lists and bare URLs as links (linkify); Pygments highlighting; heading ids
+and the TOC.
 
 `render()` returns the raw HTML (before sanitizing) and the headings it found. Heading ids may be
 written by the author as `## Title {#my-id}` (Hugo, Pandoc), otherwise they come from the text.
@@ -56,20 +57,73 @@ def _raw_html_ids(tokens: list[Token], found: set[str] | None = None) -> set[str
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
-def highlight(code: str, lang: str, _attrs: Any = None) -> str:
+def highlight(code: str, lang: str, _attrs: Any = None, label: str = "Code") -> str:
     """A fenced block as `<pre class="highlight"><code>` with Pygments token classes.
 
-    Unknown languages and fences without one are escaped as plain text.
+    Unknown languages and fences without one are escaped as plain text. The `<pre>` is focusable
+    (`tabindex="0"`) and named `label (lang)`, so that a reader without a mouse can scroll a long
+    line into view (WCAG 2.1.1; axe `scrollable-region-focusable`).
     """
     name = (lang or "").split()[0].lower() if lang else ""
-    label = f' data-lang="{html.escape(name, quote=True)}"' if name else ""
+    lang_attr = f' data-lang="{html.escape(name, quote=True)}"' if name else ""
     try:
         lexer = get_lexer_by_name(name) if name else None
     except ClassNotFound:
         lexer = None
     body = _pygments_highlight(code, lexer, _FORMATTER) if lexer is not None else html.escape(code)
     cls = f' class="language-{html.escape(name, quote=True)}"' if name else ""
-    return f'<pre class="highlight"{label}><code{cls}>{body}</code></pre>\n'
+    named = html.escape(f"{label} ({name})" if name else label, quote=True)
+    return (
+        f'<pre class="highlight"{lang_attr} tabindex="0" aria-label="{named}">'
+        f"<code{cls}>{body}</code></pre>\n"
+    )
+
+
+def _code_block(code: str, info: str, env: Any) -> str:
+    """A code block in its frame: `<div class="code-block" data-lang>` around the `<pre>`. The
+    frame carries the language (site.css shows it from `data-lang`, so it is no text of the page)
+    and, with script, the copy button (site.js)."""
+    name = info.split()[0].lower() if info.strip() else ""
+    lang_attr = f' data-lang="{html.escape(name, quote=True)}"' if name else ""
+    pre = highlight(code, name, None, env.get("code_label", "Code"))
+    return f'<div class="code-block"{lang_attr}>{pre.rstrip()}</div>\n'
+
+
+def _fence(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+    return _code_block(tokens[idx].content, tokens[idx].info, env)
+
+
+def _indented_code(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+    return _code_block(tokens[idx].content, "", env)
+
+
+def _table_open(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+    # a wide table scrolls in its own focusable frame, never the page (axe
+    # scrollable-region-focusable); the table itself takes the column's width (site.css)
+    label = html.escape(env.get("table_label", "Table"), quote=True)
+    table = self.renderToken(tokens, idx, options, env)
+    return f'<div class="table-scroll" tabindex="0" aria-label="{label}">\n{table}'
+
+
+def _table_close(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
+    return self.renderToken(tokens, idx, options, env) + "</div>\n"
+
+
+def _wrap_raw_tables(state: StateCore) -> None:
+    """Core rule: an author's `<table>` in raw HTML gets the same scroll frame as a Markdown
+    table, when its HTML blocks (one, or several split by blank lines) open and close it."""
+    label = html.escape(state.env.get("table_label", "Table"), quote=True)
+    blocks = [t for t in state.tokens if t.type == "html_block"]
+    for i, tok in enumerate(blocks):
+        if not tok.content.lstrip().lower().startswith("<table"):
+            continue
+        end = next((b for b in blocks[i:] if b.content.rstrip().lower().endswith("</table>")), None)
+        if end is None:
+            continue
+        tok.content = (
+            f'<div class="table-scroll" tabindex="0" aria-label="{label}">\n' + tok.content
+        )
+        end.content = end.content.rstrip() + "\n</div>\n"
 
 
 def _plain(tokens: list[Token] | None) -> str:
@@ -154,17 +208,26 @@ def _footnote_anchor(self: Any, tokens: list[Token], idx: int, options: Any, env
 def parser() -> MarkdownIt:
     """The shared markdown-it instance (CommonMark + the plugins of DESIGN.md)."""
     md = (
-        MarkdownIt("commonmark", {"html": True, "highlight": highlight})
-        .enable(["table", "strikethrough"])
+        MarkdownIt("commonmark", {"html": True, "highlight": highlight, "linkify": True})
+        .enable(["table", "strikethrough", "linkify"])
         .use(footnote_plugin)
         .use(tasklists_plugin, label=True)  # the item's text names its checkbox (axe: label)
         .use(deflist_plugin)
     )
+    # bare URLs become links (linkify-it-py), only with a scheme: `README.md` stays text
+    if md.linkify is None:  # linkify-it-py is a dependency: only a broken install lacks it
+        raise ModuleNotFoundError("bare URLs as links need linkify-it-py")
+    md.linkify.set({"fuzzy_link": False})
     md.core.ruler.push("masthead_heading_ids", _heading_ids)
     md.core.ruler.push("masthead_align_classes", _align_classes)
+    md.core.ruler.push("masthead_raw_tables", _wrap_raw_tables)
     md.add_render_rule("footnote_anchor_name", _footnote_name)
     md.add_render_rule("footnote_block_open", _footnote_block_open)
     md.add_render_rule("footnote_anchor", _footnote_anchor)
+    md.add_render_rule("fence", _fence)
+    md.add_render_rule("code_block", _indented_code)
+    md.add_render_rule("table_open", _table_open)
+    md.add_render_rule("table_close", _table_close)
     return md
 
 
@@ -175,8 +238,9 @@ class Rendered:
 
 
 def render(markdown: str, labels: dict[str, str] | None = None) -> Rendered:
-    """Render Markdown; `labels` may give `footnotes_label` and `backref_label` in the post's
-    language. Returns the unsanitized HTML and the `(level, id, text)` of every heading."""
+    """Render Markdown; `labels` may give `footnotes_label`, `backref_label`, `code_label` and
+    `table_label` in the post's language. Returns the unsanitized HTML and the `(level, id,
+    text)` of every heading."""
     env: dict[str, Any] = dict(labels or {})
     out = parser().render(markdown, env)
     return Rendered(out, env.get("headings", []))

@@ -142,7 +142,13 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         fm.body, ref=ref, inline=markdown.render_inline, text=label
     )
     rendered = markdown.render(
-        body, {"footnotes_label": label("footnotes"), "backref_label": label("back_to_content")}
+        body,
+        {
+            "footnotes_label": label("footnotes"),
+            "backref_label": label("back_to_content"),
+            "code_label": label("code_label"),
+            "table_label": label("table_label"),
+        },
     )
     html = sanitize.clean(
         rendered.html,

@@ -42,7 +42,7 @@ _TAGS = {
     "h4", "h5", "h6", "hr", "i", "img", "input", "ins", "kbd", "label", "li", "mark", "ol", "p",
     "pre", "q", "s", "samp", "section", "small", "span", "strong", "sub", "summary", "sup", "table",
     "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u", "ul", "var", "wbr", "aside",
-    "center",
+    "center", "label",
 }  # fmt: skip
 _COMMON = {"class", "id", "title", "lang", "dir", "role", "aria-label", "aria-hidden"}
 _ATTRS = {
@@ -57,7 +57,8 @@ _ATTRS = {
     "time": {"datetime"},
     "details": {"open"},
     "q": {"cite"},
-    "pre": {"data-lang"},
+    "pre": {"data-lang", "tabindex"},  # code blocks: focusable to scroll by keyboard
+    "div": {"data-lang", "tabindex"},  # the code block's frame; a wide table's scroll frame
     "blockquote": {"cite"},
     "del": {"cite", "datetime"},
     "ins": {"cite", "datetime"},
@@ -155,6 +156,8 @@ def _filter(rewrite: Rewrite | None, trusted: bool) -> Callable[[str, str, str],
     def attribute(_tag: str, name: str, value: str) -> str | None:
         if name in URL_ATTRIBUTES:
             return one(value)
+        if name == "tabindex" and not trusted:  # in the page's tab order, never ahead of it
+            return "0"
         if name == "srcset":
             kept = []
             for url, descriptor in srcset_candidates(value):

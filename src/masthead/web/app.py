@@ -35,6 +35,7 @@ from masthead.store.db import Database
 from masthead.watch import Watcher
 from masthead.watch_lock import watch_alone
 from masthead.web import address, cors, errors, fastpath, purge, security, thumbs
+from masthead.web.linebreak import word_breaks
 from masthead.web.media import MEDIA_TYPES, Files
 from masthead.web.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
@@ -201,4 +202,5 @@ def _templates(site: Site) -> Environment:
         lstrip_blocks=True,
     )
     env.globals["version"] = masthead.__version__
+    env.filters["word_breaks"] = word_breaks  # <wbr> between Chinese words in titles
     return env

@@ -1,7 +1,9 @@
 // masthead: progressive enhancement for post pages (no framework, no inline scripts).
 // - the bottom-sheet TOC on narrow screens: a modal <dialog>, focus moved in and back,
 //   closed by Esc (native), by a link, by the close button, or by a tap outside the panel;
+// - the TOC button moves out of the way while the reader scrolls down, back on scrolling up;
 // - the current section highlighted in both TOCs while reading;
+// - a copy button on each code block, announcing "Copied" in a live region;
 // - on an exported page (the `api_url` setting: the form has data-api), search results are
 //   fetched from that masthead's /api/search (CORS) and shown here; without script, with no
 //   hit, or when the fetch fails, the form goes to that masthead's search page instead.
@@ -110,6 +112,18 @@
     });
   }
 
+  if (button) {
+    // reading down: the button would cover the text, so it tucks away; scrolling up (looking
+    // for something) brings it back. site.css keeps it shown while it has keyboard focus.
+    var lastY = window.scrollY;
+    window.addEventListener("scroll", function () {
+      var y = window.scrollY;
+      if (Math.abs(y - lastY) < 8) return;
+      button.classList.toggle("is-tucked", y > lastY && y > 64);
+      lastY = y;
+    }, { passive: true });
+  }
+
   var links = document.querySelectorAll(".toc a[href^='#']");
   if (!links.length || !("IntersectionObserver" in window)) return;
   var byId = {};
@@ -142,4 +156,55 @@
   headings.forEach(function (h) { observer.observe(h); });
   window.addEventListener("scroll", function () { window.requestAnimationFrame(update); }, { passive: true });
   update();
+})();
+
+(function () {
+  "use strict";
+  // copy buttons on code blocks: added here, so their words are never part of the page's HTML
+  // (nor its search text); the post gives them in its language (data-copy, data-copied).
+  var blocks = document.querySelectorAll(".code-block");
+  var article = document.querySelector("article[data-copy]");
+  if (!blocks.length || !article) return;
+  var copyText = article.getAttribute("data-copy");
+  var copiedText = article.getAttribute("data-copied");
+  var status = document.createElement("p");
+  status.className = "code-copy-status visually-hidden";
+  status.setAttribute("role", "status");
+  article.appendChild(status);
+
+  function write(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    return new Promise(function (resolve, reject) { // plain http: the older selection copy
+      var area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.className = "visually-hidden";
+      document.body.appendChild(area);
+      area.select();
+      var ok = document.execCommand("copy");
+      area.remove();
+      if (ok) resolve(); else reject(new Error("copy refused"));
+    });
+  }
+  blocks.forEach(function (block) {
+    var pre = block.querySelector("pre");
+    if (!pre) return;
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "code-copy";
+    button.textContent = copyText;
+    var timer = null;
+    button.addEventListener("click", function () {
+      write(pre.textContent).then(function () {
+        button.textContent = copiedText;
+        status.textContent = copiedText;
+        clearTimeout(timer);
+        timer = setTimeout(function () {
+          button.textContent = copyText;
+          status.textContent = "";
+        }, 2500);
+      });
+    });
+    block.appendChild(button);
+  });
 })();

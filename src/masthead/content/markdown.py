@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -172,14 +172,18 @@ def parser() -> MarkdownIt:
 class Rendered:
     html: str
     headings: list[tuple[int, str, str]]
+    tokens: list[Token] = field(default_factory=list)  # the block tokens the HTML came from
 
 
 def render(markdown: str, labels: dict[str, str] | None = None) -> Rendered:
     """Render Markdown; `labels` may give `footnotes_label` and `backref_label` in the post's
-    language. Returns the unsanitized HTML and the `(level, id, text)` of every heading."""
+    language. Returns the unsanitized HTML, the `(level, id, text)` of every heading and the
+    tokens (for `content.text.from_tokens`: the text without parsing the HTML again)."""
     env: dict[str, Any] = dict(labels or {})
-    out = parser().render(markdown, env)
-    return Rendered(out, env.get("headings", []))
+    md = parser()
+    tokens = md.parse(markdown, env)
+    out = md.renderer.render(tokens, md.options, env)
+    return Rendered(out, env.get("headings", []), tokens)
 
 
 def render_inline(markdown: str) -> str:

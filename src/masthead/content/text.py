@@ -97,9 +97,8 @@ def _inline_text(children: Sequence[Token] | None, out: list[str]) -> bool:
         elif kind == "footnote_ref":  # the caption the footnote plugin renders: [1], [1:2]
             sub = tok.meta.get("subId", -1)
             out.append(f"[{tok.meta['id'] + 1}{f':{sub}' if sub > 0 else ''}]")
-        elif kind == "html_inline":
-            if not tok.content.startswith(_CHECKBOX):
-                return False
+        elif kind == "html_inline" and not tok.content.startswith(_CHECKBOX):
+            return False
         # images: their alt text is an attribute, not visible text; link_open/close, em… none
     return True
 

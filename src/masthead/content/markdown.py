@@ -56,6 +56,16 @@ def _raw_html_ids(tokens: list[Token], found: set[str] | None = None) -> set[str
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
+@lru_cache(maxsize=256)  # a translation repeats its original's code blocks (k8s-blog: 1 in 4)
+def _highlighted(code: str, name: str) -> str:
+    """The Pygments token spans of `code` in language `name` (escaped text if none/unknown)."""
+    try:
+        lexer = get_lexer_by_name(name) if name else None
+    except ClassNotFound:
+        lexer = None
+    return _pygments_highlight(code, lexer, _FORMATTER) if lexer is not None else html.escape(code)
+
+
 def highlight(code: str, lang: str, _attrs: Any = None) -> str:
     """A fenced block as `<pre class="highlight"><code>` with Pygments token classes.
 
@@ -63,11 +73,7 @@ def highlight(code: str, lang: str, _attrs: Any = None) -> str:
     """
     name = (lang or "").split()[0].lower() if lang else ""
     label = f' data-lang="{html.escape(name, quote=True)}"' if name else ""
-    try:
-        lexer = get_lexer_by_name(name) if name else None
-    except ClassNotFound:
-        lexer = None
-    body = _pygments_highlight(code, lexer, _FORMATTER) if lexer is not None else html.escape(code)
+    body = _highlighted(code, name)
     cls = f' class="language-{html.escape(name, quote=True)}"' if name else ""
     return f'<pre class="highlight"{label}><code{cls}>{body}</code></pre>\n'
 

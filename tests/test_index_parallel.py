@@ -9,12 +9,13 @@ a heading and the next paragraph (issue 13).
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 from masthead.config import load_site
 from masthead.content.post import parse_post
 from masthead.content.text import prose_and_code
-from masthead.indexer import index_site
+from masthead.indexer import _pool_context, index_site
 from masthead.store.db import Database
 
 from conftest import BILINGUAL_TOML, post, write_site
@@ -95,6 +96,32 @@ def test_parallel_full_index_equals_serial(tmp_path: Path) -> None:
     assert len(dumps[1]["posts"]) == 52 and dumps[1]["search_vocab"]
     for table in TABLES:
         assert dumps[2][table] == dumps[1][table], table
+
+
+def test_pool_beside_other_threads_starts_by_forkserver(tmp_path: Path) -> None:
+    """A server or the watcher runs threads: the pool must not fork them (a lock held by
+    another thread at fork time would stay held in the child), and gives the same index."""
+    root = tmp_path / "site"
+    write_site(root, corpus(), BILINGUAL_TOML)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        assert _pool_context().get_start_method() == "forkserver"
+        site = load_site(root, {"database": str(tmp_path / "pool" / "site.db")})
+        db = Database(site.database_path)
+        report = index_site(site, db, full=True, workers=2)
+        db.close()
+    finally:
+        stop.set()
+        other.join()
+    assert _pool_context().get_start_method() == "fork"
+    serial = load_site(root, {"database": str(tmp_path / "serial" / "site.db")})
+    db = Database(serial.database_path)
+    index_site(serial, db, full=True, workers=1)
+    db.close()
+    assert report.workers == 2 and len(report.errors) == 3
+    assert dump(site.database_path) == dump(serial.database_path)
 
 
 def test_broken_file_in_a_worker_is_reported_like_today(tmp_path: Path) -> None:

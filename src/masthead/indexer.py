@@ -137,8 +137,10 @@ def _init_worker(site: Site) -> None:
 
 def _parse_chunk(jobs: list[Job]) -> list[Change]:
     """Worker: parse a chunk of files (see `build_change`)."""
-    assert _worker_site is not None  # nosec B101 - set by the pool's initializer
-    return [build_change(_worker_site, *job) for job in jobs]
+    site = _worker_site
+    if site is None:  # pragma: no cover - the pool's initializer sets it
+        raise RuntimeError("_parse_chunk runs in a pool started by parse_files")
+    return [build_change(site, *job) for job in jobs]
 
 
 def workers_for(files: int) -> int:

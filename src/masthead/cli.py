@@ -16,12 +16,14 @@ import os
 import shutil
 import sqlite3
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
+from rich.text import Text
 
 from masthead.config import Site, load_site
 from masthead.errors import ConfigError, ContentIssue, MastheadError
@@ -258,10 +260,21 @@ def new(
     typer.echo(_visible(str(path)))
 
 
+class _PostsPerSecond(ProgressColumn):
+    """The parsing rate of an index bar (rich's speed: a moving average over the last seconds)."""
+
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.speed:,.0f} posts/s" if task.speed else "", style="progress.data.speed")
+
+
 @app.command()
 def index(
     site: SiteArg = None,
     full: Annotated[bool, typer.Option("--full", help="Re-parse every file.")] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(help="Processes that parse (default: every core, from 64 files).", min=1),
+    ] = None,
 ) -> None:
     """Bring the SQLite index in step with the content files (incremental by default)."""
     from masthead.indexer import index_site
@@ -279,17 +292,23 @@ def index(
             TextColumn("indexing"),
             BarColumn(),
             MofNCompleteColumn(),
+            _PostsPerSecond(),
             console=err,
             transient=True,
             disable=not err.is_terminal,  # a log or a pipe gets no bar (not even a blank line)
+            auto_refresh=False,  # no refresh thread: the indexer may fork its worker pool
         ) as bar:
             task = bar.add_task("index", total=None)
-            report = index_site(
-                s,
-                db,
-                full=full,
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
-            )
+            shown = [0.0]
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+                now = time.monotonic()
+                if now - shown[0] >= 0.1 or done == total:
+                    shown[0] = now
+                    bar.refresh()
+
+            report = index_site(s, db, full=full, progress=progress, workers=workers)
         # every open error, also of files this pass did not re-read (their last good post is served)
         errors = [i for i in store.issues(db.read()) if i.severity == "error"]
     except (sqlite3.Error, OSError) as exc:  # a full disk while writing the index, say

@@ -1,9 +1,16 @@
-"""Files to index: walk the content folder, re-parse what changed, apply it in one transaction.
+"""Files to index: walk the content folder, re-parse what changed, apply it in transactions.
 
 An unchanged file (same size and mtime, or same SHA-256 content hash) is not parsed again. A file
 that turns invalid keeps its last good post published, with the error recorded for `check`
 and the dashboard (DESIGN.md). `full=True` re-parses every file, and so does a change to a
 setting that shapes parsed posts (`PARSE_SETTINGS`: a new permalink pattern moves every post).
+
+Parsing (Markdown, Pygments, the search values with Chinese segmentation) is pure and runs in a
+process pool over all cores once there are `PARALLEL_MIN` files or more to parse; fewer (the
+watcher, an edit or two) are parsed in this process, where a pool would cost more than it saves.
+Either way the posts come back in file order and this process, the one writer, applies them in
+one transaction per `BATCH` posts (readers see each batch, never half of one); deletions come in
+the last. A masthead bug met in one file is that file's error, in a worker as here.
 """
 
 from __future__ import annotations
@@ -11,9 +18,15 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import multiprocessing
+import os
 import sqlite3
+import threading
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,11 +34,15 @@ from masthead.config import Site
 from masthead.content.discover import walk
 from masthead.content.post import Post, parse_post
 from masthead.errors import ContentError, ContentIssue
+from masthead.search.document import SearchValues, search_values
 from masthead.store import posts as store
 from masthead.store.db import Database
 
 log = logging.getLogger(__name__)
 LAST_RUN = "last_index"  # site_state key: the summary of the last full pass (JSON)
+PARALLEL_MIN = 64  # files to parse from which a process pool pays for its start (~0.1 s)
+CHUNK = 16  # files per task sent to a worker (fewer round trips, still balanced)
+BATCH = 250  # posts per write transaction: readers and other writers wait ~0.1 s at most
 
 # the settings `parse_post` reads: when one changes, every file is parsed again
 PARSE_SETTINGS = {
@@ -41,7 +58,8 @@ def parse_settings(site: Site) -> str:
 
 @dataclass
 class IndexReport:
-    """What one indexing pass did; `seconds` is wall time."""
+    """What one indexing pass did; `seconds` is wall time, `workers` the processes that parsed
+    (1: this one)."""
 
     files: int = 0
     parsed: int = 0
@@ -50,6 +68,7 @@ class IndexReport:
     errors: list[ContentIssue] = field(default_factory=list)
     generation: int = 0
     seconds: float = 0.0
+    workers: int = 1
 
     def summary(self, at: float) -> dict[str, Any]:
         """What the dashboard shows of the last run: counts, seconds, and when (`at`)."""
@@ -67,7 +86,7 @@ class IndexReport:
 @dataclass
 class Change:
     """One content file read from disk: site-relative `path`, its size, mtime and SHA-256, and
-    either the parsed post or the error that keeps it out."""
+    either the parsed post (with its search values) or the error that keeps it out."""
 
     path: str
     size: int
@@ -75,6 +94,7 @@ class Change:
     sha256: str
     post: Post | None = None
     error: ContentIssue | None = None
+    values: SearchValues | None = None
 
 
 def _read(site: Site, rel: str) -> tuple[bytes, int, int] | None:
@@ -88,11 +108,14 @@ def _read(site: Site, rel: str) -> tuple[bytes, int, int] | None:
 
 
 def build_change(site: Site, rel: str, data: bytes, size: int, mtime_ns: int) -> Change:
-    """Parse one file's bytes into a `Change` (its post, or the error that keeps it out)."""
+    """Parse one file's bytes into a `Change`: its post and search values, or the error that
+    keeps it out. Pure (no database): runs in a worker process as well as here."""
     path = site.settings.content_dir + "/" + rel
     change = Change(path, size, mtime_ns, hashlib.sha256(data).hexdigest())
     try:
-        change.post = parse_post(site, rel, data)
+        post = parse_post(site, rel, data)
+        change.values = search_values(post)
+        change.post = post
     except ContentError as exc:
         change.error = exc.issue
     except Exception as exc:  # a masthead bug met in one file must not stop the others
@@ -103,16 +126,94 @@ def build_change(site: Site, rel: str, data: bytes, size: int, mtime_ns: int) ->
     return change
 
 
+Job = tuple[str, bytes, int, int]  # content-relative path, bytes, size, mtime_ns
+_worker_site: Site | None = None  # the site of this worker process (set by `_init_worker`)
+
+
+def _init_worker(site: Site) -> None:
+    global _worker_site
+    _worker_site = site
+
+
+def _parse_chunk(jobs: list[Job]) -> list[Change]:
+    """Worker: parse a chunk of files (see `build_change`)."""
+    site = _worker_site
+    if site is None:  # pragma: no cover - the pool's initializer sets it
+        raise RuntimeError("_parse_chunk runs in a pool started by parse_files")
+    return [build_change(site, *job) for job in jobs]
+
+
+def workers_for(files: int) -> int:
+    """Processes to parse `files` files with: 1 (no pool) below `PARALLEL_MIN` or on one core,
+    else every core this process may use."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return 1 if files < PARALLEL_MIN else max(1, min(cores, -(-files // CHUNK)))
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """fork (instant, shares the loaded modules) unless threads run here (a server, the watcher),
+    where a forked child could inherit a lock held by another thread: then forkserver."""
+    methods = multiprocessing.get_all_start_methods()
+    if threading.active_count() == 1 and "fork" in methods:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def parse_files(site: Site, jobs: Sequence[Job], workers: int) -> Iterator[Change]:
+    """The `Change` of each job, in order: in this process when `workers` is 1, else in a pool
+    of `workers` processes with a bounded number of chunks in flight (memory stays flat when
+    the writer is slower than the parsers). A pool that breaks (a worker killed) is reported and
+    the rest is parsed here."""
+    if workers <= 1:
+        for job in jobs:
+            yield build_change(site, *job)
+        return
+    chunks = [list(jobs[i : i + CHUNK]) for i in range(0, len(jobs), CHUNK)]
+    done = 0
+    try:
+        with ProcessPoolExecutor(
+            workers, mp_context=_pool_context(), initializer=_init_worker, initargs=(site,)
+        ) as pool:
+            pending: deque[Future[list[Change]]] = deque()
+            feed = iter(chunks)
+            for chunk in feed:
+                pending.append(pool.submit(_parse_chunk, chunk))
+                if len(pending) >= workers * 4:
+                    break
+            try:
+                while pending:
+                    changes = pending.popleft().result()
+                    for chunk in feed:  # keep the workers busy while this chunk is written
+                        pending.append(pool.submit(_parse_chunk, chunk))
+                        break
+                    done += 1
+                    yield from changes
+            finally:  # the writer failed (a full disk): do not parse what will not be written
+                for future in pending:
+                    future.cancel()
+    except BrokenProcessPool as exc:
+        log.error("the indexing worker pool failed (%s); parsing the rest in this process", exc)
+        for chunk in chunks[done:]:
+            for job in chunk:
+                yield build_change(site, *job)
+
+
 def index_site(
     site: Site,
     db: Database,
     *,
     full: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    workers: int | None = None,
 ) -> IndexReport:
     """Bring the index in step with the content folder; return what changed.
 
-    `progress(done, total)` is called as files are examined (for progress bars).
+    `progress(parsed, to_parse)` is called once the changed files are known and then as each
+    is parsed (for progress bars; a rate in posts per second). `workers` overrides
+    `workers_for` (1: no pool).
     """
     started = time.perf_counter()
     report = IndexReport()
@@ -125,11 +226,9 @@ def index_site(
     prefix = site.settings.content_dir + "/"
     files = list(walk(site.content_dir)) if site.content_dir.is_dir() else []
     report.files = len(files)
-    changes: list[Change] = []
+    jobs: list[Job] = []
     touched: list[Change] = []
-    for done, rel in enumerate(files, start=1):
-        if progress:
-            progress(done, len(files))
+    for rel in files:
         old = known.get(prefix + rel)
         try:
             st = (site.content_dir / rel).stat()
@@ -142,21 +241,32 @@ def index_site(
         if got is None:
             continue
         data, size, mtime_ns = got
-        digest = hashlib.sha256(data).hexdigest()
-        if not full and old and old["sha256"] == digest and old["status"] == "ok":
-            report.unchanged += 1
-            touched.append(Change(prefix + rel, size, mtime_ns, digest))
-            continue
-        change = build_change(site, rel, data, size, mtime_ns)
+        if not full and old and old["status"] == "ok":
+            digest = hashlib.sha256(data).hexdigest()
+            if old["sha256"] == digest:
+                report.unchanged += 1
+                touched.append(Change(prefix + rel, size, mtime_ns, digest))
+                continue
+        jobs.append((rel, data, size, mtime_ns))
+    if progress:
+        progress(0, len(jobs))
+    on_disk = {prefix + rel for rel in files}
+    gone = [p for p in known if p not in on_disk]
+    batch: list[Change] = []
+    report.workers = workers or workers_for(len(jobs))
+    for change in parse_files(site, jobs, report.workers):
+        report.parsed += 1
         if change.error is not None:
             report.errors.append(change.error)
             log.warning("%s", change.error.format())
-        changes.append(change)
-    on_disk = {prefix + rel for rel in files}
-    gone = [p for p in known if p not in on_disk]
-    report.parsed = len(changes)
+        batch.append(change)
+        if len(batch) >= BATCH and report.parsed < len(jobs):
+            commit(db, batch, [], [])
+            batch = []
+        if progress:
+            progress(report.parsed, len(jobs))
     report.deleted = len(gone)
-    report.generation = commit(db, changes, gone, touched)
+    report.generation = commit(db, batch, gone, touched)
     report.seconds = time.perf_counter() - started
     with db.write() as conn:
         if settings_changed:
@@ -203,7 +313,7 @@ def apply_change(conn: sqlite3.Connection, change: Change) -> None:
     status = "ok" if change.post else "error"
     store.record_source(conn, change.path, change.size, change.mtime_ns, change.sha256, status)
     if change.post is not None:
-        store.upsert_post(conn, change.post)
+        store.upsert_post(conn, change.post, change.values)
         store.set_issues(conn, change.path, change.post.warnings, ("parse", "shortcode"))
     elif change.error is not None:
         store.set_issues(conn, change.path, [change.error], ("parse", "shortcode"))

@@ -155,7 +155,10 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         lambda url: urls.resolve_relative(url, info.folder),
         trusted=site.settings.raw_html,
     )
-    plain, code = text.prose_and_code(html)
+    from_tokens = text.from_tokens(rendered.tokens)  # None when raw HTML needs the HTML's text
+    plain, code = (
+        (from_tokens.prose, from_tokens.code) if from_tokens else text.prose_and_code(html)
+    )
     words, cjk = text.count_words(plain)
     lo, hi = site.settings.toc_levels
     slug = urls.segment(meta.slug) or info.slug
@@ -167,7 +170,12 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         prefix,
         Fields(meta.date, meta.title, slug if meta.slug else "", info.slug, info.section),
     )
-    excerpt = text.truncate(meta.excerpt, 300) if meta.excerpt else text.excerpt_from_html(html)
+    if meta.excerpt:
+        excerpt = text.truncate(meta.excerpt, 300)
+    elif from_tokens and from_tokens.excerpt:
+        excerpt = text.truncate(from_tokens.excerpt)
+    else:
+        excerpt = text.excerpt_from_html(html)
     cover = urls.resolve_relative(meta.cover, info.folder, file=True) if meta.cover else ""
     cover_warning: tuple[ContentIssue, ...] = ()
     if cover and sanitize.scheme(cover) not in ("", "http", "https"):

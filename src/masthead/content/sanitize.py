@@ -42,7 +42,7 @@ _TAGS = {
     "h4", "h5", "h6", "hr", "i", "img", "input", "ins", "kbd", "label", "li", "mark", "ol", "p",
     "pre", "q", "s", "samp", "section", "small", "span", "strong", "sub", "summary", "sup", "table",
     "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u", "ul", "var", "wbr", "aside",
-    "center", "label",
+    "center",
 }  # fmt: skip
 _COMMON = {"class", "id", "title", "lang", "dir", "role", "aria-label", "aria-hidden"}
 _ATTRS = {

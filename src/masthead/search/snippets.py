@@ -4,6 +4,10 @@ Snippets are cut by FTS5 from the unsegmented plain text with sentinel character
 the text is HTML-escaped first and only then are the sentinels turned into `<mark>`, so neither a
 post nor a query can inject markup, and every `<mark>` is closed (case C21). The allowlist is the
 last step all the same: what leaves here has passed `sanitize.marks_only` (text and bare `<mark>`).
+
+A post's text has one line per block (heading, paragraph, list item: `content.text`); a snippet
+shows each line break as `BLOCK_SEPARATOR`, so a heading never runs into the next sentence
+("Overview · At the heart of…", not "Overview At the heart of…").
 """
 
 from __future__ import annotations
@@ -16,6 +20,13 @@ from masthead.search.segment import ZWSP
 from masthead.store.search import MARK_CLOSE, MARK_OPEN
 
 _SENTINELS = re.compile(f"[{MARK_OPEN}{MARK_CLOSE}]")
+BLOCK_SEPARATOR = " · "
+_BREAKS = re.compile(r"[ \t]*\n\s*")
+
+
+def _blocks(text: str) -> str:
+    """Line breaks (block boundaries) as `BLOCK_SEPARATOR`; none at either end."""
+    return _BREAKS.sub(BLOCK_SEPARATOR, text.strip())
 
 
 def marked_to_html(text: str) -> str:
@@ -26,7 +37,7 @@ def marked_to_html(text: str) -> str:
 def _marked(text: str) -> str:
     out: list[str] = []
     open_mark = False
-    for part in re.split(f"([{MARK_OPEN}{MARK_CLOSE}])", text.replace(ZWSP, "")):
+    for part in re.split(f"([{MARK_OPEN}{MARK_CLOSE}])", _blocks(text.replace(ZWSP, ""))):
         if part == MARK_OPEN and not open_mark:
             out.append("<mark>")
             open_mark = True

@@ -1,0 +1,188 @@
+"""The parallel full index (issue 14, item 1): a process pool parses, the one writer commits.
+
+A pool gives the same database as parsing in this process, a broken file parsed in a worker is
+reported as it always was (file, line, reason) without stopping the others, the text comes from
+the Markdown tokens with one line per block, and search snippets keep a visible separator between
+a heading and the next paragraph (issue 13).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+from masthead.config import load_site
+from masthead.content.post import parse_post
+from masthead.content.text import prose_and_code
+from masthead.indexer import _pool_context, index_site
+from masthead.store.db import Database
+
+from conftest import BILINGUAL_TOML, post, write_site
+
+CASES = Path(__file__).parent / "data" / "cases"
+
+BODY = """
+## Architectural Overview {{#overview}}
+
+At the heart of post {n} sits a scheduler
+that wakes up every minute[^1].
+
+- first item
+- second *item*
+
+| a | b |
+|---|---|
+| c{n} | d |
+
+```python
+print({n})
+```
+
+[^1]: A footnote.
+"""
+
+ZH_BODY = "## 调度器\n\n调度器会优先处理第{n}个节点上的任务。\n"
+
+# every table a full index writes, in a stable order (ids included: the same order of writes)
+TABLES = {
+    "posts": "SELECT * FROM posts ORDER BY id",
+    "post_terms": "SELECT * FROM post_terms ORDER BY post_id, taxonomy, position",
+    "aliases": "SELECT * FROM aliases ORDER BY path",
+    "sources": "SELECT path, size, mtime_ns, sha256, status FROM sources ORDER BY path",
+    "content_issues": "SELECT path, line, severity, code, reason FROM content_issues "
+    "ORDER BY path, line, code",
+    "search_docs": "SELECT * FROM search_docs ORDER BY post_id",
+    "search_vocab": "SELECT * FROM search_vocab ORDER BY term",
+    "url_history": "SELECT * FROM url_history ORDER BY url",
+}
+
+
+def corpus() -> dict[str, str | bytes]:
+    files: dict[str, str | bytes] = {}
+    for n in range(40):
+        meta = {"tags": f"[harbor, tag{n % 5}]", "categories": "[Ops]"}
+        files[f"posts/p{n:02d}.md"] = post(f"Post {n}", f"2024-03-{n % 28 + 1:02d}",
+                                           body=BODY.format(n=n), **meta)  # fmt: skip
+        if n % 4 == 0:
+            files[f"posts/p{n:02d}.zh.md"] = post(f"文章 {n}", body=ZH_BODY.format(n=n))
+    files["posts/raw.md"] = post("Raw", body="Before <kbd>Ctrl</kbd>.\n\n<div>Hidden text.</div>\n")
+    files["posts/same-slug.md"] = post("Same", "2024-05-01", slug="p01")  # a duplicate URL
+    for name in ("a-tab-indent.md", "b-colon-in-title.md", "e-gbk-encoded.md"):
+        files[f"posts/{name}"] = (CASES / "C10-broken-files" / name).read_bytes()
+    return files
+
+
+def dump(path: Path) -> dict[str, list[tuple]]:
+    conn = sqlite3.connect(path)
+    try:
+        return {name: conn.execute(sql).fetchall() for name, sql in TABLES.items()}
+    finally:
+        conn.close()
+
+
+def test_parallel_full_index_equals_serial(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    write_site(root, corpus(), BILINGUAL_TOML)
+    reports, dumps = {}, {}
+    for workers in (1, 2):
+        site = load_site(root, {"database": str(tmp_path / f"db{workers}" / "site.db")})
+        db = Database(site.database_path)
+        reports[workers] = index_site(site, db, full=True, workers=workers)
+        db.close()
+        dumps[workers] = dump(site.database_path)
+    assert reports[2].workers == 2 and reports[1].workers == 1
+    assert reports[2].parsed == reports[1].parsed == 55
+    assert len(dumps[1]["posts"]) == 52 and dumps[1]["search_vocab"]
+    for table in TABLES:
+        assert dumps[2][table] == dumps[1][table], table
+
+
+def test_pool_beside_other_threads_starts_by_forkserver(tmp_path: Path) -> None:
+    """A server or the watcher runs threads: the pool must not fork them (a lock held by
+    another thread at fork time would stay held in the child), and gives the same index."""
+    root = tmp_path / "site"
+    write_site(root, corpus(), BILINGUAL_TOML)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        assert _pool_context().get_start_method() == "forkserver"
+        site = load_site(root, {"database": str(tmp_path / "pool" / "site.db")})
+        db = Database(site.database_path)
+        report = index_site(site, db, full=True, workers=2)
+        db.close()
+    finally:
+        stop.set()
+        other.join()
+    assert _pool_context().get_start_method() == "fork"
+    serial = load_site(root, {"database": str(tmp_path / "serial" / "site.db")})
+    db = Database(serial.database_path)
+    index_site(serial, db, full=True, workers=1)
+    db.close()
+    assert report.workers == 2 and len(report.errors) == 3
+    assert dump(site.database_path) == dump(serial.database_path)
+
+
+def test_broken_file_in_a_worker_is_reported_like_today(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    site = write_site(root, corpus(), BILINGUAL_TOML)
+    db = Database(site.database_path)
+    report = index_site(site, db, workers=2)
+    # what parsing the file alone says (file, line, reason): the same through the pool
+    broken = CASES / "C10-broken-files" / "a-tab-indent.md"
+    try:
+        parse_post(site, "posts/a-tab-indent.md", broken.read_bytes())
+    except Exception as exc:  # ContentError
+        alone = exc.issue  # type: ignore[attr-defined]
+    found = {i.path: i for i in report.errors}
+    assert set(found) == {
+        "content/posts/a-tab-indent.md",
+        "content/posts/b-colon-in-title.md",
+        "content/posts/e-gbk-encoded.md",
+    }
+    issue = found["content/posts/a-tab-indent.md"]
+    assert (issue.path, issue.line, issue.reason) == (alone.path, alone.line, alone.reason)
+    assert issue.line > 1 and "tabs" in issue.reason
+    stored = (
+        db.read()
+        .execute(
+            "SELECT line, reason FROM content_issues WHERE path = 'content/posts/a-tab-indent.md'"
+        )
+        .fetchall()
+    )
+    assert [tuple(r) for r in stored] == [(issue.line, issue.reason)]
+    # the neighbours of the broken files in their chunks are indexed
+    count = db.read().execute("SELECT COUNT(*) FROM posts WHERE title LIKE 'Post %'").fetchone()
+    assert count[0] == 40
+    db.close()
+
+
+def test_text_from_tokens_has_one_line_per_block(make_site) -> None:  # type: ignore[no-untyped-def]
+    site = make_site({})
+    p = parse_post(site, "posts/x.md", post("X", body=BODY.format(n=7)).encode())
+    assert p.text.split("\n") == [
+        "Architectural Overview",
+        "At the heart of post 7 sits a scheduler that wakes up every minute[1].",
+        "first item",
+        "second item",
+        "a",
+        "b",
+        "c7",
+        "d",
+        "A footnote.",
+    ]
+    assert p.code == "print(7)"
+    assert p.excerpt == "At the heart of post 7 sits a scheduler that wakes up every minute[1]."
+    prose, code = prose_and_code(p.html)  # the HTML says the same, line breaks aside
+    assert " ".join(prose.split()) == " ".join(p.text.split()) and code == p.code
+
+
+def test_snippets_separate_a_heading_from_the_next_paragraph(make_site, serve) -> None:  # type: ignore[no-untyped-def]
+    site = make_site({"posts/a.md": post("A post", body=BODY.format(n=1))})
+    client = serve(site)
+    for q in ("heart", "architectural"):
+        hits = client.get("/api/search", params={"q": q}).json()["hits"]
+        snippet = hits[0]["snippet_html"]
+        assert "Overview · At" in snippet, snippet
+        assert "\n" not in snippet and "Overview At" not in snippet

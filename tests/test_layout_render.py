@@ -136,9 +136,21 @@ def test_chinese_titles_break_between_words(make_site, serve):
 
 
 def test_the_header_draws_the_sites_menu(demo_site, serve):
-    """READER's `menu` (a list of {title, url} for the page's language) in the header's nav."""
+    """The `menu` setting (the demo declares About in each language) in the header's nav, in
+    the page's language, marked current on its own page."""
     client = serve(demo_site)
-    assert _page(client, "/").select(".site-nav a")[-1].get_text() != "About"
-    client.app.state.renderer.env.globals["menu"] = [{"title": "About", "url": "/about/"}]
-    nav = _page(client, "/archive/").select(".site-nav a")
-    assert (nav[-1].get_text(), nav[-1]["href"]) == ("About", "/about/")
+    for url, entry in (
+        ("/archive/", ("关于", "/zh/about/")),
+        ("/zh/archive/", ("About", "/about/")),
+    ):
+        assert entry not in [
+            (a.get_text(), a["href"]) for a in _page(client, url).select(".site-nav a")
+        ]
+    for url, entry in (
+        ("/archive/", ("About", "/about/")),
+        ("/zh/archive/", ("关于", "/zh/about/")),
+    ):
+        nav = _page(client, url).select(".site-nav a")
+        assert (nav[-1].get_text(), nav[-1]["href"]) == entry, url
+    about = _page(client, "/about/").select(".site-nav a")[-1]
+    assert about.get("aria-current") == "page"

@@ -80,7 +80,7 @@ def highlight(code: str, lang: str, _attrs: Any = None, label: str = "Code") -> 
     cls = f' class="language-{html.escape(name, quote=True)}"' if name else ""
     named = html.escape(f"{label} ({name})" if name else label, quote=True)
     return (
-        f'<pre class="highlight"{lang_attr} tabindex="0" aria-label="{named}">'
+        f'<pre class="highlight"{lang_attr} tabindex="0" role="group" aria-label="{named}">'
         f"<code{cls}>{body}</code></pre>\n"
     )
 
@@ -108,7 +108,7 @@ def _table_open(self: Any, tokens: list[Token], idx: int, options: Any, env: Any
     # scrollable-region-focusable); the table itself takes the column's width (site.css)
     label = html.escape(env.get("table_label", "Table"), quote=True)
     table = self.renderToken(tokens, idx, options, env)
-    return f'<div class="table-scroll" tabindex="0" aria-label="{label}">\n{table}'
+    return f'<div class="table-scroll" tabindex="0" role="group" aria-label="{label}">\n{table}'
 
 
 def _table_close(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
@@ -127,7 +127,7 @@ def _wrap_raw_tables(state: StateCore) -> None:
         if end is None:
             continue
         tok.content = (
-            f'<div class="table-scroll" tabindex="0" aria-label="{label}">\n' + tok.content
+            f'<div class="table-scroll" tabindex="0" role="group" aria-label="{label}">\n' + tok.content
         )
         end.content = end.content.rstrip() + "\n</div>\n"
 

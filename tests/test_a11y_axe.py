@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 from a11y_rig import AXE_JS, assert_author_page_covered, demo_server, npm_tool, pages
-from playwright.sync_api import Browser, Error, sync_playwright
-from test_browser import FLAGS, INSTALL, chromium_path
+from playwright.sync_api import Browser
+from test_browser import one_browser
 
 WIDTHS = (390, 1280)
 SCHEMES = ("light", "dark")
@@ -29,13 +29,7 @@ def base(tmp_path_factory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        try:
-            b = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
-        except Error as exc:
-            pytest.fail(f"{INSTALL} ({exc})")
-        yield b
-        b.close()
+    yield from one_browser()
 
 
 def _violations(result: dict, where: str) -> list[str]:

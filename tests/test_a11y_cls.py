@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 import pytest
 from a11y_rig import demo_server
-from playwright.sync_api import Browser, Error, Route, sync_playwright
-from test_browser import FLAGS, INSTALL, chromium_path
+from playwright.sync_api import Browser, Route
+from test_browser import one_browser
 
 OBSERVE = """
 window.__shifts = [];
@@ -46,13 +46,7 @@ def base(tmp_path_factory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        try:
-            b = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
-        except Error as exc:
-            pytest.fail(f"{INSTALL} ({exc})")
-        yield b
-        b.close()
+    yield from one_browser()
 
 
 def _late(route: Route) -> None:

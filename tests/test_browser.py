@@ -44,6 +44,18 @@ def chromium_path() -> str | None:
     return shutil.which("chromium")
 
 
+def one_browser() -> Iterator[Browser]:
+    """One headless Chromium for a whole test module: the body of its module-scoped `browser`
+    fixture (`yield from one_browser()`). A missing Chromium fails with how to install it."""
+    with sync_playwright() as p:
+        try:
+            b = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
+        except Error as exc:
+            pytest.fail(f"{INSTALL} ({exc})")
+        yield b
+        b.close()
+
+
 # Recorded by the page itself (an init script runs before the page's own scripts).
 WATCH_CSP = """
 window.__violations = [];

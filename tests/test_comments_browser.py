@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Error, Page, sync_playwright
-from test_browser import FLAGS, INSTALL, WATCH_CSP, chromium_path
+from playwright.sync_api import Browser, Page
+from test_browser import WATCH_CSP, one_browser
 
 from masthead.config import Site
 from masthead.store import comments as store
@@ -53,13 +53,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        try:
-            b = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
-        except Error as exc:
-            pytest.fail(f"{INSTALL} ({exc})")
-        yield b
-        b.close()
+    yield from one_browser()
 
 
 class Served:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Browser, Error, Page, sync_playwright
-from test_browser import FLAGS, INSTALL, chromium_path
+from playwright.sync_api import Browser, Page
+from test_browser import one_browser
 
 from masthead.config import load_site
 from masthead.web.app import create_app
@@ -87,13 +87,7 @@ def corpus_with_menu(tmp_path_factory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        try:
-            b = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
-        except Error as exc:
-            pytest.fail(f"{INSTALL} ({exc})")
-        yield b
-        b.close()
+    yield from one_browser()
 
 
 def _page(browser: Browser, width: int, scheme: str = "light") -> Page:

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Error, Page, sync_playwright
-from test_browser import FLAGS, INSTALL, WATCH_CSP, chromium_path
+from playwright.sync_api import Browser, BrowserContext, Page
+from test_browser import WATCH_CSP, one_browser
 
 from masthead.web.app import create_app
 
@@ -59,13 +59,7 @@ def base(site_app) -> str:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        try:
-            b = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
-        except Error as exc:
-            pytest.fail(f"{INSTALL} ({exc})")
-        yield b
-        b.close()
+    yield from one_browser()
 
 
 def _context(browser: Browser, base: str, **options: Any) -> BrowserContext:

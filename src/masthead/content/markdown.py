@@ -126,9 +126,8 @@ def _wrap_raw_tables(state: StateCore) -> None:
         end = next((b for b in blocks[i:] if b.content.rstrip().lower().endswith("</table>")), None)
         if end is None:
             continue
-        tok.content = (
-            f'<div class="table-scroll" tabindex="0" role="group" aria-label="{label}">\n' + tok.content
-        )
+        frame = f'<div class="table-scroll" tabindex="0" role="group" aria-label="{label}">\n'
+        tok.content = frame + tok.content
         end.content = end.content.rstrip() + "\n</div>\n"
 
 

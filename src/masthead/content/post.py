@@ -25,6 +25,7 @@ from masthead.config import Site
 from masthead.content import (
     authors,
     frontmatter,
+    images,
     markdown,
     sanitize,
     shortcodes,
@@ -155,6 +156,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         lambda url: urls.resolve_relative(url, info.folder),
         trusted=site.settings.raw_html,
     )
+    html = images.add_sizes(html, site.content_dir)  # integers only: safe after sanitizing
     from_tokens = text.from_tokens(rendered.tokens)  # None when raw HTML needs the HTML's text
     plain, code = (
         (from_tokens.prose, from_tokens.code) if from_tokens else text.prose_and_code(html)

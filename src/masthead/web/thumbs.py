@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import re
 import tempfile
 import threading
 import warnings
@@ -26,8 +25,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from defusedxml import ElementTree
 from PIL import Image, ImageOps, UnidentifiedImageError
+
+from masthead.content.images import svg_size
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,6 @@ MEDIA = "/media/"
 URL_PREFIX = "/thumbs/"
 TYPES = {".webp": "image/webp"}  # what /thumbs/ serves
 RASTER = frozenset({".jpg", ".jpeg", ".png", ".webp", ".gif"})
-_LENGTH = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(px)?\s*$")
 _BROKEN = (UnidentifiedImageError, Image.DecompressionBombError, OSError, ValueError, SyntaxError)
 
 
@@ -53,26 +52,6 @@ class Thumb:
     width: int
     height: int
     sizes: str = SIZES
-
-
-def _svg_size(path: Path) -> tuple[int, int] | None:
-    """An SVG's size in CSS pixels from its root `width`/`height`, else its `viewBox`."""
-    try:
-        root = ElementTree.parse(path).getroot()
-    except Exception:  # defusedxml refuses entities; any parse failure: no size
-        return None
-    w, h = (_LENGTH.match(root.get(a, "")) for a in ("width", "height"))
-    if w and h:
-        width, height = float(w.group(1)), float(h.group(1))
-    else:
-        box = (root.get("viewBox") or "").replace(",", " ").split()
-        try:
-            width, height = float(box[2]), float(box[3])
-        except (IndexError, ValueError):
-            return None
-    if width <= 0 or height <= 0:
-        return None
-    return round(width), round(height)
 
 
 def problem(path: Path) -> str | None:
@@ -140,7 +119,7 @@ class Thumbnails:
     def _make(self, cover: str, path: Path) -> Thumb | None:
         ext = path.suffix.lower()
         if ext == ".svg":
-            size = _svg_size(path)
+            size = svg_size(path)
             return Thumb(cover, "", *size) if size else None
         if ext not in RASTER:
             return None

@@ -1,14 +1,12 @@
 """What the accessibility and HTML gates share: the demo's pages they check, the demo served by a
 real uvicorn, and the npm/Java tools (`package.json` at the repo root, `npm ci --ignore-scripts`).
 
-A missing tool is a skip with the command that installs it, except under
-`MASTHEAD_REQUIRE_GATES=1` (set by `.ci/run`), where it is a failure: CI never passes a gate it
-did not run.
+A missing tool is a failure that says which command installs it, as for the browser tests: no
+run passes a gate it did not run.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from collections.abc import Iterator
@@ -46,15 +44,10 @@ PAGES = {
 AUTHOR_LINK = re.compile(r'href="(/authors/[^"/?#]+/)"')
 
 
-def require_gates() -> bool:
-    return os.environ.get("MASTHEAD_REQUIRE_GATES") == "1"
-
-
 def missing(what: str) -> None:
-    """Skip (locally) or fail (`MASTHEAD_REQUIRE_GATES=1`, CI) for a tool or page not there."""
-    if require_gates():
-        pytest.fail(what)
-    pytest.skip(what)
+    """Fail, saying how to install it, for a tool or page not there: like the browser tests,
+    a gate is never skipped."""
+    pytest.fail(what)
 
 
 def npm_tool(path: Path) -> Path:

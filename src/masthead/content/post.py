@@ -157,7 +157,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         trusted=site.settings.raw_html,
     )
     html = images.add_sizes(html, site.content_dir)  # integers only: safe after sanitizing
-    from_tokens = text.from_tokens(rendered.tokens)  # None when raw HTML needs the HTML's text
+    from_tokens = rendered.text  # None when raw HTML needs the HTML's text
     plain, code = (
         (from_tokens.prose, from_tokens.code) if from_tokens else text.prose_and_code(html)
     )

@@ -1,7 +1,7 @@
 """Plain text of a post: for search, excerpts, reading time and word counts.
 
-Two sources give the same text: the markdown-it tokens of a pure-Markdown body (`from_tokens`,
-one walk, no HTML parsing) and the sanitized HTML (`prose_and_code`, `html_to_text`), used when
+Two sources give the same text: the syntax tree of a pure-Markdown body (`content.tree`, in
+the walk that writes the HTML) and the sanitized HTML (`prose_and_code`, `html_to_text`), used when
 the body holds raw HTML, whose text only the sanitizer's output shows. Either way the text has
 one line per block (paragraph, heading, list item, table cell…), so a heading never runs into
 the next sentence; a soft line break inside a paragraph is a space.
@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
-
-from markdown_it.token import Token
 
 _BLOCK = {
     "p", "div", "li", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "td", "th", "blockquote",
@@ -64,14 +61,15 @@ class _Text(HTMLParser):
         return self.code if self.split_code and self.pre else self.parts
 
 
-def _lines(parts: list[str]) -> str:
+def lines(parts: list[str]) -> str:
+    """The joined `parts` as one line per block: whitespace runs as one space, no empty lines."""
     lines = (" ".join(line.split()) for line in "".join(parts).split("\n"))
     return "\n".join(line for line in lines if line)
 
 
 @dataclass(frozen=True)
 class PlainText:
-    """A post's text from its tokens: `prose` (outside code blocks), `code` (inside them), both
+    """A post's text: `prose` (outside code blocks), `code` (inside them), both
     one line per block, and `excerpt` (the first paragraph of 20+ characters, not yet
     truncated; "" when there is none)."""
 
@@ -80,66 +78,12 @@ class PlainText:
     excerpt: str
 
 
-_CHECKBOX = '<input class="task-list-item-checkbox"'  # mdit_py_plugins.tasklists: no text
-
-
-def _inline_text(children: Sequence[Token] | None, out: list[str]) -> bool:
-    """Append the visible text of an inline token's children; False when raw HTML (other than a
-    task-list checkbox) is met, whose text only the sanitized HTML shows."""
-    for tok in children or ():
-        kind = tok.type
-        if kind in ("text", "code_inline"):
-            out.append(tok.content)
-        elif kind == "softbreak":
-            out.append(" ")
-        elif kind == "hardbreak":
-            out.append("\n")
-        elif kind == "footnote_ref":  # the caption the footnote plugin renders: [1], [1:2]
-            sub = tok.meta.get("subId", -1)
-            out.append(f"[{tok.meta['id'] + 1}{f':{sub}' if sub > 0 else ''}]")
-        elif kind == "html_inline" and not tok.content.startswith(_CHECKBOX):
-            return False
-        # images: their alt text is an attribute, not visible text; link_open/close, em… none
-    return True
-
-
-def from_tokens(tokens: Sequence[Token]) -> PlainText | None:
-    """The text of a rendered body read from its markdown-it block tokens (after the core
-    rules), or None when the body holds raw HTML (`html_block`, `html_inline`): then the
-    sanitized HTML is the one source of its text (`prose_and_code`)."""
-    prose: list[str] = []
-    code: list[str] = []
-    excerpt = ""
-    para = False
-    for tok in tokens:
-        kind = tok.type
-        if kind == "inline":
-            start = len(prose)
-            if not _inline_text(tok.children, prose):
-                return None
-            if para and not excerpt:
-                text = " ".join("".join(prose[start:]).split())
-                if len(text) >= 20:  # as excerpt_from_html counts: one character per break
-                    excerpt = text
-        elif kind in ("fence", "code_block"):
-            code.append("\n" + tok.content + "\n")
-        elif kind == "html_block":
-            return None
-        else:  # every other block token opens or closes a line
-            prose.append("\n")
-            if kind == "paragraph_open":
-                para = not tok.hidden  # tight list items have no <p>, so no excerpt
-            elif kind == "paragraph_close":
-                para = False
-    return PlainText(_lines(prose), _lines(code), excerpt)
-
-
 def html_to_text(html: str) -> str:
     """Visible text of an HTML fragment, one line per block, entities decoded."""
     parser = _Text()
     parser.feed(html)
     parser.close()
-    return _lines(parser.parts)
+    return lines(parser.parts)
 
 
 def prose_and_code(html: str) -> tuple[str, str]:
@@ -148,7 +92,7 @@ def prose_and_code(html: str) -> tuple[str, str]:
     parser.split_code = True
     parser.feed(html)
     parser.close()
-    return _lines(parser.parts), _lines(parser.code)
+    return lines(parser.parts), lines(parser.code)
 
 
 def count_words(text: str) -> tuple[int, int]:

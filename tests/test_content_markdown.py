@@ -5,6 +5,7 @@ render."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -99,3 +100,51 @@ def test_bare_email_addresses_become_mailto_links_but_not_inside_links() -> None
     out = markdown.render("Write to team@example.org or [me@example.org](https://x.org).").html
     assert '<a href="mailto:team@example.org">team@example.org</a>' in out
     assert '<a href="https://x.org">me@example.org</a>' in out
+
+
+DEEP = {
+    "quotes": ">" * 100_000 + " x",  # markdown-it.rs: stack overflow, a segfault
+    "lists": "1. " * 30_000 + "x",  # markdown-it.rs: a segfault when its tree is dropped
+    "emphasis": "*a _b " * 3_000 + "x" + " c_ d*" * 3_000,  # seconds in markdown-it.rs
+    "images": "[![a" * 1_000 + "](x)](" * 1_000 + "y)" * 1_000,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(DEEP))
+def test_pathological_nesting_never_crashes_the_process(tmp_path, shape: str) -> None:
+    """A segfault cannot be caught: the post is parsed in a child process, which must exit
+    normally, with HTML (markdown-it-py caps block nesting at 20 levels) or, for thousands of
+    levels of emphasis, a content error with the file and line."""
+    (tmp_path / "content").mkdir()
+    (tmp_path / "masthead.toml").write_text('title = "t"\nbase_url = "https://e.org"\n')
+    post = "---\ntitle: Deep\ndate: 2024-01-01\n---\n" + DEEP[shape]
+    code = (
+        "import sys; from masthead.config import load_site; from masthead.errors import "
+        "ContentError; from masthead.content.post import parse_post\n"
+        "site = load_site(sys.argv[1])\n"
+        "try: print('html', len(parse_post(site, 'deep.md', sys.stdin.buffer.read()).html))\n"
+        "except ContentError as exc: print('error', exc)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        input=post.encode(),
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    out = done.stdout.decode()
+    if shape == "emphasis":
+        assert out.startswith("error content/deep.md:5") and "nested too deeply" in out, out
+    else:
+        assert out.startswith("html ") and int(out.split()[1]) > 0, out
+
+
+@needs_rust
+def test_a_tree_too_deep_for_python_is_written_from_the_fallback(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    body = "*a " * 3_000 + "b" + " c*" * 3_000  # markdown-it.rs nests 3,000 <em>
+    monkeypatch.setattr(markdown, "_needs_fallback", lambda _body: False)
+    assert RUST.tree(body) is not None  # markdown-it.rs itself copes, the writer cannot
+    with pytest.raises(markdown.NestingError):
+        markdown.render(body)
+    shallow = "*a " * 200 + "b" + " c*" * 200  # 200 levels: the writer copes
+    assert markdown.render(shallow).html.count("<em>") == 200

@@ -13,6 +13,7 @@ author as `## Title {#my-id}` (Hugo, Pandoc), otherwise they come from the text.
 from __future__ import annotations
 
 import importlib
+import logging
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ except ImportError:  # pragma: no cover - CPython 3.13 and later
 from masthead.content import fallback
 from masthead.content.text import PlainText
 from masthead.content.tree import Html
+
+log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=1)
@@ -58,6 +61,11 @@ def block_parser() -> Any:
     return md
 
 
+class NestingError(ValueError):
+    """A body whose inline Markdown nests deeper than Python's recursion limit allows (thousands
+    of levels of emphasis: no real post); `parse_post` reports it as a content error."""
+
+
 @dataclass(frozen=True)
 class Rendered:
     """`html` (unsanitized), the `(level, id, text)` of every heading, and `text`: the body's
@@ -72,19 +80,38 @@ class Rendered:
 def render(markdown: str, labels: dict[str, str] | None = None) -> Rendered:
     """Render a post body; `labels` may give `footnotes_label`, `backref_label`, `code_label`
     and `table_label` in the post's language. One walk over the tree writes the HTML, the
-    headings and the plain text."""
+    headings and the plain text. Raises `NestingError` for a body nested thousands deep."""
     out = Html(labels or {})
-    out.run(_tree(markdown))
+    try:
+        out.run(_tree(markdown))
+    except RecursionError:  # a tree deeper than the tests above let through
+        out = Html(labels or {})
+        try:
+            out.run(fallback.tree(markdown))
+        except RecursionError:
+            raise NestingError("Markdown nested too deeply to render (emphasis or links)") from None
     return Rendered(out.html(), out.headings, out.plain())
 
 
 _BACKTICKS = re.compile(r"`+")
+_DEEP_PREFIX = re.compile(r"^[ \t>*+\-.)0-9]{100,}", re.M)
+_DELIMITERS = 600  # `*`, `_`, `~` in a body; the k8s-blog's most is 106
+_BRACKETS = 1000
 
 
-def _lone_backtick(markdown: str) -> bool:
-    """True when some length of backtick run occurs an odd number of times (one is unclosed):
-    with a `[`, the input markdown-it.rs 0.6 panics on (`content.fallback`). A cheap test that
-    spares the panic's message on stderr; the `except` below catches whatever it misses."""
+def _needs_fallback(markdown: str) -> bool:
+    """True for the bodies markdown-it.rs 0.6 must not parse: it panics on an unclosed `[`
+    followed by a lone backtick (some length of backtick run occurs an odd number of times); it
+    has no nesting limit, so that a line starting with a long run of container markers (`>`,
+    list markers, indentation: 100 characters or more) can overflow its stack (a segfault, not
+    an exception) and a long run of emphasis delimiters or brackets nests deeper than Python's
+    recursion limit allows the writer; and emphasis bombs (`*a _b ` × 8,000) take it seconds.
+    markdown-it-py stops nesting at 20 levels. Cheap tests (a few microseconds a post) that err
+    on the side of the fallback; the `except` in `_tree` catches what they miss."""
+    if sum(markdown.count(c) for c in "*_~") > _DELIMITERS or markdown.count("[") > _BRACKETS:
+        return True
+    if _DEEP_PREFIX.search(markdown):
+        return True
     if "[" not in markdown or "`" not in markdown:
         return False
     runs = Counter(len(run) for run in _BACKTICKS.findall(markdown))
@@ -93,13 +120,15 @@ def _lone_backtick(markdown: str) -> bool:
 
 def _tree(markdown: str) -> Any:
     rust = block_parser()
-    if rust is None or _lone_backtick(markdown):
+    if rust is None or _needs_fallback(markdown):
         return fallback.tree(markdown)
     try:
         return rust.tree(markdown)
     except BaseException as exc:  # a Rust panic is a BaseException (pyo3's PanicException)
         if type(exc).__name__ != "PanicException":
             raise
+        # Rust has printed its panic message on stderr; say what became of the body
+        log.info("markdown-it.rs failed on a body (%s); markdown-it-py parsed it", exc)
         return fallback.tree(markdown)  # the same CommonMark tree, from markdown-it-py
 
 

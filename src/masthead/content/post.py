@@ -142,15 +142,16 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     body, sc_warnings = shortcodes.expand(
         fm.body, ref=ref, inline=markdown.render_inline, text=label
     )
-    rendered = markdown.render(
-        body,
-        {
-            "footnotes_label": label("footnotes"),
-            "backref_label": label("back_to_content"),
-            "code_label": label("code_label"),
-            "table_label": label("table_label"),
-        },
-    )
+    labels = {
+        "footnotes_label": label("footnotes"),
+        "backref_label": label("back_to_content"),
+        "code_label": label("code_label"),
+        "table_label": label("table_label"),
+    }
+    try:
+        rendered = markdown.render(body, labels)
+    except markdown.NestingError as exc:
+        raise ContentError(path, fm.body_line, str(exc)) from None
     html = sanitize.clean(
         rendered.html,
         lambda url: urls.resolve_relative(url, info.folder),

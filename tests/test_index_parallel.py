@@ -12,7 +12,10 @@ import sqlite3
 import threading
 from pathlib import Path
 
+import pytest
+
 from masthead.config import load_site
+from masthead.content import markdown
 from masthead.content.post import parse_post
 from masthead.content.text import prose_and_code
 from masthead.indexer import _pool_context, index_site
@@ -186,3 +189,27 @@ def test_snippets_separate_a_heading_from_the_next_paragraph(make_site, serve) -
         snippet = hits[0]["snippet_html"]
         assert "Overview · At" in snippet, snippet
         assert "\n" not in snippet and "Overview At" not in snippet
+
+
+def test_a_file_that_crashes_its_worker_is_reported_and_the_rest_indexed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A segfault in a compiled parser kills the worker, not the index: the pool breaks, the
+    rest is parsed one file a time, the crashing file is its own error. The crash is real:
+    markdown-it.rs overflows its stack on 100,000 nested quotes, once the guard that sends such
+    bodies to markdown-it-py is turned off (the forked workers inherit the patch)."""
+    if markdown.block_parser() is None:
+        pytest.skip("markdown-it-pyrs has no wheel for this Python (3.13+): nothing crashes")
+    files = corpus()
+    files["posts/crash.md"] = post("Crash", body=">" * 100_000 + " deep\n")
+    root = tmp_path / "site"
+    site = write_site(root, files, BILINGUAL_TOML)
+    monkeypatch.setattr(markdown, "_needs_fallback", lambda _body: False)
+    assert _pool_context().get_start_method() == "fork"
+    db = Database(site.database_path)
+    report = index_site(site, db, full=True, workers=2)
+    db.close()
+    crashed = [e for e in report.errors if e.path.endswith("crash.md")]
+    assert len(crashed) == 1 and "crashed" in crashed[0].reason
+    assert len(report.errors) == 4  # the three broken files, and this one
+    assert len(dump(site.database_path)["posts"]) == 52  # every other post is indexed

@@ -166,7 +166,7 @@ def parse_files(site: Site, jobs: Sequence[Job], workers: int) -> Iterator[Chang
     """The `Change` of each job, in order: in this process when `workers` is 1, else in a pool
     of `workers` processes with a bounded number of chunks in flight (memory stays flat when
     the writer is slower than the parsers). A pool that breaks (a worker killed) is reported and
-    the rest is parsed here."""
+    the rest is parsed one file a time in fresh workers (`_isolated`)."""
     if workers <= 1:
         for job in jobs:
             yield build_change(site, *job)
@@ -195,10 +195,33 @@ def parse_files(site: Site, jobs: Sequence[Job], workers: int) -> Iterator[Chang
                 for future in pending:
                     future.cancel()
     except BrokenProcessPool as exc:
-        log.error("the indexing worker pool failed (%s); parsing the rest in this process", exc)
-        for chunk in chunks[done:]:
-            for job in chunk:
-                yield build_change(site, *job)
+        log.error("the indexing worker pool failed (%s); parsing the rest one file a time", exc)
+        yield from _isolated(site, [job for chunk in chunks[done:] for job in chunk])
+
+
+def _isolated(site: Site, jobs: list[Job]) -> Iterator[Change]:
+    """The `Change` of each job, parsed one at a time in a one-worker pool, after a pool broke:
+    a file that kills its worker (a crash in a compiled parser) is reported as that file's error
+    and a new worker takes the rest, so that no crash takes the index, or this process, down."""
+    pos = 0
+    while pos < len(jobs):
+        with ProcessPoolExecutor(
+            1, mp_context=_pool_context(), initializer=_init_worker, initargs=(site,)
+        ) as pool:
+            try:
+                while pos < len(jobs):
+                    (change,) = pool.submit(_parse_chunk, [jobs[pos]]).result()
+                    pos += 1
+                    yield change
+            except BrokenProcessPool:
+                rel, data, size, mtime_ns = jobs[pos]
+                path = site.settings.content_dir + "/" + rel
+                log.error("%s: the parser crashed on this file", path)
+                change = Change(path, size, mtime_ns, hashlib.sha256(data).hexdigest())
+                reason = "masthead's parser crashed on this file (a bug: please report it)"
+                change.error = ContentIssue(path, 0, reason)
+                pos += 1
+                yield change
 
 
 def index_site(

@@ -99,6 +99,17 @@ def count(conn: sqlite3.Connection, match: str) -> int:
     return int(row[0])
 
 
+def more_than(conn: sqlite3.Connection, match: str, limit: int) -> bool:
+    """Whether more than `limit` rows match `match`: FTS5 stops after `limit + 1` rows, so a
+    word in most posts costs a few hundred rows, not all of them."""
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT rowid FROM search_fts WHERE search_fts MATCH :match "
+        "LIMIT :limit)",
+        {"match": match, "limit": limit + 1},
+    ).fetchone()
+    return int(row[0]) > limit
+
+
 def ids(conn: sqlite3.Connection, match: str) -> list[int]:
     """Ids of the rows matching `match`, ascending, without rank: one JSON array from SQLite,
     about half the cost of fetching as many rows."""
@@ -135,23 +146,23 @@ def catalog(conn: sqlite3.Connection) -> list[sqlite3.Row]:
 
 
 def catalog_terms(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    """Every (post id, taxonomy, key, name) of the posts in `catalog`."""
+    """Every (post id, taxonomy, key, name) of the posts in `catalog`, for the tags and
+    categories (the facets; authors are a taxonomy too, filtered by `author:` instead)."""
     return conn.execute(
         "SELECT t.post_id, t.taxonomy, t.key, t.name FROM post_terms t "
-        "JOIN posts p ON p.id = t.post_id WHERE p.kind = 'post' AND p.draft = 0 "
-        "AND p.shadowed = 0 ORDER BY t.post_id, t.taxonomy, t.position"
+        "JOIN posts p ON p.id = t.post_id WHERE t.taxonomy IN ('tags', 'categories') "
+        "AND p.kind = 'post' AND p.draft = 0 AND p.shadowed = 0 "
+        "ORDER BY t.post_id, t.taxonomy, t.position"
     ).fetchall()
 
 
-def page_rows(
-    conn: sqlite3.Connection, ids: list[int], match: str | None, scan: bool = False
-) -> dict[int, Any]:
+def page_rows(conn: sqlite3.Connection, ids: list[int], match: str | None) -> dict[int, Any]:
     """Display columns of the posts `ids`, with `title_hl` and `snippet` marked by sentinels
     (`MARK_OPEN`/`MARK_CLOSE`; not yet escaped, U+200B not yet removed) when `match` is given.
-    snippet() is the costly part of a search, so it runs only for the page shown: with `scan`
-    (few matches) in one pass over the matches between the smallest and the largest id, else
-    one `rowid = ?` lookup per post, each setting the match up again (`rowid IN (…)` would
-    run the whole match once per value)."""
+    snippet() is the costly part of a search, so it runs only for the page shown: one pass
+    over the matches between the smallest and the largest id, the ids tested by `+rowid IN`
+    (the `+` keeps the list from FTS5, which would run the whole match once per value), so
+    only the page's rows reach highlight() and snippet()."""
     if not ids:
         return {}
     id_list = ",".join(str(int(i)) for i in ids)
@@ -162,27 +173,16 @@ def page_rows(
             f"WHERE id IN ({id_list})"
         )
     }
-    if match and scan:
-        marked = ",".join(str(i) for i in rows)
+    if match and rows:
         for post_id, title_hl, snippet in conn.execute(
-            f"SELECT rowid, CASE WHEN rowid IN ({marked}) THEN highlight(search_fts, 0, "
-            f"'{MARK_OPEN}', '{MARK_CLOSE}') END, CASE WHEN rowid IN ({marked}) THEN "
-            f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24) END "
-            "FROM search_fts WHERE search_fts MATCH :match AND rowid BETWEEN :lo AND :hi",
-            {"match": match, "lo": min(rows, default=0), "hi": max(rows, default=0)},
+            f"SELECT rowid, highlight(search_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}'), "
+            f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24) "
+            "FROM search_fts WHERE search_fts MATCH :match AND rowid BETWEEN :lo AND :hi "
+            f"AND +rowid IN ({id_list})",
+            {"match": match, "lo": min(rows), "hi": max(rows)},
         ):
             if post_id in rows:
                 rows[post_id].update(title_hl=title_hl, snippet=snippet)
-    elif match:
-        sql = (
-            f"SELECT highlight(search_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}'), "
-            f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24) "
-            "FROM search_fts WHERE search_fts MATCH :match AND rowid = :id"
-        )
-        for post_id, row in rows.items():
-            found = conn.execute(sql, {"match": match, "id": post_id}).fetchone()
-            if found is not None:
-                row.update(title_hl=found[0], snippet=found[1])
     return rows
 
 

@@ -7,13 +7,14 @@ return them as JSON.
 from __future__ import annotations
 
 import bisect
+import copy
 import json
 import math
 import re
 import threading
 import time
 from collections import Counter, OrderedDict
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from itertools import chain, compress, islice
 from typing import Any
@@ -87,7 +88,35 @@ class Result:
     ran: bool = True  # False for an empty query: a prompt, no search
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """`dataclasses.asdict(self)`, built field by field (a tenth of its time: it runs for
+        every API answer)."""
+        return {
+            "query": self.query,
+            "total": self.total,
+            "page": self.page,
+            "pages": self.pages,
+            "per_page": self.per_page,
+            "hits": [
+                {
+                    "title": h.title,
+                    "title_html": h.title_html,
+                    "url": h.url,
+                    "lang": h.lang,
+                    "date": h.date,
+                    "snippet_html": h.snippet_html,
+                }
+                for h in self.hits
+            ],
+            "facets": {
+                name: [{"key": f.key, "name": f.name, "count": f.count} for f in facets]
+                for name, facets in self.facets.items()
+            },
+            "filters": copy.deepcopy(self.filters),
+            "suggestions": list(self.suggestions),
+            "without_filters": self.without_filters,
+            "latency_ms": self.latency_ms,
+            "ran": self.ran,
+        }
 
 
 def levenshtein(a: str, b: str, limit: int) -> int:
@@ -168,8 +197,9 @@ class Catalog:
         """The ids of `mask`, newest first (ties: id), sliced `[start:stop]`."""
         if not mask or (stop is not None and stop <= start):
             return []
-        return list(islice(compress(self.by_date, map(self.flags(mask).__getitem__,
-                                                      self.by_date)), start, stop))  # fmt: skip
+        flags = self.flags(mask)
+        found = compress(self.by_date, map(flags.__getitem__, self.by_date))
+        return list(islice(found, start, stop))
 
     def dated(self, start: float | None, end: float | None) -> int:
         """The mask of the posts dated in [start, end) (seconds; None: unbounded): a slice of
@@ -495,9 +525,9 @@ class SearchService:
         keys = catalog.facet_keys
         counted = Counter(chain.from_iterable(map(keys.__getitem__, ranked.head)))
         for tier in ranked.tiers:
-            if tier.bit_count() * 8 < len(catalog.facet_masks):  # a few posts: count them
-                counted.update(chain.from_iterable(map(keys.__getitem__,
-                                                       catalog.newest_first(tier))))  # fmt: skip
+            if tier.bit_count() * 4 < len(catalog.facet_masks):  # fewer posts than values
+                tier_ids = catalog.newest_first(tier)
+                counted.update(chain.from_iterable(map(keys.__getitem__, tier_ids)))
             else:
                 counted.update(catalog.facet_counts(tier))
         counts: dict[str, Counter[str]] = {"lang": Counter(), "tags": Counter(),

@@ -509,11 +509,13 @@ class SearchService:
             if len(bounded) <= BM25_ROWS:
                 return _kept(_best_first(bounded, neg_date), catalog, keep), ()
         elif not store.more_than(conn, match, BM25_ROWS):  # a few hundred rows at most
-            return _kept(_best_first(store.ranked(conn, match), neg_date), catalog, keep), ()
+            rows = store.ranked(conn, match, within=_among(catalog, keep))
+            return _kept(_best_first(rows, neg_date), catalog, keep), ()
         found = catalog.mask(store.ids(conn, match)) & keep
         strong = store.strong(match)
         if not store.more_than(conn, strong, BM25_ROWS):
-            first = _kept(_best_first(store.ranked(conn, strong), neg_date), catalog, found)
+            rows = store.ranked(conn, strong, within=_among(catalog, found))
+            first = _kept(_best_first(rows, neg_date), catalog, found)
             return first, (found & ~catalog.mask(first),)
         heavy = catalog.mask(store.ids(conn, strong)) & found
         return [], (heavy, found & ~heavy)
@@ -692,6 +694,14 @@ def _best_first(ranked: list[tuple[int, float]], neg_date: dict[int, float]) -> 
     hits = [(rank, neg_date[i], i) for i, rank in ranked if i in neg_date]
     hits.sort()
     return [i for _r, _d, i in hits]
+
+
+def _among(catalog: Catalog, keep: int) -> list[int] | None:
+    """The ids of `keep` for bm25 to rank among (`store.ranked` `within`) when filters left
+    few of the catalog (bm25 then skips the others, about 3 µs a row), else None (all)."""
+    if keep == catalog.members or keep.bit_count() > BM25_ROWS:
+        return None
+    return catalog.newest_first(keep)
 
 
 def _kept(ids: list[int], catalog: Catalog, keep: int) -> list[int]:

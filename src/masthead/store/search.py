@@ -77,15 +77,20 @@ def index_post(
     )
 
 
-def ranked(conn: sqlite3.Connection, match: str, limit: int = -1) -> list[tuple[int, float]]:
+def ranked(
+    conn: sqlite3.Connection, match: str, limit: int = -1, within: list[int] | None = None
+) -> list[tuple[int, float]]:
     """`(post id, bm25 rank)` of the rows matching the FTS5 expression `match` (lower rank is
-    better), in rowid order, at most `limit` of them (-1: all). One pass over the index, bm25
-    computed for each row returned (about 3 µs each), so a caller bounds it with `limit`.
+    better), in rowid order, at most `limit` of them (-1: all); only those of the ids `within`
+    when given (`+rowid IN`: tested per row after the match, so bm25 runs for those alone, and
+    gives the same values, its statistics being the whole table's). One pass over the index,
+    bm25 computed for each row returned (about 3 µs each), so a caller bounds it with `limit`.
     Filtering and ordering are the caller's."""
     cursor = conn.cursor()
     cursor.row_factory = None  # plain tuples: thousands of rows, no need for sqlite3.Row
+    among = "" if within is None else f" AND +rowid IN ({','.join(str(int(i)) for i in within)})"
     cursor.execute(
-        f"SELECT rowid, {_BM25} FROM search_fts WHERE search_fts MATCH :match LIMIT :limit",
+        f"SELECT rowid, {_BM25} FROM search_fts WHERE search_fts MATCH :match{among} LIMIT :limit",
         {"match": match, "limit": limit},
     )
     return cursor.fetchall()

@@ -554,7 +554,12 @@ class SearchService:
         """The hits of one page, with highlighted titles and snippets."""
         ids = ranked.slice((page - 1) * per_page, page * per_page)
         match = ranked.query.match()
-        rows = store.page_rows(self.db.read(), ids, match)
+        # plain words are cheap to set up per post; prefixes, phrases and column filters (the
+        # Chinese bigrams) in one pass over the page's range
+        lookups = (
+            match is not None and not _phrased(ranked.query) and not _alternatives(ranked.query)
+        )
+        rows = store.page_rows(self.db.read(), ids, match, lookups)
         return [self._hit(rows[i], ranked.query) for i in ids if i in rows]
 
     def search(self, raw: str, opts: Options, client: str = "", record: bool = True) -> Result:
@@ -723,6 +728,16 @@ def _phrased(query: Query) -> bool:
 
 
 _SPACED = re.compile(r"[\s\u200b]")
+
+
+def _alternatives(query: Query) -> bool:
+    """Whether a term of `query` is a prefix or has alternatives (a Han run: its words, or
+    its bigrams in one column): FTS5 expands or merges several position lists for it."""
+    return any(
+        term.prefix or any(not isinstance(p, str) for p in term.phrases)
+        for group in query.groups
+        for term in group
+    )
 
 
 def _year(year: int | None, month: int) -> date | None:

@@ -20,6 +20,7 @@ from masthead.search.segment import ZWSP
 from masthead.store.search import MARK_CLOSE, MARK_OPEN
 
 _SENTINELS = re.compile(f"[{MARK_OPEN}{MARK_CLOSE}]")
+_SPLIT = re.compile(f"([{MARK_OPEN}{MARK_CLOSE}])")
 BLOCK_SEPARATOR = " · "
 _BREAKS = re.compile(r"[ \t]*\n\s*")
 
@@ -35,17 +36,20 @@ def marked_to_html(text: str) -> str:
 
 
 def _marked(text: str) -> str:
+    text = html.escape(_blocks(text.replace(ZWSP, "")), quote=False)  # sentinels are kept
     out: list[str] = []
     open_mark = False
-    for part in re.split(f"([{MARK_OPEN}{MARK_CLOSE}])", _blocks(text.replace(ZWSP, ""))):
-        if part == MARK_OPEN and not open_mark:
-            out.append("<mark>")
-            open_mark = True
-        elif part == MARK_CLOSE and open_mark:
-            out.append("</mark>")
-            open_mark = False
-        elif part not in (MARK_OPEN, MARK_CLOSE):
-            out.append(html.escape(part, quote=False))
+    for part in _SPLIT.split(text):
+        if part == MARK_OPEN:
+            if not open_mark:
+                out.append("<mark>")
+                open_mark = True
+        elif part == MARK_CLOSE:
+            if open_mark:
+                out.append("</mark>")
+                open_mark = False
+        else:
+            out.append(part)
     if open_mark:
         out.append("</mark>")
     return "".join(out)

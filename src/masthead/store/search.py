@@ -161,13 +161,17 @@ def catalog_terms(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     ).fetchall()
 
 
-def page_rows(conn: sqlite3.Connection, ids: list[int], match: str | None) -> dict[int, Any]:
+def page_rows(
+    conn: sqlite3.Connection, ids: list[int], match: str | None, lookups: bool = False
+) -> dict[int, Any]:
     """Display columns of the posts `ids`, with `title_hl` and `snippet` marked by sentinels
     (`MARK_OPEN`/`MARK_CLOSE`; not yet escaped, U+200B not yet removed) when `match` is given.
-    snippet() is the costly part of a search, so it runs only for the page shown: one pass
-    over the matches between the smallest and the largest id, the ids tested by `+rowid IN`
-    (the `+` keeps the list from FTS5, which would run the whole match once per value), so
-    only the page's rows reach highlight() and snippet()."""
+    snippet() is the costly part of a search, so it runs only for the page shown: with
+    `lookups`, one `rowid = ?` statement per post (cheap for plain words), else one pass over
+    the matches between the smallest and the largest id, the ids tested by `+rowid IN` (the
+    `+` keeps the list from FTS5, which would run the whole match once per value), so only
+    the page's rows reach highlight() and snippet() (cheaper for prefixes, phrases and column
+    filters, which cost much to set up)."""
     if not ids:
         return {}
     id_list = ",".join(str(int(i)) for i in ids)
@@ -178,16 +182,24 @@ def page_rows(conn: sqlite3.Connection, ids: list[int], match: str | None) -> di
             f"WHERE id IN ({id_list})"
         )
     }
-    if match and rows:
-        for post_id, title_hl, snippet in conn.execute(
-            f"SELECT rowid, highlight(search_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}'), "
-            f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24) "
-            "FROM search_fts WHERE search_fts MATCH :match AND rowid BETWEEN :lo AND :hi "
-            f"AND +rowid IN ({id_list})",
+    marks = (
+        f"highlight(search_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}'), "
+        f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24)"
+    )
+    if match and rows and lookups:
+        sql = f"SELECT rowid, {marks} FROM search_fts WHERE search_fts MATCH :match AND rowid = :id"
+        found = [conn.execute(sql, {"match": match, "id": i}).fetchone() for i in rows]
+    elif match and rows:
+        found = conn.execute(
+            f"SELECT rowid, {marks} FROM search_fts WHERE search_fts MATCH :match "
+            f"AND rowid BETWEEN :lo AND :hi AND +rowid IN ({id_list})",
             {"match": match, "lo": min(rows), "hi": max(rows)},
-        ):
-            if post_id in rows:
-                rows[post_id].update(title_hl=title_hl, snippet=snippet)
+        ).fetchall()
+    else:
+        found = []
+    for row in found:
+        if row is not None and row[0] in rows:
+            rows[row[0]].update(title_hl=row[1], snippet=row[2])
     return rows
 
 

@@ -14,8 +14,9 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Annotated, Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote_plus
 
 from fastapi import APIRouter, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -317,7 +318,7 @@ def _hit_view(hit: Any, rendering: Renderer, lang: Language) -> dict[str, Any]:
         "title_html": Markup(hit.title_html),  # nosec B704
         "snippet_html": Markup(hit.snippet_html),  # nosec B704
         "url": hit.url,
-        "date": long_date(datetime.fromisoformat(hit.date), lang.locale),
+        "date": _long_date(hit.date, lang.locale),
         "datetime": datetime.fromisoformat(hit.date).isoformat(),  # <time datetime>: HTML's format
         "lang_name": post_lang.name,
         "hreflang": post_lang.hreflang,
@@ -325,7 +326,21 @@ def _hit_view(hit: Any, rendering: Renderer, lang: Language) -> dict[str, Any]:
 
 
 def _url(path: str, params: dict[str, Any]) -> str:
-    return path + ("?" + urlencode(params) if params else "")
+    """`path` with `params` as `urllib.parse.urlencode` writes them; each text quoted once per
+    process (a page has a link per facet value, each repeating the query)."""
+    if not params:
+        return path
+    return path + "?" + "&".join(_quoted(str(k)) + "=" + _quoted(str(v)) for k, v in params.items())
+
+
+@lru_cache(maxsize=4096)
+def _quoted(text: str) -> str:
+    return quote_plus(text)
+
+
+@lru_cache(maxsize=4096)
+def _long_date(iso: str, locale: str) -> str:
+    return long_date(datetime.fromisoformat(iso), locale)
 
 
 def _facet_links(path: str, params: dict[str, Any], result: Result) -> dict[str, list[dict]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
 
 from masthead.content.sanitize import marks_only
 from masthead.search.segment import ZWSP
@@ -63,14 +64,27 @@ def mark_words(text: str, words: list[str], limit: int = 220) -> str:
     """Highlight `words` (case-insensitive substrings) in plain `text`, cut around the first one;
     for hits FTS5 could not place in the body (Chinese sub-words, titles). Returns escaped HTML."""
     text = _SENTINELS.sub("", text.replace(ZWSP, ""))
-    needles = sorted({w.lower() for w in words if len(w) >= 2 or not w.isascii()}, key=len)[::-1]
+    needles, pattern = _needles(tuple(words))
     lower = text.lower()
     first = min((i for i in (lower.find(n) for n in needles) if i >= 0), default=0)
     start = max(0, first - limit // 3)
     piece = text[start : start + limit]
     prefix = "…" if start else ""
     suffix = "…" if start + limit < len(text) else ""
-    if needles:
-        pattern = re.compile("|".join(re.escape(n) for n in needles), re.IGNORECASE)
-        piece = pattern.sub(lambda m: MARK_OPEN + m.group(0) + MARK_CLOSE, piece)
+    if pattern is not None:
+        piece = pattern.sub(_mark_match, piece)
     return marks_only(prefix + _marked(piece) + suffix)
+
+
+@lru_cache(maxsize=256)
+def _needles(words: tuple[str, ...]) -> tuple[list[str], re.Pattern[str] | None]:
+    """The words to mark, longest first, and one pattern for them (a search's words are the
+    same for every hit of its page)."""
+    needles = sorted({w.lower() for w in words if len(w) >= 2 or not w.isascii()}, key=len)[::-1]
+    if not needles:
+        return needles, None
+    return needles, re.compile("|".join(re.escape(n) for n in needles), re.IGNORECASE)
+
+
+def _mark_match(m: re.Match[str]) -> str:
+    return MARK_OPEN + m.group(0) + MARK_CLOSE

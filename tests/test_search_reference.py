@@ -177,3 +177,13 @@ def test_counts_facets_and_order_equal_a_reference_computed_in_sql(make_site, mo
         assert broad >= 5, "the tiers were exercised"
     service.close()
     db.close()
+
+
+def test_authors_are_not_counted_as_categories(make_site, serve):
+    """Authors are a taxonomy too (post_terms 'authors'); the category facet lists only
+    categories, and `category:` does not find an author."""
+    client = serve(make_site(corpus()))
+    result = client.get("/api/search", params={"q": "the"}).json()
+    assert {f["key"] for f in result["facets"]["categories"]} == set(CATEGORIES)
+    assert client.get("/api/search", params={"q": "category:chen-wei"}).json()["total"] == 0
+    assert client.get("/api/search", params={"q": "author:chen"}).json()["total"] > 0

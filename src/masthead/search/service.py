@@ -508,12 +508,16 @@ class SearchService:
             bounded = store.ranked(conn, match, BM25_ROWS + 1)
             if len(bounded) <= BM25_ROWS:
                 return _kept(_best_first(bounded, neg_date), catalog, keep), ()
-        elif not store.more_than(conn, match, BM25_ROWS):  # a few hundred rows at most
-            rows = store.ranked(conn, match, within=_among(catalog, keep))
-            return _kept(_best_first(rows, neg_date), catalog, keep), ()
+        else:
+            matches = store.count_upto(conn, match, BM25_ROWS)  # a few hundred rows at most
+            if not matches:
+                return [], ()
+            if matches <= BM25_ROWS:
+                rows = store.ranked(conn, match, within=_among(catalog, keep))
+                return _kept(_best_first(rows, neg_date), catalog, keep), ()
         found = catalog.mask(store.ids(conn, match)) & keep
         strong = store.strong(match)
-        if not store.more_than(conn, strong, BM25_ROWS):
+        if store.count_upto(conn, strong, BM25_ROWS) <= BM25_ROWS:
             rows = store.ranked(conn, strong, within=_among(catalog, found))
             first = _kept(_best_first(rows, neg_date), catalog, found)
             return first, (found & ~catalog.mask(first),)

@@ -104,15 +104,15 @@ def count(conn: sqlite3.Connection, match: str) -> int:
     return int(row[0])
 
 
-def more_than(conn: sqlite3.Connection, match: str, limit: int) -> bool:
-    """Whether more than `limit` rows match `match`: FTS5 stops after `limit + 1` rows, so a
-    word in most posts costs a few hundred rows, not all of them."""
+def count_upto(conn: sqlite3.Connection, match: str, limit: int) -> int:
+    """How many rows match `match`, counting no further than `limit + 1`: FTS5 stops there,
+    so a word in most posts costs a few hundred rows, not all of them."""
     row = conn.execute(
         "SELECT count(*) FROM (SELECT rowid FROM search_fts WHERE search_fts MATCH :match "
         "LIMIT :limit)",
         {"match": match, "limit": limit + 1},
     ).fetchone()
-    return int(row[0]) > limit
+    return int(row[0])
 
 
 def ids(conn: sqlite3.Connection, match: str) -> list[int]:

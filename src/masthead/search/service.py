@@ -250,16 +250,18 @@ class Ranked:
     def slice(self, start: int, stop: int | None) -> list[int]:
         """The ids of hits `[start:stop]` in order (0-based)."""
         out = self.head[start:stop]
+        catalog = self.catalog
+        if catalog is None:  # only a search that ran nothing has none, and no tiers
+            return out
         start = max(0, start - len(self.head))
         if stop is not None:
             stop -= len(self.head)
         for tier in self.tiers:
             if stop is not None and stop <= 0:
                 break
-            assert self.catalog is not None  # nosec B101 - tiers come with their catalog
             count = tier.bit_count()
             if start < count:
-                out += self.catalog.newest_first(tier, start, stop)
+                out += catalog.newest_first(tier, start, stop)
             start = max(0, start - count)
             if stop is not None:
                 stop -= count

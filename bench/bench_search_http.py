@@ -17,6 +17,7 @@ random number up to 10^9: a word no post has, so the hits are those of `harbor`)
 that removes nothing). So a result cache keyed by the text never answers, and every request runs
 a whole search (rank, count, facets, first page of snippets) of `harbor`'s hits plus one
 term or filter. `--same` sends plain `harbor` every time instead (what a result cache answers).
+`--page` asks for the search page (`GET /search?q=...`, HTML) instead of the JSON API.
 Output: a Markdown table (requests/s, p50/p90/p99 latency) per server, round and connections.
 """
 
@@ -35,6 +36,7 @@ from pathlib import Path
 
 LUA = """\
 local same = %(same)s
+local path = "%(path)s"
 function setup(thread)
   thread:set("seed", math.random(1, 1000000))
 end
@@ -42,7 +44,7 @@ function init(args)
   math.randomseed(seed or os.time())
 end
 function request()
-  if same then return wrk.format("GET", "/api/search?q=harbor") end
+  if same then return wrk.format("GET", path .. "?q=harbor") end
   local q
   if math.random() < 0.5 then
     q = "harbor%%20OR%%20q" .. math.random(1, 1000000000)
@@ -50,7 +52,7 @@ function request()
     q = "harbor%%20after:" .. string.format("%%04d-%%02d-%%02d", math.random(1900, 1979),
                                            math.random(1, 12), math.random(1, 28))
   end
-  return wrk.format("GET", "/api/search?q=" .. q)
+  return wrk.format("GET", path .. "?q=" .. q)
 end
 function done(summary, latency, requests)
   local e = summary.errors
@@ -109,6 +111,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--connections", type=int, nargs="+", default=[4, 8])
     ap.add_argument("--same", action="store_true", help="plain `harbor` on every request")
+    ap.add_argument("--page", action="store_true", help="the search page, not /api/search")
     a = ap.parse_args()
     if len(a.site) != len(a.masthead):
         ap.error("one --masthead per --site")
@@ -116,7 +119,11 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "broad.lua"
-        script.write_text(LUA % {"same": "true" if a.same else "false"}, encoding="utf-8")
+        values = {
+            "same": "true" if a.same else "false",
+            "path": "/search" if a.page else "/api/search",
+        }
+        script.write_text(LUA % values, encoding="utf-8")
         for rnd in range(1, a.rounds + 1):
             for label, masthead, site in zip(labels, a.masthead, a.site, strict=True):
                 proc, port = start(masthead, site)

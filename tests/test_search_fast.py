@@ -27,7 +27,7 @@ FILES = {
 }
 
 
-def _answer(app, query: bytes, method: str = "GET", headers=()) -> tuple[bool, list[dict]]:  # type: ignore[no-untyped-def]
+def _answer(app, query: bytes, method: str = "GET", headers=(), path: str = "/api/search"):  # type: ignore[no-untyped-def]
     """Run the app's fast path alone on one request; whether it answered, and what it sent."""
     sent: list[dict] = []
 
@@ -37,7 +37,7 @@ def _answer(app, query: bytes, method: str = "GET", headers=()) -> tuple[bool, l
     scope = {
         "type": "http",
         "method": method,
-        "path": "/api/search",
+        "path": path,
         "query_string": query,
         "headers": list(headers),
         "client": ("127.0.0.1", 5000),
@@ -150,3 +150,35 @@ def test_a_query_matching_more_than_bm25_ranks_is_ordered_in_tiers(make_site, mo
     assert order == ["/posts/c/", "/posts/a/", "/posts/e/", "/posts/d/", "/posts/b/"]
     service.close()
     db.close()
+
+
+def test_plain_search_pages_take_the_fast_path_with_the_routers_html(make_site, serve):
+    site = make_site(FILES)
+    client = serve(site)
+
+    def headers(r):  # type: ignore[no-untyped-def]
+        return sorted((k, v) for k, v in r.headers.items())
+
+    for path in ("/search", "/zh/search"):
+        for query in ("q=harbour", "q=harbour&page=2", "q=%E8%B0%83%E5%BA%A6%E5%99%A8",
+                      "q=librray", "q=", "page=3&q=harbour+-rain", "q=after:2025 before:2020",
+                      "q=harbour&page=x", "q=harbour&page=999999999999"):  # fmt: skip
+            answered, sent = _answer(client.app, query.encode(), path=path)
+            assert answered, (path, query)
+            fast = client.get(f"{path}?{query}")
+            # a parameter given twice is left to the router (FastAPI keeps the last value)
+            first = query.partition("&")[0]
+            routed = client.get(f"{path}?{first}&{query}")
+            assert _answer(client.app, f"{first}&{query}".encode(), path=path)[0] is False
+            assert fast.status_code == routed.status_code == sent[0]["status"], (path, query)
+            assert fast.content == routed.content == sent[1]["body"], (path, query)
+            assert headers(fast) == headers(routed), (path, query)
+    assert b"<mark>Harbour</mark> lights" in client.get("/search?q=harbour").content
+    assert client.get("/search?q=harbour&page=x").status_code == 400
+    # what the page's fast path leaves to the router, answered as before
+    for query in (b"q=harbour&tag=sea", b"q=harbour&lang=zh", b"q=harbour&per_page=2"):
+        assert not _answer(client.app, query, path="/search")[0], query
+    assert not _answer(client.app, b"q=harbour", method="HEAD", path="/search")[0]
+    tagged = client.get("/search?q=harbour&tag=town")
+    assert tagged.status_code == 200 and tagged.text.count('<article class="hit">') == 2
+    assert client.head("/search?q=harbour").status_code == 200

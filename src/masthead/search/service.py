@@ -7,15 +7,16 @@ return them as JSON.
 from __future__ import annotations
 
 import bisect
+import copy
 import json
 import math
 import re
 import threading
 import time
 from collections import Counter, OrderedDict
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
-from itertools import chain
+from itertools import chain, compress, islice
 from typing import Any
 
 from masthead.config import Site
@@ -87,7 +88,35 @@ class Result:
     ran: bool = True  # False for an empty query: a prompt, no search
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """`dataclasses.asdict(self)`, built field by field (a tenth of its time: it runs for
+        every API answer)."""
+        return {
+            "query": self.query,
+            "total": self.total,
+            "page": self.page,
+            "pages": self.pages,
+            "per_page": self.per_page,
+            "hits": [
+                {
+                    "title": h.title,
+                    "title_html": h.title_html,
+                    "url": h.url,
+                    "lang": h.lang,
+                    "date": h.date,
+                    "snippet_html": h.snippet_html,
+                }
+                for h in self.hits
+            ],
+            "facets": {
+                name: [{"key": f.key, "name": f.name, "count": f.count} for f in facets]
+                for name, facets in self.facets.items()
+            },
+            "filters": copy.deepcopy(self.filters),
+            "suggestions": list(self.suggestions),
+            "without_filters": self.without_filters,
+            "latency_ms": self.latency_ms,
+            "ran": self.ran,
+        }
 
 
 def levenshtein(a: str, b: str, limit: int) -> int:
@@ -116,10 +145,18 @@ class Entry:
     categories: frozenset[str]
 
 
+_FLAGS = bytes.maketrans(b"01", b"\x00\x01")  # a mask's bits as text → one byte per id
+BLOCK = 128  # posts per precomputed date-order prefix mask (`Catalog.dated`)
+
+
 @dataclass
 class Catalog:
     """Every searchable post of one index generation, in memory (a few MB at 10,000 posts), so
-    that a search needs one FTS5 pass and filters, counts and facets cost no further SQL."""
+    that a search needs one FTS5 pass and filters, counts and facets cost no further SQL.
+
+    Sets of posts are **masks**: Python ints with bit `id` set for each post id (1.25 KB at
+    10,000 posts), so that filters, exclusions and tiers are `&`/`~` and a count is
+    `bit_count()`, all in C over machine words."""
 
     generation: int
     entries: dict[int, Entry]
@@ -131,28 +168,109 @@ class Catalog:
     # small ints hash at no cost, so `facets` counts them in one C-level pass
     facet_keys: dict[int, tuple[int, ...]] = field(default_factory=dict)
     facet_values: list[tuple[str, str]] = field(default_factory=list)
-    # (facet, key) → the ids having it, so that filters are set intersections
-    having: dict[tuple[str, str], frozenset[int]] = field(default_factory=dict)
+    facet_masks: list[int] = field(default_factory=list)  # facet number → mask of its posts
+    # (facet, key) → the mask of the posts having it, so that filters are intersections
+    having: dict[tuple[str, str], int] = field(default_factory=dict)
     dates: list[float] = field(default_factory=list)  # -date_ts of `by_date`, ascending
+    size: int = 0  # the largest id + 1: masks have no bit at or above it
+    members: int = 0  # the mask of every entry
+    prefixes: list[int] = field(default_factory=list)  # k → mask of by_date[: k * BLOCK]
 
-    def dated(self, start: float | None, end: float | None) -> set[int]:
-        """Ids of the posts dated in [start, end) (seconds; None: unbounded): a slice of
-        `by_date`, found by bisection."""
+    def mask(self, ids: list[int]) -> int:
+        """The mask of the `ids` that are entries (FTS5 rows of drafts, pages and posts newer
+        than this generation are not)."""
+        size = self.size
+        if not size:
+            return 0
+        flags = bytearray(size)
+        if ids and max(ids) >= size:
+            ids = [i for i in ids if i < size]
+        for i in ids:  # a plain loop: cheaper than map() over flags.__setitem__
+            flags[i] = 1
+        return int(flags[::-1].translate(_BITS), 2) & self.members
+
+    def flags(self, mask: int) -> bytes:
+        """One byte per id (index `id`: 1 if in `mask`, else 0), `size + 1` long."""
+        return format(mask, f"0{self.size + 1}b").encode("ascii")[::-1].translate(_FLAGS)
+
+    def newest_first(self, mask: int, start: int = 0, stop: int | None = None) -> list[int]:
+        """The ids of `mask`, newest first (ties: id), sliced `[start:stop]`."""
+        if not mask or (stop is not None and stop <= start):
+            return []
+        flags = self.flags(mask)
+        found = compress(self.by_date, map(flags.__getitem__, self.by_date))
+        return list(islice(found, start, stop))
+
+    def dated(self, start: float | None, end: float | None) -> int:
+        """The mask of the posts dated in [start, end) (seconds; None: unbounded): a slice of
+        `by_date`, found by bisection, made of precomputed prefix masks and at most two
+        blocks' worth of ids."""
         lo = 0 if end is None else bisect.bisect_right(self.dates, -end)
         hi = len(self.dates) if start is None else bisect.bisect_right(self.dates, -start)
-        return set(self.by_date[lo:hi])
+        if lo >= hi:
+            return 0
+        if lo == 0 and hi == len(self.dates):
+            return self.members
+        a, b = -(-lo // BLOCK), hi // BLOCK  # the whole blocks inside [lo, hi)
+        if a >= b:
+            return self.mask(self.by_date[lo:hi])
+        inside = self.prefixes[b] ^ self.prefixes[a]
+        return inside | self.mask(self.by_date[lo : a * BLOCK] + self.by_date[b * BLOCK : hi])
+
+    def facet_counts(self, mask: int) -> dict[int, int]:
+        """Facet number → how many posts of `mask` have it (only those with some)."""
+        counts = {}
+        for number, having in enumerate(self.facet_masks):
+            n = (having & mask).bit_count()
+            if n:
+                counts[number] = n
+        return counts
+
+
+_BITS = bytes.maketrans(b"\x00\x01", b"01")  # one byte per id → the text of a mask's bits
 
 
 @dataclass
 class Ranked:
-    """The ordered ids of every hit of one query, after filters."""
+    """The ordered hits of one query, after filters: `head` (ids in that order), then the
+    posts of each mask of `tiers` (disjoint, and none in `head`), each newest first."""
 
     query: Query
     filters: dict[str, Any]
     shown_filters: dict[str, Any]
-    ids: list[int]
+    head: list[int] = field(default_factory=list)
+    tiers: tuple[int, ...] = ()
     ran: bool = True
-    catalog: Catalog | None = None  # the one the ids came from: facets count over the same
+    catalog: Catalog | None = None  # the one the hits came from: facets count over the same
+
+    @property
+    def total(self) -> int:
+        return len(self.head) + sum(t.bit_count() for t in self.tiers)
+
+    def slice(self, start: int, stop: int | None) -> list[int]:
+        """The ids of hits `[start:stop]` in order (0-based)."""
+        out = self.head[start:stop]
+        catalog = self.catalog
+        if catalog is None:  # only a search that ran nothing has none, and no tiers
+            return out
+        start = max(0, start - len(self.head))
+        if stop is not None:
+            stop -= len(self.head)
+        for tier in self.tiers:
+            if stop is not None and stop <= 0:
+                break
+            count = tier.bit_count()
+            if start < count:
+                out += catalog.newest_first(tier, start, stop)
+            start = max(0, start - count)
+            if stop is not None:
+                stop -= count
+        return out
+
+    @property
+    def ids(self) -> list[int]:
+        """Every hit, in order."""
+        return self.slice(0, None)
 
 
 class SearchError(ValueError):
@@ -261,7 +379,7 @@ class SearchService:
             )
             for i, e in entries.items()
         }
-        return Catalog(
+        catalog = Catalog(
             gen,
             entries,
             names,
@@ -270,9 +388,22 @@ class SearchService:
             by_date=by_date,
             facet_keys=facet_keys,
             facet_values=list(numbers),
-            having=_having(facet_keys, list(numbers)),
             dates=[neg_date[i] for i in by_date],
+            size=max(entries, default=-1) + 1,
         )
+        catalog.members = -1  # every bit, while the mask of every entry is made
+        catalog.members = catalog.mask(by_date)
+        having: list[list[int]] = [[] for _ in numbers]
+        for post_id, keys in facet_keys.items():
+            for key in keys:
+                having[key].append(post_id)
+        catalog.facet_masks = [catalog.mask(found) for found in having]
+        catalog.having = dict(zip(catalog.facet_values, catalog.facet_masks, strict=True))
+        prefixes = [0]
+        for k in range(0, len(by_date) - BLOCK + 1, BLOCK):
+            prefixes.append(prefixes[-1] | catalog.mask(by_date[k : k + BLOCK]))
+        catalog.prefixes = prefixes
+        return catalog
 
     # --- filters ---------------------------------------------------------------------------
 
@@ -315,9 +446,9 @@ class SearchService:
             "before": before,
         }
 
-    def _allowed(self, filters: dict[str, Any], catalog: Catalog) -> set[int]:
-        """Ids of the published posts the filters allow: set intersections over the catalog
-        (dates by bisection), the author's substring match over what is left."""
+    def _allowed(self, filters: dict[str, Any], catalog: Catalog) -> int:
+        """The mask of the published posts the filters allow: intersections of masks (dates by
+        bisection), the author's substring match over what is left."""
         end = self._day_end(filters["before"]) if filters["before"] else None
         now = self.clock()
         if catalog.newest > now:  # scheduled posts: not yet (dated at most `now`)
@@ -327,18 +458,16 @@ class SearchService:
         wanted = [("lang", filters["lang"])] if filters["lang"] else []
         wanted += [("tags", term_key(t)) for t in filters["tags"]]
         wanted += [("categories", term_key(c)) for c in filters["categories"]]
-        sets = [catalog.having.get(value, frozenset()) for value in wanted]
-        sets.sort(key=len)
-        if start is not None or end is not None or not sets:
-            allowed = catalog.dated(start, end)
-        else:
-            allowed = set(sets.pop(0))
-        for other in sets:
-            allowed.intersection_update(other)
+        allowed = catalog.dated(start, end)
+        for value in wanted:
+            allowed &= catalog.having.get(value, 0)
         author = (filters["author"] or "").casefold()
-        if author:
+        if author and allowed:
             entries = catalog.entries
-            allowed = {i for i in allowed if author in entries[i].authors}
+            flags = catalog.flags(allowed)
+            allowed = catalog.mask(
+                [i for i, e in entries.items() if flags[i] and author in e.authors]
+            )
         return allowed
 
     # --- the search, in steps (the benchmark times them apart) ------------------------------
@@ -350,46 +479,65 @@ class SearchService:
         filters = self._merge(query, opts)
         shown = {k: (v.isoformat() if isinstance(v, date) else v) for k, v in filters.items() if v}
         if not query.groups and not query.excluded and not shown:
-            return Ranked(query, filters, shown, [], ran=False)
+            return Ranked(query, filters, shown, ran=False)
         catalog = self.catalog()
         conn = self.db.read()
-        excluded = store.matching(conn, query.exclusion() or "") if query.excluded else set()
-        match = query.match()
-        ordered = catalog.by_date if match is None else self.order(conn, match, catalog)
+        keep = catalog.members
         if shown or catalog.newest > self.clock():  # else every entry is allowed
-            allowed = self._allowed(filters, catalog)
-            ordered = [i for i in ordered if i in allowed]
-        ids = [i for i in ordered if i not in excluded] if excluded else list(ordered)
-        return Ranked(query, filters, shown, ids, catalog=catalog)
+            keep = self._allowed(filters, catalog)
+        if query.excluded and keep:
+            keep &= ~catalog.mask(store.ids(conn, query.exclusion() or ""))
+        match = query.match()
+        if match is None or not keep:
+            return Ranked(query, filters, shown, tiers=(keep,), catalog=catalog)
+        head, tiers = self.order(conn, match, catalog, keep, _phrased(query))
+        return Ranked(query, filters, shown, head, tiers, catalog=catalog)
 
-    def order(self, conn: Any, match: str, catalog: Catalog) -> list[int]:
-        """The catalog's posts matching `match`, best first.
+    def order(
+        self, conn: Any, match: str, catalog: Catalog, keep: int, phrased: bool = False
+    ) -> tuple[list[int], tuple[int, ...]]:
+        """The posts of the mask `keep` matching `match`, best first, as `Ranked.head` and
+        `Ranked.tiers`.
 
         Up to `BM25_ROWS` matches: bm25 with the column weights, newest first on ties. More
         (a word in most posts, whose bm25 says little: FTS5's idf is near zero for a term in
         over half the rows): the posts matching in the title, tags or categories come first,
         ranked by bm25 over those columns when they are at most `BM25_ROWS` (else newest
         first), then every other match, newest first. So no search computes bm25 for more
-        than `BM25_ROWS` rows, and counts and facets still cover every match."""
+        than `BM25_ROWS` rows, and counts and facets still cover every match (as masks)."""
         neg_date = catalog.neg_date
-        bounded = store.ranked(conn, match, BM25_ROWS + 1)  # one pass when that is all
-        if len(bounded) <= BM25_ROWS:
-            return _best_first(bounded, neg_date)
-        found = set(store.ids(conn, match))
-        strong = store.strong(match)
-        if store.count(conn, strong) <= BM25_ROWS:
-            first = _best_first(store.ranked(conn, strong), neg_date)
+        if phrased:  # a phrase costs a pass: rank at once (`_phrased`)
+            bounded = store.ranked(conn, match, BM25_ROWS + 1)
+            if len(bounded) <= BM25_ROWS:
+                return _kept(_best_first(bounded, neg_date), catalog, keep), ()
         else:
-            heavy = set(store.ids(conn, strong))
-            first = [i for i in catalog.by_date if i in heavy]
-        found.difference_update(first)
-        return first + [i for i in catalog.by_date if i in found]
+            matches = store.count_upto(conn, match, BM25_ROWS)  # a few hundred rows at most
+            if not matches:
+                return [], ()
+            if matches <= BM25_ROWS:
+                rows = store.ranked(conn, match, within=_among(catalog, keep))
+                return _kept(_best_first(rows, neg_date), catalog, keep), ()
+        found = catalog.mask(store.ids(conn, match)) & keep
+        strong = store.strong(match)
+        if store.count_upto(conn, strong, BM25_ROWS) <= BM25_ROWS:
+            rows = store.ranked(conn, strong, within=_among(catalog, found))
+            first = _kept(_best_first(rows, neg_date), catalog, found)
+            return first, (found & ~catalog.mask(first),)
+        heavy = catalog.mask(store.ids(conn, strong)) & found
+        return [], (heavy, found & ~heavy)
 
     def facets(self, ranked: Ranked, limit: int = 15) -> dict[str, list[Facet]]:
-        """Language, tag and category counts over every hit, most frequent first."""
+        """Language, tag and category counts over every hit, most frequent first: the head by
+        its facet numbers, each tier by one `&` and `bit_count()` per facet value."""
         catalog = ranked.catalog or self.catalog()
         keys = catalog.facet_keys
-        counted = Counter(chain.from_iterable(map(keys.__getitem__, ranked.ids)))
+        counted = Counter(chain.from_iterable(map(keys.__getitem__, ranked.head)))
+        for tier in ranked.tiers:
+            if tier.bit_count() * 4 < len(catalog.facet_masks):  # fewer posts than values
+                tier_ids = catalog.newest_first(tier)
+                counted.update(chain.from_iterable(map(keys.__getitem__, tier_ids)))
+            else:
+                counted.update(catalog.facet_counts(tier))
         counts: dict[str, Counter[str]] = {"lang": Counter(), "tags": Counter(),
                                            "categories": Counter()}  # fmt: skip
         values = catalog.facet_values
@@ -410,9 +558,14 @@ class SearchService:
 
     def page(self, ranked: Ranked, page: int, per_page: int) -> list[Hit]:
         """The hits of one page, with highlighted titles and snippets."""
-        ids = ranked.ids[(page - 1) * per_page : page * per_page]
-        scan = len(ranked.ids) <= BM25_ROWS  # few matches: one pass is cheaper than ten
-        rows = store.page_rows(self.db.read(), ids, ranked.query.match(), scan)
+        ids = ranked.slice((page - 1) * per_page, page * per_page)
+        match = ranked.query.match()
+        # plain words are cheap to set up per post; prefixes, phrases and column filters (the
+        # Chinese bigrams) in one pass over the page's range
+        lookups = (
+            match is not None and not _phrased(ranked.query) and not _alternatives(ranked.query)
+        )
+        rows = store.page_rows(self.db.read(), ids, match, lookups)
         return [self._hit(rows[i], ranked.query) for i in ids if i in rows]
 
     def search(self, raw: str, opts: Options, client: str = "", record: bool = True) -> Result:
@@ -433,7 +586,7 @@ class SearchService:
         ranked = self.rank(raw, opts)
         if not ranked.ran:
             return Result(raw, 0, 1, 1, opts.per_page, [], {}, {}, ran=False)
-        total = len(ranked.ids)
+        total = ranked.total
         pages = max(1, -(-total // opts.per_page))
         page = min(max(1, opts.page), pages)
         hits = self.page(ranked, page, opts.per_page)
@@ -542,16 +695,6 @@ class SearchService:
         )
 
 
-def _having(
-    facet_keys: dict[int, tuple[int, ...]], values: list[tuple[str, str]]
-) -> dict[tuple[str, str], frozenset[int]]:
-    ids: dict[int, list[int]] = {}
-    for post_id, numbers in facet_keys.items():
-        for number in numbers:
-            ids.setdefault(number, []).append(post_id)
-    return {values[n]: frozenset(found) for n, found in ids.items()}
-
-
 def _cache_key(raw: str, opts: Options) -> tuple:
     return (raw, opts.lang, tuple(opts.tags), tuple(opts.categories), opts.author, opts.after,
             opts.before, opts.year, opts.page, opts.per_page)  # fmt: skip
@@ -562,6 +705,45 @@ def _best_first(ranked: list[tuple[int, float]], neg_date: dict[int, float]) -> 
     hits = [(rank, neg_date[i], i) for i, rank in ranked if i in neg_date]
     hits.sort()
     return [i for _r, _d, i in hits]
+
+
+def _among(catalog: Catalog, keep: int) -> list[int] | None:
+    """The ids of `keep` for bm25 to rank among (`store.ranked` `within`) when filters left
+    few of the catalog (bm25 then skips the others, about 3 µs a row), else None (all)."""
+    if keep == catalog.members or keep.bit_count() > BM25_ROWS:
+        return None
+    return catalog.newest_first(keep)
+
+
+def _kept(ids: list[int], catalog: Catalog, keep: int) -> list[int]:
+    """The `ids` in the mask `keep`, in their order."""
+    flags = catalog.flags(keep)
+    size = catalog.size
+    return [i for i in ids if i < size and flags[i]]
+
+
+def _phrased(query: Query) -> bool:
+    """Whether `query` has a phrase of several tokens typed in quotes (`"quiet harbor"`):
+    matching one costs a pass over position lists, and such phrases rarely match many."""
+    return any(
+        isinstance(p, str) and _SPACED.search(p)
+        for group in query.groups
+        for term in group
+        for p in term.phrases
+    )
+
+
+_SPACED = re.compile(r"[\s\u200b]")
+
+
+def _alternatives(query: Query) -> bool:
+    """Whether a term of `query` is a prefix or has alternatives (a Han run: its words, or
+    its bigrams in one column): FTS5 expands or merges several position lists for it."""
+    return any(
+        term.prefix or any(not isinstance(p, str) for p in term.phrases)
+        for group in query.groups
+        for term in group
+    )
 
 
 def _year(year: int | None, month: int) -> date | None:

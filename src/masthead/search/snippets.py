@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
 
 from masthead.content.sanitize import marks_only
 from masthead.search.segment import ZWSP
 from masthead.store.search import MARK_CLOSE, MARK_OPEN
 
 _SENTINELS = re.compile(f"[{MARK_OPEN}{MARK_CLOSE}]")
+_SPLIT = re.compile(f"([{MARK_OPEN}{MARK_CLOSE}])")
 BLOCK_SEPARATOR = " · "
 _BREAKS = re.compile(r"[ \t]*\n\s*")
 
@@ -35,17 +37,20 @@ def marked_to_html(text: str) -> str:
 
 
 def _marked(text: str) -> str:
+    text = html.escape(_blocks(text.replace(ZWSP, "")), quote=False)  # sentinels are kept
     out: list[str] = []
     open_mark = False
-    for part in re.split(f"([{MARK_OPEN}{MARK_CLOSE}])", _blocks(text.replace(ZWSP, ""))):
-        if part == MARK_OPEN and not open_mark:
-            out.append("<mark>")
-            open_mark = True
-        elif part == MARK_CLOSE and open_mark:
-            out.append("</mark>")
-            open_mark = False
-        elif part not in (MARK_OPEN, MARK_CLOSE):
-            out.append(html.escape(part, quote=False))
+    for part in _SPLIT.split(text):
+        if part == MARK_OPEN:
+            if not open_mark:
+                out.append("<mark>")
+                open_mark = True
+        elif part == MARK_CLOSE:
+            if open_mark:
+                out.append("</mark>")
+                open_mark = False
+        else:
+            out.append(part)
     if open_mark:
         out.append("</mark>")
     return "".join(out)
@@ -59,14 +64,27 @@ def mark_words(text: str, words: list[str], limit: int = 220) -> str:
     """Highlight `words` (case-insensitive substrings) in plain `text`, cut around the first one;
     for hits FTS5 could not place in the body (Chinese sub-words, titles). Returns escaped HTML."""
     text = _SENTINELS.sub("", text.replace(ZWSP, ""))
-    needles = sorted({w.lower() for w in words if len(w) >= 2 or not w.isascii()}, key=len)[::-1]
+    needles, pattern = _needles(tuple(words))
     lower = text.lower()
     first = min((i for i in (lower.find(n) for n in needles) if i >= 0), default=0)
     start = max(0, first - limit // 3)
     piece = text[start : start + limit]
     prefix = "…" if start else ""
     suffix = "…" if start + limit < len(text) else ""
-    if needles:
-        pattern = re.compile("|".join(re.escape(n) for n in needles), re.IGNORECASE)
-        piece = pattern.sub(lambda m: MARK_OPEN + m.group(0) + MARK_CLOSE, piece)
+    if pattern is not None:
+        piece = pattern.sub(_mark_match, piece)
     return marks_only(prefix + _marked(piece) + suffix)
+
+
+@lru_cache(maxsize=256)
+def _needles(words: tuple[str, ...]) -> tuple[list[str], re.Pattern[str] | None]:
+    """The words to mark, longest first, and one pattern for them (a search's words are the
+    same for every hit of its page)."""
+    needles = sorted({w.lower() for w in words if len(w) >= 2 or not w.isascii()}, key=len)[::-1]
+    if not needles:
+        return needles, None
+    return needles, re.compile("|".join(re.escape(n) for n in needles), re.IGNORECASE)
+
+
+def _mark_match(m: re.Match[str]) -> str:
+    return MARK_OPEN + m.group(0) + MARK_CLOSE

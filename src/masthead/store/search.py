@@ -77,15 +77,20 @@ def index_post(
     )
 
 
-def ranked(conn: sqlite3.Connection, match: str, limit: int = -1) -> list[tuple[int, float]]:
+def ranked(
+    conn: sqlite3.Connection, match: str, limit: int = -1, within: list[int] | None = None
+) -> list[tuple[int, float]]:
     """`(post id, bm25 rank)` of the rows matching the FTS5 expression `match` (lower rank is
-    better), in rowid order, at most `limit` of them (-1: all). One pass over the index, bm25
-    computed for each row returned (about 3 µs each), so a caller bounds it with `limit`.
+    better), in rowid order, at most `limit` of them (-1: all); only those of the ids `within`
+    when given (`+rowid IN`: tested per row after the match, so bm25 runs for those alone, and
+    gives the same values, its statistics being the whole table's). One pass over the index,
+    bm25 computed for each row returned (about 3 µs each), so a caller bounds it with `limit`.
     Filtering and ordering are the caller's."""
     cursor = conn.cursor()
     cursor.row_factory = None  # plain tuples: thousands of rows, no need for sqlite3.Row
+    among = "" if within is None else f" AND +rowid IN ({','.join(str(int(i)) for i in within)})"
     cursor.execute(
-        f"SELECT rowid, {_BM25} FROM search_fts WHERE search_fts MATCH :match LIMIT :limit",
+        f"SELECT rowid, {_BM25} FROM search_fts WHERE search_fts MATCH :match{among} LIMIT :limit",
         {"match": match, "limit": limit},
     )
     return cursor.fetchall()
@@ -95,6 +100,17 @@ def count(conn: sqlite3.Connection, match: str) -> int:
     """How many rows match `match` (no rank, no rows: the cheapest pass)."""
     row = conn.execute(
         "SELECT count(*) FROM search_fts WHERE search_fts MATCH :match", {"match": match}
+    ).fetchone()
+    return int(row[0])
+
+
+def count_upto(conn: sqlite3.Connection, match: str, limit: int) -> int:
+    """How many rows match `match`, counting no further than `limit + 1`: FTS5 stops there,
+    so a word in most posts costs a few hundred rows, not all of them."""
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT rowid FROM search_fts WHERE search_fts MATCH :match "
+        "LIMIT :limit)",
+        {"match": match, "limit": limit + 1},
     ).fetchone()
     return int(row[0])
 
@@ -135,23 +151,27 @@ def catalog(conn: sqlite3.Connection) -> list[sqlite3.Row]:
 
 
 def catalog_terms(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    """Every (post id, taxonomy, key, name) of the posts in `catalog`."""
+    """Every (post id, taxonomy, key, name) of the posts in `catalog`, for the tags and
+    categories (the facets; authors are a taxonomy too, filtered by `author:` instead)."""
     return conn.execute(
         "SELECT t.post_id, t.taxonomy, t.key, t.name FROM post_terms t "
-        "JOIN posts p ON p.id = t.post_id WHERE p.kind = 'post' AND p.draft = 0 "
-        "AND p.shadowed = 0 ORDER BY t.post_id, t.taxonomy, t.position"
+        "JOIN posts p ON p.id = t.post_id WHERE t.taxonomy IN ('tags', 'categories') "
+        "AND p.kind = 'post' AND p.draft = 0 AND p.shadowed = 0 "
+        "ORDER BY t.post_id, t.taxonomy, t.position"
     ).fetchall()
 
 
 def page_rows(
-    conn: sqlite3.Connection, ids: list[int], match: str | None, scan: bool = False
+    conn: sqlite3.Connection, ids: list[int], match: str | None, lookups: bool = False
 ) -> dict[int, Any]:
     """Display columns of the posts `ids`, with `title_hl` and `snippet` marked by sentinels
     (`MARK_OPEN`/`MARK_CLOSE`; not yet escaped, U+200B not yet removed) when `match` is given.
-    snippet() is the costly part of a search, so it runs only for the page shown: with `scan`
-    (few matches) in one pass over the matches between the smallest and the largest id, else
-    one `rowid = ?` lookup per post, each setting the match up again (`rowid IN (…)` would
-    run the whole match once per value)."""
+    snippet() is the costly part of a search, so it runs only for the page shown: with
+    `lookups`, one `rowid = ?` statement per post (cheap for plain words), else one pass over
+    the matches between the smallest and the largest id, the ids tested by `+rowid IN` (the
+    `+` keeps the list from FTS5, which would run the whole match once per value), so only
+    the page's rows reach highlight() and snippet() (cheaper for prefixes, phrases and column
+    filters, which cost much to set up)."""
     if not ids:
         return {}
     id_list = ",".join(str(int(i)) for i in ids)
@@ -162,27 +182,24 @@ def page_rows(
             f"WHERE id IN ({id_list})"
         )
     }
-    if match and scan:
-        marked = ",".join(str(i) for i in rows)
-        for post_id, title_hl, snippet in conn.execute(
-            f"SELECT rowid, CASE WHEN rowid IN ({marked}) THEN highlight(search_fts, 0, "
-            f"'{MARK_OPEN}', '{MARK_CLOSE}') END, CASE WHEN rowid IN ({marked}) THEN "
-            f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24) END "
-            "FROM search_fts WHERE search_fts MATCH :match AND rowid BETWEEN :lo AND :hi",
-            {"match": match, "lo": min(rows, default=0), "hi": max(rows, default=0)},
-        ):
-            if post_id in rows:
-                rows[post_id].update(title_hl=title_hl, snippet=snippet)
-    elif match:
-        sql = (
-            f"SELECT highlight(search_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}'), "
-            f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24) "
-            "FROM search_fts WHERE search_fts MATCH :match AND rowid = :id"
-        )
-        for post_id, row in rows.items():
-            found = conn.execute(sql, {"match": match, "id": post_id}).fetchone()
-            if found is not None:
-                row.update(title_hl=found[0], snippet=found[1])
+    marks = (
+        f"highlight(search_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}'), "
+        f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24)"
+    )
+    if match and rows and lookups:
+        sql = f"SELECT rowid, {marks} FROM search_fts WHERE search_fts MATCH :match AND rowid = :id"
+        found = [conn.execute(sql, {"match": match, "id": i}).fetchone() for i in rows]
+    elif match and rows:
+        found = conn.execute(
+            f"SELECT rowid, {marks} FROM search_fts WHERE search_fts MATCH :match "
+            f"AND rowid BETWEEN :lo AND :hi AND +rowid IN ({id_list})",
+            {"match": match, "lo": min(rows), "hi": max(rows)},
+        ).fetchall()
+    else:
+        found = []
+    for row in found:
+        if row is not None and row[0] in rows:
+            rows[row[0]].update(title_hl=row[1], snippet=row[2])
     return rows
 
 

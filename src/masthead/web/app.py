@@ -128,8 +128,7 @@ def create_app(
     headers = security.response_headers(site.settings, state.base_url)
     security.install(app, headers)
     if not dev:  # cache hits answered before any routing (web/fastpath.py)
-        queries: dict[str, fastpath.Handler] = {"/api/search": search.FastSearch(app)}
-        fastpath.install(app, state, headers, statics, queries)
+        fastpath.install(app, state, headers, statics, search.fast_paths(app, site))
     return app
 
 

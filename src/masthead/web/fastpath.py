@@ -8,7 +8,8 @@ headers (web/security.py). So a hit runs no routing, no FastAPI dependency machi
 thread-pool hop and no SQL. Everything else goes on to the app unchanged; a miss renders through
 the router, which fills the cache. Not installed under `--dev` (pages there are never stale).
 Requests with a query string may be answered by a handler registered for their path (`queries`:
-the plain `/api/search` searches, web/routes/search.py), which says whether it answered.
+the plain `/api/search` searches and search pages, web/routes/search.py), which says whether it
+answered.
 """
 
 from __future__ import annotations

@@ -4,16 +4,19 @@ Both run `SearchService.search` with the options `_options` checks: the API's pa
 typed, appear in the OpenAPI schema and are a 422 `{"error": {"status", "message"}}` when bad
 (out of range, not a date, contradictory dates); the page shows the same message as a notice
 above its form, with status 400. Search pages carry `noindex` and are not cached. The plain
-API searches (`q`, `page`, `per_page`) are answered by `FastSearch` before any routing.
+API searches (`q`, `page`, `per_page`) are answered by `FastSearch`, the plain search pages
+(`q`, `page`) by `FastSearchPage`, before any routing, with the router's exact bytes.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Annotated, Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote_plus
 
 from fastapi import APIRouter, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -211,12 +214,53 @@ def search_page(
 ) -> Response:
     """The search page. Every parameter is checked here, not by FastAPI, so that a bad one
     is a notice on this page (status 400, the form kept), not a bare error page."""
-    service, rendering, lang = _service(request), renderer(request), language(request)
+    client = request.client.host if request.client else ""
+    params = PageParams(q, tag, category, author, after, before, year, page, lang_filter)
+    html, status = render_page(
+        _service(request), renderer(request), language(request), params, client
+    )
+    return Response(
+        html,
+        status,
+        media_type="text/html; charset=utf-8",
+        headers={"Cache-Control": PAGE_CACHE_CONTROL},
+    )
+
+
+PAGE_CACHE_CONTROL = "private, no-cache"
+
+
+@dataclass
+class PageParams:
+    """The search page's URL parameters, as given (checked by `render_page`)."""
+
+    q: str = ""
+    tag: list[str] = field(default_factory=list)
+    category: list[str] = field(default_factory=list)
+    author: str | None = None
+    after: str | None = None
+    before: str | None = None
+    year: str | None = None
+    page: str | None = None
+    lang: str | None = None
+
+
+def render_page(
+    service: SearchService, rendering: Renderer, lang: Language, given: PageParams, client: str
+) -> tuple[str, int]:
+    """The search page in `lang` for `given`, searched for the reader at address `client`:
+    `(html, status)`, 400 with a notice above the form for a bad parameter. One function for
+    the router (`search_page`) and the fast path (`FastSearchPage`), so both send the same
+    bytes."""
+    q, tag, category = given.q, given.tag, given.category
     path = urls.lang_path(lang.prefix, "/search")
     notice = None
     try:
-        opts = _options(service, lang_filter, tag, category, author, after, before, year, page)
-        result = service.search(q, opts, request.client.host if request.client else "")
+        opts = _options(
+            service, given.lang, tag, category, given.author, given.after, given.before,
+            given.year, given.page,
+        )  # fmt: skip
+        result = service.search(q, opts, client)
     except SearchError as exc:
         notice = gettext(lang.locale, exc.key, **exc.values) if exc.key else exc.message
         result = Result(q, 0, 1, 1, PER_PAGE, [], {}, {}, ran=False)
@@ -228,17 +272,17 @@ def search_page(
         k: v
         for k, v in {
             "q": q,
-            "lang": lang_filter,
+            "lang": given.lang,
             "tag": tag[-1] if tag else None,
             "category": category[-1] if category else None,
-            "author": author,
-            "after": after,
-            "before": before,
-            "year": year,
+            "author": given.author,
+            "after": given.after,
+            "before": given.before,
+            "year": given.year,
         }.items()
         if v not in (None, "")
     }
-    html, status = rendering.page(
+    return rendering.page(
         "search.html",
         lang,
         path=path,
@@ -260,12 +304,6 @@ def search_page(
         notice=notice,
         status=400 if notice else 200,
     )
-    return Response(
-        html,
-        status,
-        media_type="text/html; charset=utf-8",
-        headers={"Cache-Control": "private, no-cache"},
-    )
 
 
 def to_search(request: Request) -> Response:
@@ -280,7 +318,7 @@ def _hit_view(hit: Any, rendering: Renderer, lang: Language) -> dict[str, Any]:
         "title_html": Markup(hit.title_html),  # nosec B704
         "snippet_html": Markup(hit.snippet_html),  # nosec B704
         "url": hit.url,
-        "date": long_date(datetime.fromisoformat(hit.date), lang.locale),
+        "date": _long_date(hit.date, lang.locale),
         "datetime": datetime.fromisoformat(hit.date).isoformat(),  # <time datetime>: HTML's format
         "lang_name": post_lang.name,
         "hreflang": post_lang.hreflang,
@@ -288,7 +326,21 @@ def _hit_view(hit: Any, rendering: Renderer, lang: Language) -> dict[str, Any]:
 
 
 def _url(path: str, params: dict[str, Any]) -> str:
-    return path + ("?" + urlencode(params) if params else "")
+    """`path` with `params` as `urllib.parse.urlencode` writes them; each text quoted once per
+    process (a page has a link per facet value, each repeating the query)."""
+    if not params:
+        return path
+    return path + "?" + "&".join(_quoted(str(k)) + "=" + _quoted(str(v)) for k, v in params.items())
+
+
+@lru_cache(maxsize=4096)
+def _quoted(text: str) -> str:
+    return quote_plus(text)
+
+
+@lru_cache(maxsize=4096)
+def _long_date(iso: str, locale: str) -> str:
+    return long_date(datetime.fromisoformat(iso), locale)
 
 
 def _facet_links(path: str, params: dict[str, Any], result: Result) -> dict[str, list[dict]]:
@@ -329,7 +381,28 @@ def _pager(path: str, params: dict[str, Any], result: Result) -> dict[str, str |
 # --- the fast path (web/fastpath.py) ---------------------------------------------------------
 
 FAST_PARAMS = frozenset({"q", "page", "per_page"})
+PAGE_PARAMS = frozenset({"q", "page"})
 _NUMBER = re.compile(r"[1-9][0-9]{0,4}")
+
+
+def _plain_params(query_string: bytes, allowed: frozenset[str]) -> dict[str, str] | None:
+    """The parameters of `query_string` when each is given once and all are `allowed`, else
+    None. Decoded as Starlette does: latin-1 bytes, then percent-decoded UTF-8 (errors
+    replaced)."""
+    pairs = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
+    params = dict(pairs)
+    if len(params) != len(pairs) or not params.keys() <= allowed:
+        return None
+    return params
+
+
+def _start(status: int, body: bytes, media_type: bytes, *extra: tuple[bytes, bytes]) -> dict:
+    headers = [
+        *extra,
+        (b"content-length", str(len(body)).encode("latin-1")),
+        (b"content-type", media_type),
+    ]
+    return {"type": "http.response.start", "status": status, "headers": headers}
 
 
 class FastSearch:
@@ -344,10 +417,8 @@ class FastSearch:
 
     def options(self, query_string: bytes) -> tuple[str, Options] | None:
         """`(q, options)` of a query string the fast path may answer, else None."""
-        # as Starlette reads it: latin-1 bytes, then percent-decoded UTF-8 (errors replaced)
-        pairs = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
-        params = dict(pairs)
-        if len(params) != len(pairs) or not params.keys() <= FAST_PARAMS or "q" not in params:
+        params = _plain_params(query_string, FAST_PARAMS)
+        if params is None or "q" not in params:
             return None
         numbers = {}
         for name, low, high in (("page", 1, 10_000), ("per_page", 1, 50)):
@@ -377,10 +448,50 @@ class FastSearch:
         body = json.dumps(
             result.as_dict(), ensure_ascii=False, allow_nan=False, separators=(",", ":")
         ).encode("utf-8")
-        start = [
-            (b"content-length", str(len(body)).encode("latin-1")),
-            (b"content-type", b"application/json"),
-        ]
-        await send({"type": "http.response.start", "status": 200, "headers": start + headers})
+        start = _start(200, body, b"application/json")
+        start["headers"] += headers
+        await send(start)
         await send({"type": "http.response.body", "body": body})
         return True
+
+
+class FastSearchPage:
+    """`GET /search?q=…` (or `/{prefix}/search`, the page in language `code`), with at most
+    `page` besides, each once, in pure ASGI in front of the router: `render_page`, the
+    function the router's `search_page` calls, so the same HTML bytes and headers, without
+    routing and FastAPI's parameter machinery. Other parameters and HEAD go to the router."""
+
+    def __init__(self, app: Any, code: str) -> None:
+        self.app = app
+        self.code = code
+
+    async def __call__(self, scope: Scope, send: Send, headers: list[tuple[bytes, bytes]]) -> bool:
+        """Answer `scope` with `headers` added, if it is such a search; whether it was."""
+        if scope["method"] != "GET":
+            return False
+        params = _plain_params(scope["query_string"], PAGE_PARAMS)
+        if params is None:
+            return False
+        state = self.app.state
+        rendering: Renderer = state.renderer
+        lang = rendering.site.languages[self.code]
+        client = scope.get("client")
+        given = PageParams(q=params.get("q", ""), page=params.get("page"))
+        html, status = await run_in_threadpool(
+            render_page, state.search, rendering, lang, given, client[0] if client else ""
+        )
+        body = html.encode("utf-8")
+        start = _start(status, body, b"text/html; charset=utf-8",
+                       (b"cache-control", PAGE_CACHE_CONTROL.encode("latin-1")))  # fmt: skip
+        start["headers"] += headers
+        await send(start)
+        await send({"type": "http.response.body", "body": body})
+        return True
+
+
+def fast_paths(app: Any, site: Site) -> dict[str, Any]:
+    """The fast-path handlers of the search (web/fastpath.py `queries`): path → handler."""
+    handlers: dict[str, Any] = {"/api/search": FastSearch(app)}
+    for lang in site.languages.values():
+        handlers[urls.lang_path(lang.prefix, "/search")] = FastSearchPage(app, lang.code)
+    return handlers

@@ -182,3 +182,26 @@ def test_plain_search_pages_take_the_fast_path_with_the_routers_html(make_site, 
     tagged = client.get("/search?q=harbour&tag=town")
     assert tagged.status_code == 200 and tagged.text.count('<article class="hit">') == 2
     assert client.head("/search?q=harbour").status_code == 200
+
+
+def test_a_failing_search_on_the_fast_path_gets_the_sites_error_answer(make_site) -> None:  # type: ignore[no-untyped-def]
+    """A real fault (the search index dropped under a running server): the fast path steps
+    aside and the router answers with the site's error page or JSON error, never a bare 500."""
+    from starlette.testclient import TestClient
+
+    from masthead.web.app import create_app
+
+    site = make_site({"posts/a.md": post("Harbor", body="harbor text here")})
+    with TestClient(create_app(site), raise_server_exceptions=False) as client:
+        assert client.get("/api/search?q=harbor").status_code == 200
+        conn = sqlite3.connect(site.database_path)
+        conn.execute("DROP TABLE search_fts")
+        conn.commit()
+        conn.close()
+        api = client.get("/api/search?q=other")
+        assert api.status_code == 500
+        assert api.json() == {"error": {"status": 500, "message": "internal error"}}
+        page = client.get("/search?q=other")
+        assert page.status_code == 500
+        assert page.headers["content-type"].startswith("text/html")
+        assert "<title>Error" in page.text

@@ -11,6 +11,7 @@ API searches (`q`, `page`, `per_page`) are answered by `FastSearch`, the plain s
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,6 +34,8 @@ from masthead.search.service import PER_PAGE, Options, Result, SearchError, Sear
 from masthead.web.redirects import redirect
 from masthead.web.routes import add, language, renderer
 from masthead.web.views import Renderer
+
+log = logging.getLogger(__name__)
 
 Q = Annotated[str, Query(description="The query; see the search page for the language.")]
 Text = Annotated[str | None, Query(max_length=200)]
@@ -445,6 +448,9 @@ class FastSearch:
             )
         except SearchError:
             return False  # the router answers 422 with its message
+        except Exception:  # a bug: the router answers it with the site's error page
+            log.exception("fast path: /api/search failed; the router answers")
+            return False
         body = json.dumps(
             result.as_dict(), ensure_ascii=False, allow_nan=False, separators=(",", ":")
         ).encode("utf-8")
@@ -477,9 +483,13 @@ class FastSearchPage:
         lang = rendering.site.languages[self.code]
         client = scope.get("client")
         given = PageParams(q=params.get("q", ""), page=params.get("page"))
-        html, status = await run_in_threadpool(
-            render_page, state.search, rendering, lang, given, client[0] if client else ""
-        )
+        try:
+            html, status = await run_in_threadpool(
+                render_page, state.search, rendering, lang, given, client[0] if client else ""
+            )
+        except Exception:  # a bug: the router answers it with the site's error page
+            log.exception("fast path: the search page failed; the router answers")
+            return False
         body = html.encode("utf-8")
         start = _start(status, body, b"text/html; charset=utf-8",
                        (b"cache-control", PAGE_CACHE_CONTROL.encode("latin-1")))  # fmt: skip

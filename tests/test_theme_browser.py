@@ -22,7 +22,8 @@ LIGHT_BG = "rgb(251, 250, 247)"  # site.css --bg
 DARK_BG = "rgb(21, 20, 19)"
 CJK = re.compile(r"\b[ST]C\b|CJK|YaHei|JhengHei|PingFang|Hiragino|Song|SimSun|MingLiU")
 BODY = """
-Read [the upstream docs](https://kubernetes.io/docs/) or [jump below](#details).
+Read [the upstream docs](https://kubernetes.io/docs/), [our kube-proxy notes](kube-proxy.md)
+or [jump below](#details).
 
 ```python
 # LONG
@@ -245,6 +246,8 @@ def test_print_shows_the_text_black_on_white_with_link_addresses(browser, base):
     by_href = dict(after)
     assert by_href["https://kubernetes.io/docs/"] == '" (https://kubernetes.io/docs/)"'
     assert by_href["#details"] == "none", "no address for a link within the page"
+    # a site link prints its absolute URL (the site's base_url before the path), without script
+    assert by_href["/posts/kube-proxy/"] == '" (https://example.com/posts/kube-proxy/)"'
     pre = page.evaluate(
         "(() => { const s = getComputedStyle(document.querySelector('.post-body pre'));"
         " return [s.whiteSpace, s.breakInside]; })()"

@@ -414,6 +414,7 @@ class Renderer:
                 "categories": self.lang_path(lang, "/categories/"),
             },
             "menu": menu,  # READER: the header (LAYOUT) and the footer draw it
+            "origin": self.state.base_url,  # print: links show base_url + path (site.css)
             "footer": self.footer(lang, menu),
             "dev": self.state.dev,
             "dev_version": self.state.reload_version(),

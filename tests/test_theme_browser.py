@@ -20,7 +20,7 @@ from conftest import post, uvicorn_server, write_site
 
 LIGHT_BG = "rgb(251, 250, 247)"  # site.css --bg
 DARK_BG = "rgb(21, 20, 19)"
-CJK = re.compile(r"\b[ST]C\b|CJK|YaHei|JhengHei|PingFang|Hiragino|Song|SimSun|MingLiU")
+CJK = re.compile(r"\b[ST]C\b|CJK|YaHei|JhengHei|PingFang|Hiragino|Song|SimSun|MingLiU|WenQuanYi")
 BODY = """
 Read [the upstream docs](https://kubernetes.io/docs/), [our kube-proxy notes](kube-proxy.md)
 or [jump below](#details).

@@ -12,13 +12,17 @@ injected `<style>`), so one stylesheet change at a time is measured against the 
     nobalance  `text-wrap: balance` and `pretty` off (`wrap`)
     nostrict   `line-break: strict` and `word-break: keep-all` off
     onefont    every element in the generic `sans-serif` (no per-language font stacks)
-    cv         `content-visibility: auto` on the post's below-the-fold parts
+    linuxcjk   the CJK stacks end with WenQuanYi Zen Hei (what this branch ships)
+    cvprose    `content-visibility: auto` on the body's blocks after the 3rd, and what follows
+    cv         `content-visibility: auto` on what follows the body (links, comments, footer)
 
-Figures are CPU time (`tdur`, thread time, ms), so another process's load moves them less than
-wall time; each variant runs `--runs` times (median printed). Nothing here is a test.
+"longest task" is wall time (what Lighthouse's simulation multiplies by 4); the other figures are
+CPU time (`tdur`, thread time, ms), which another process's load moves less, and counts of font
+calls, which it does not move. Each variant runs `--runs` times (median printed); `nowbr` and a
+style combine with `+` (`linuxcjk+cvprose`). Nothing here is a test.
 
     .venv/bin/python bench/trace_post.py [--path /zh/posts/typography-for-long-reads/]
-        [--runs 3] [--variants base,nowbr,...] [--throttle 4]
+        [--runs 3] [--variants base,nowbr,...] [--throttle 1]
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ STYLES = {
         "{content-visibility:auto;contain-intrinsic-size:auto 600px}"
     ),
 }
+CATEGORIES = ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline", "fonts"]
 FONT_CALLS = {
     "FontDataManager::onMatchFamilyStyle": "family look-ups",  # a sync IPC to the browser each
     "FontCache::FallbackFontForCharacter": "per-character fallbacks",
@@ -123,7 +128,7 @@ def one_run(url: str, variant: str, throttle: float) -> dict[str, float]:
         page.route(url, rewrite)
         cdp = context.new_cdp_session(page)
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
-        browser.start_tracing(page=page, categories=["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline", "fonts"])
+        browser.start_tracing(page=page, categories=CATEGORIES)
         page.goto(url, wait_until="load")
         page.wait_for_timeout(1500)
         trace = json.loads(browser.stop_tracing())
@@ -163,9 +168,7 @@ def main() -> None:
         for variant in args.variants.split(","):
             runs = [one_run(url, variant, args.throttle) for _ in range(args.runs)]
             rows[variant] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-            rows[variant]["longest (all runs)"] = ",".join(
-                f"{r['longest task']:.0f}" for r in runs
-            )  # type: ignore[assignment]
+            rows[variant]["longest (all runs)"] = ",".join(f"{r['longest task']:.0f}" for r in runs)  # type: ignore[assignment]
         keys = ["longest task", "its CPU", "main thread", "Layout", "UpdateLayoutTree",
                 "ParseHTML", "Paint", "EvaluateScript", *FONT_CALLS.values()]  # fmt: skip
         print("| variant | " + " | ".join(keys) + " | longest task, each run |")

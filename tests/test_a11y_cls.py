@@ -90,50 +90,6 @@ def test_body_images_load_without_layout_shift(browser, base, width):
     assert not shifted, "\n".join(shifted)
 
 
-# Issue 13 item 3: Lighthouse's mobile Total Blocking Time on the Chinese post was the first
-# layout of the whole page (style, layout, text shaping and font look-ups of every paragraph).
-STATES = """
-window.__skipped = new Map();
-document.addEventListener("contentvisibilityautostatechange", function (e) {
-  window.__skipped.set(e.target, e.skipped);
-}, true);
-"""
-BLOCKS = """[...document.querySelectorAll('.post-body > *')].map(e => ({
-  tag: e.tagName, top: e.getBoundingClientRect().top, skipped: window.__skipped.get(e),
-  cv: getComputedStyle(e).contentVisibility}))"""
-
-
-def test_a_long_post_lays_out_its_first_screen_only_and_the_rest_when_read(browser, base):
-    """The body's blocks after the first screen are laid out when they come near the viewport
-    (`content-visibility: auto`); none on the first screen waits, so nothing shifts."""
-    context = browser.new_context(viewport={"width": 412, "height": 823})
-    page = context.new_page()
-    page.add_init_script(STATES + OBSERVE)
-    page.goto(base + "/zh/posts/typography-for-long-reads/", wait_until="load")
-    page.wait_for_timeout(300)
-    blocks = page.evaluate(BLOCKS)
-    height = 823
-    on_screen = [b for b in blocks if b["top"] < height]
-    assert on_screen and all(b["skipped"] is not True for b in on_screen), on_screen
-    skipped = [b for b in blocks if b["skipped"] is True]
-    assert len(skipped) >= len(blocks) // 2, blocks  # most of the text waits
-    assert all(b["top"] > height for b in skipped)
-    assert page.evaluate("window.__shifts") == []
-    # read to the end: every block is laid out on the way, the page ends where it ends
-    for _ in range(40):
-        page.mouse.wheel(0, 600)
-        page.wait_for_timeout(30)
-    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
-    page.wait_for_timeout(300)
-    lazy = [b for b in page.evaluate(BLOCKS) if b["cv"] == "auto"]
-    assert lazy[-1]["skipped"] is False  # the last one, now on screen, is drawn
-    assert page.locator(".site-footer").is_visible()
-    # on paper every block is printed
-    page.emulate_media(media="print")
-    assert {b["cv"] for b in page.evaluate(BLOCKS)} == {"visible"}
-    context.close()
-
-
 # Issue 13: a rare shift of the header (FORM.search-form, A.site-title, NAV.site-nav) under load.
 # Chromium may paint a page before the parser has reached the end of its header (a parser that
 # yields on a busy CPU, or bytes that arrive late): whatever the header draws later must not move

@@ -435,6 +435,33 @@ def test_latin_text_gets_a_latin_font_first_and_chinese_a_cjk_one(browser, base)
     context.close()
 
 
+def test_chinese_text_is_set_in_a_font_its_stack_names_not_by_fallback(browser, base):
+    """Issue 13 item 3: when no font of a stack was installed, every Han character went through
+    the system's per-character fallback, the most of Lighthouse's long first layout on the
+    Chinese post (BENCHMARKS.md). The stacks end with Linux's usual CJK font, so the fonts that
+    draw the text (DevTools' platform fonts) are ones the element's font-family names."""
+    context = _context(browser, base)
+    page = context.new_page()
+    page.goto(base + "/zh/posts/kubelet-basics/")
+    cdp = context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    for selector in (".post-body p", ".post-title", ".site-nav a", ".post-meta"):
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        used = {
+            f["familyName"]
+            for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        }
+        named = {f.casefold() for f in _families(page, selector)}
+        assert used and {f.casefold() for f in used} <= named, (
+            f"{selector}: drawn in {sorted(used)}, which its font-family does not name (per-"
+            "character fallback); with no CJK font of the stacks installed, install one: "
+            "apt-get install fonts-wqy-zenhei"
+        )
+    context.close()
+
+
 def test_an_exported_page_suggests_from_the_masthead_at_api_url(browser, tmp_path):
     """`masthead build` with `api_url`: the exported page's box asks that masthead (CORS, the
     CSP's connect-src) and a suggestion opens the exported copy of the post."""

@@ -10,13 +10,18 @@ the TOC must not reflow the TOC either.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
+from typing import Any
 
+import httpx
 import pytest
 from a11y_rig import demo_server
 from playwright.sync_api import Browser, Route
 from test_browser import one_browser
+
+from conftest import uvicorn_server
 
 OBSERVE = """
 window.__shifts = [];
@@ -83,3 +88,69 @@ def test_body_images_load_without_layout_shift(browser, base, width):
     """A Markdown image and a figure of the post's own files carry their intrinsic size."""
     shifted = _shifts(browser, base + BODY_IMAGES, width)
     assert not shifted, "\n".join(shifted)
+
+
+# Issue 13: a rare shift of the header (FORM.search-form, A.site-title, NAV.site-nav) under load.
+# Chromium may paint a page before the parser has reached the end of its header (a parser that
+# yields on a busy CPU, or bytes that arrive late): whatever the header draws later must not move
+# what is already drawn. A proxy delivers each page in two parts, cut before a part of the header.
+CUTS = {  # where the second part starts: the element it starts with
+    '<nav class="site-nav"': ".site-nav",
+    '<form class="search-form"': ".site-header .search-form",
+    '<main id="mh-main"': "#mh-main",
+}
+FIRST_PAINT = "[performance.getEntriesByType('paint').length > 0, !!document.querySelector(%r)]"
+
+
+def _two_part_proxy(upstream: str, cut: str) -> Any:
+    """An ASGI app that serves `upstream`'s responses, each HTML page in two writes 1.5 s apart,
+    the second starting at `cut`."""
+
+    async def app(scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        path = scope["path"] + (
+            "?" + scope["query_string"].decode() if scope["query_string"] else ""
+        )
+        async with httpx.AsyncClient() as client:
+            response = await client.get(upstream + path)
+        keep = {"content-type", "content-security-policy", "cache-control"}
+        headers = [(k.encode(), v.encode()) for k, v in response.headers.items() if k in keep]
+        await send(
+            {"type": "http.response.start", "status": response.status_code, "headers": headers}
+        )
+        body = response.content
+        at = (
+            body.find(cut.encode())
+            if b"text/html" in response.headers.get("content-type", "").encode()
+            else -1
+        )
+        if at > 0:
+            await send({"type": "http.response.body", "body": body[:at], "more_body": True})
+            await asyncio.sleep(1.5)
+            body = body[at:]
+        await send({"type": "http.response.body", "body": body})
+
+    return app
+
+
+@pytest.mark.parametrize("cut", CUTS)
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_header_painted_before_it_is_parsed_to_the_end_does_not_move(browser, base, cut, width):
+    with uvicorn_server(_two_part_proxy(base, cut), timeout=15) as proxy:
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        page.add_init_script(OBSERVE)
+        page.goto(proxy + "/zh/posts/kubelet-syncloop-pleg/", wait_until="commit")
+        painted = False  # the first part drawn before the second arrived
+        for _ in range(60):
+            painted, arrived = page.evaluate(FIRST_PAINT % CUTS[cut])
+            if painted or arrived:
+                break
+            page.wait_for_timeout(50)
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(300)
+        shifts = page.evaluate("window.__shifts")
+        context.close()
+    assert painted, "the first part was not painted: the test shows nothing"
+    assert shifts == [], shifts

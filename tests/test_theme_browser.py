@@ -20,9 +20,10 @@ from conftest import post, uvicorn_server, write_site
 
 LIGHT_BG = "rgb(251, 250, 247)"  # site.css --bg
 DARK_BG = "rgb(21, 20, 19)"
-CJK = re.compile(r"\b[ST]C\b|CJK|YaHei|JhengHei|PingFang|Hiragino|Song|SimSun|MingLiU")
+CJK = re.compile(r"\b[ST]C\b|CJK|YaHei|JhengHei|PingFang|Hiragino|Song|SimSun|MingLiU|WenQuanYi")
 BODY = """
-Read [the upstream docs](https://kubernetes.io/docs/) or [jump below](#details).
+Read [the upstream docs](https://kubernetes.io/docs/), [our kube-proxy notes](kube-proxy.md)
+or [jump below](#details).
 
 ```python
 # LONG
@@ -245,6 +246,8 @@ def test_print_shows_the_text_black_on_white_with_link_addresses(browser, base):
     by_href = dict(after)
     assert by_href["https://kubernetes.io/docs/"] == '" (https://kubernetes.io/docs/)"'
     assert by_href["#details"] == "none", "no address for a link within the page"
+    # a site link prints its absolute URL (the site's base_url before the path), without script
+    assert by_href["/posts/kube-proxy/"] == '" (https://example.com/posts/kube-proxy/)"'
     pre = page.evaluate(
         "(() => { const s = getComputedStyle(document.querySelector('.post-body pre'));"
         " return [s.whiteSpace, s.breakInside]; })()"
@@ -429,6 +432,33 @@ def test_latin_text_gets_a_latin_font_first_and_chinese_a_cjk_one(browser, base)
         families = _families(page, selector)
         assert CJK.search(families[0]), (selector, families)
     assert not CJK.search(_families(page, ".lang-switch [lang=en]")[0])
+    context.close()
+
+
+def test_chinese_text_is_set_in_a_font_its_stack_names_not_by_fallback(browser, base):
+    """Issue 13 item 3: when no font of a stack was installed, every Han character went through
+    the system's per-character fallback, the most of Lighthouse's long first layout on the
+    Chinese post (BENCHMARKS.md). The stacks end with Linux's usual CJK font, so the fonts that
+    draw the text (DevTools' platform fonts) are ones the element's font-family names."""
+    context = _context(browser, base)
+    page = context.new_page()
+    page.goto(base + "/zh/posts/kubelet-basics/")
+    cdp = context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    for selector in (".post-body p", ".post-title", ".site-nav a", ".post-meta"):
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        used = {
+            f["familyName"]
+            for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        }
+        named = {f.casefold() for f in _families(page, selector)}
+        assert used and {f.casefold() for f in used} <= named, (
+            f"{selector}: drawn in {sorted(used)}, which its font-family does not name (per-"
+            "character fallback); with no CJK font of the stacks installed, install one: "
+            "apt-get install fonts-wqy-zenhei"
+        )
     context.close()
 
 

@@ -212,3 +212,73 @@ def normalise(data: dict[str, Any], lines: dict[str, int], tz: tzinfo) -> tuple[
             problems.append((where.get(key, 1), f"front-matter key '{key}': {msg}"))
         return None, extra, problems  # type: ignore[return-value]
     return meta, extra, []
+
+
+# --- menus from front matter ----------------------------------------------------------------
+
+MENU_KEYS = ("menu", "menus")  # Hugo reads both
+MAIN_MENU = "main"
+_ENTRY_KEYS = frozenset({"name", "title", "weight", "parent", "identifier"})
+
+
+class MenuEntry(BaseModel):
+    """A post's own entry in its language's menu (Hugo's front-matter `menu`): `title` the link
+    text (None: the post's `linkTitle`, else its title), `weight` the order (lower first)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    title: str | None = None
+    weight: int = 0
+
+
+def menu_entry(data: dict[str, Any]) -> tuple[MenuEntry | None, list[str]]:
+    """The entry that front matter `data` (raw, as loaded: `extra` holds it) puts in the menu.
+
+    Accepted, as in Hugo (https://gohugo.io/content-management/menus/#define-in-front-matter):
+    `menu: main`, `menu: [main]`, or `menu: {main: {name|title: TEXT, weight: INT}}`; `menus`
+    is the same key. masthead draws one menu per language, `main`, in the header and footer.
+
+    Returns `(entry, problems)`: `entry` None when the post is in no menu or its entry is
+    invalid; `problems` are reasons for a `check` warning (never an error: the post publishes).
+    Values arrive as typed text (`frontmatter`), so `weight: 10` may be "10" or 10.
+    """
+    key = next((k for k in MENU_KEYS if data.get(k) is not None), None)
+    if key is None:
+        return None, []
+    value = data[key]
+    where = f"front-matter key '{key}'"
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, list):
+        if not all(isinstance(name, str) for name in value):
+            return None, [f"{where}: write a menu name (main) or a list of names"]
+        value = dict.fromkeys(value)
+    if not isinstance(value, dict):
+        return None, [f"{where}: write main, [main] or {{main: {{weight: 10}}}}"]
+    problems = [
+        f"{where}: unknown menu {str(name)!r} (masthead has one menu, main, drawn in the "
+        "header and the footer); left out"
+        for name in value
+        if name != MAIN_MENU
+    ]
+    if MAIN_MENU not in value:
+        return None, problems
+    fields = value[MAIN_MENU]
+    if fields is None:
+        return MenuEntry(), problems
+    if not isinstance(fields, dict):
+        return None, [*problems, f"{where}.main: write a map such as {{weight: 10}}"]
+    for name in sorted(set(fields) - _ENTRY_KEYS):
+        problems.append(f"{where}.main: unknown key {name!r} (name, title, weight); ignored")
+    if fields.get("parent") is not None:
+        problems.append(f"{where}.main.parent: menus are flat; the entry is shown at the top level")
+    title = fields.get("name", fields.get("title"))
+    weight = fields.get("weight", 0)
+    if title is not None and (isinstance(title, list | dict) or not str(title).strip()):
+        return None, [*problems, f"{where}.main.name: must be a non-empty string; left out"]
+    try:
+        weight = int(str(weight).strip())
+    except ValueError:
+        return None, [*problems, f"{where}.main.weight: {weight!r} is not a whole number; left out"]
+    text = " ".join(str(title).split()) if title is not None else None
+    return MenuEntry(title=text, weight=weight), problems

@@ -257,4 +257,11 @@ MIGRATIONS: list[list[str]] = [
     [
         "UPDATE sources SET mtime_ns = -1, sha256 = ''",
     ],
+    # 8: posts that put themselves in a menu from front matter (`menu`/`menus`, Hugo's keys,
+    # kept in `extra`): a partial index, so drawing the menu on each page reads only those
+    # rows; `store.posts.MENU_FILTER` is this WHERE clause, word for word
+    [
+        "CREATE INDEX IF NOT EXISTS posts_menu ON posts (lang, kind) "
+        "WHERE instr(extra, '\"menu') > 0",
+    ],
 ]

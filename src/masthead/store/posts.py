@@ -445,6 +445,19 @@ def page_url_by_slug(conn: sqlite3.Connection, slug: str, lang: str, now: float)
     return row[0] if row else None
 
 
+MENU_FILTER = "instr(extra, '\"menu') > 0"  # the WHERE of the partial index posts_menu
+
+
+def menu_posts(conn: sqlite3.Connection, lang: str, now: float) -> list[sqlite3.Row]:
+    """Published posts and pages of `lang` whose front matter may name a menu (`url`, `title`,
+    `extra`, oldest first); `meta.menu_entry` reads the entry from `extra`. Uses posts_menu."""
+    return conn.execute(
+        f"SELECT url, title, extra FROM posts WHERE {MENU_FILTER} AND lang = :lang "
+        f"AND kind IN ('post', 'page') AND {_visible(False)} ORDER BY date_ts, source",
+        {"lang": lang, "now": now},
+    ).fetchall()
+
+
 def author_bio(
     conn: sqlite3.Connection, key: str, lang: str, default_lang: str
 ) -> sqlite3.Row | None:

@@ -25,6 +25,7 @@ from masthead.comments.threads import PageOutOfRange
 from masthead.config import Language, Site
 from masthead.content import authors as people
 from masthead.content import sanitize, urls
+from masthead.content.meta import menu_entry
 from masthead.content.text import html_to_text
 from masthead.errors import NotFound
 from masthead.i18n import gettext, long_date
@@ -124,10 +125,25 @@ class Renderer:
         ]
 
     def menu(self, lang: Language, path: str) -> list[dict[str, Any]]:
-        """The `menu` setting of `lang`: `{"title", "url", "current"}` by weight, then as
-        written; `current` when the item is the page at `path`."""
-        items = sorted(self.site.settings.menu.get(lang.code, []), key=lambda i: i.weight)
-        return [{"title": i.title, "url": i.url, "current": i.url == path} for i in items]
+        """The menu of `lang`: `{"title", "url", "current"}` by weight, then the `menu`
+        setting as written, then the posts and pages that joined it from front matter (oldest
+        first; `meta.menu_entry`); `current` when the item is the page at `path`. A URL the
+        setting has already is not repeated."""
+        items = [(i.weight, i.title, i.url) for i in self.site.settings.menu.get(lang.code, [])]
+        listed = {url for _, _, url in items}
+        for row in store.menu_posts(self.state.db.read(), lang.code, self.state.now()):
+            extra = store.decode_json(row["extra"]) or {}
+            entry, _ = menu_entry(extra)  # `check` reports the problems
+            if entry is None or row["url"] in listed:
+                continue
+            link_title = extra.get("linkTitle")  # Hugo's default name, before the title
+            if not isinstance(link_title, str) or not link_title.strip():
+                link_title = row["title"]
+            title = entry.title or " ".join(link_title.split())
+            items.append((entry.weight, title, row["url"]))
+            listed.add(row["url"])
+        items.sort(key=lambda item: item[0])  # stable: equal weights keep their order
+        return [{"title": title, "url": url, "current": url == path} for _, title, url in items]
 
     def footer(self, lang: Language, menu: list[dict[str, Any]]) -> dict[str, Any]:
         """The footer's links: the language's feeds (RSS, Atom), and its About page (a page
@@ -398,6 +414,7 @@ class Renderer:
                 "categories": self.lang_path(lang, "/categories/"),
             },
             "menu": menu,  # READER: the header (LAYOUT) and the footer draw it
+            "origin": self.state.base_url,  # print: links show base_url + path (site.css)
             "footer": self.footer(lang, menu),
             "dev": self.state.dev,
             "dev_version": self.state.reload_version(),

@@ -5,6 +5,7 @@ real SQLite files, the real app over HTTP, the real `check`."""
 from __future__ import annotations
 
 import re
+import sqlite3
 
 import pytest
 from bs4 import BeautifulSoup
@@ -107,6 +108,15 @@ def test_a_bad_front_matter_menu_is_a_check_warning_and_the_post_still_publishes
     doc = page(client, "/odd/")  # indexed and served
     assert doc.find("h1").get_text(strip=True) == "Odd page"
     assert ("Odd page", "/odd/") not in header_links(page(client, "/"))  # left out of the menu
+    # the index records the same warning (the dashboard's content issues), once
+    rows = (
+        sqlite3.connect(site.database_path)
+        .execute(
+            "SELECT line, severity, reason FROM content_issues WHERE path = 'content/pages/odd.md'"
+        )
+        .fetchall()
+    )
+    assert rows == [(4, "warning", issue.reason)]
 
 
 def test_unsupported_keys_are_warned_about_and_the_entry_still_shows(make_site, serve):

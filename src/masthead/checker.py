@@ -13,9 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from masthead.config import Site
-from masthead.content import frontmatter, sanitize, source, urls
+from masthead.content import sanitize, urls
 from masthead.content.discover import skipped, walk
-from masthead.content.meta import MENU_KEYS, menu_entry
 from masthead.content.post import Post, parse_post
 from masthead.errors import ContentError, ContentIssue
 
@@ -67,7 +66,6 @@ def check_site(site: Site) -> list[ContentIssue]:
     issues.extend(_missing_files(site, posts, table))
     issues.extend(_broken_covers(site, posts))
     issues.extend(_translation_clashes(site, posts))
-    issues.extend(_menu_entries(site, posts))
     issues.extend(_skipped(site))
     return sorted(issues, key=lambda i: (i.path, i.line, i.reason))
 
@@ -125,21 +123,6 @@ def _broken_covers(site: Site, posts: list[Post]) -> list[ContentIssue]:
             line = _line_mentioning(site, post.source, rel.rsplit("/", 1)[-1])
             reason = f"cover {rel.rsplit('/', 1)[-1]}: {why}; list cards show no thumbnail"
             out.append(ContentIssue(post.source, line, reason, "warning"))
-    return out
-
-
-def _menu_entries(site: Site, posts: list[Post]) -> list[ContentIssue]:
-    """Warnings, at the line of the `menu` key, for front-matter menu entries that are left
-    out or partly ignored (`meta.menu_entry`); the post itself publishes."""
-    out: list[ContentIssue] = []
-    for post in posts:
-        _, problems = menu_entry(post.extra)
-        if not problems:
-            continue
-        path = site.root / post.source
-        fm = frontmatter.split(post.source, source.decode(post.source, path.read_bytes()))
-        line = next((fm.lines[k] for k in MENU_KEYS if k in fm.lines), 1)
-        out.extend(ContentIssue(post.source, line, why, "warning") for why in problems)
     return out
 
 

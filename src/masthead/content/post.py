@@ -35,7 +35,7 @@ from masthead.content import (
 )
 from masthead.content.discover import classify
 from masthead.content.headings import build_toc, render_toc
-from masthead.content.meta import normalise, term_key
+from masthead.content.meta import MENU_KEYS, menu_entry, normalise, term_key
 from masthead.content.permalinks import Fields, expand
 from masthead.errors import ContentError, ContentIssue
 from masthead.i18n import gettext
@@ -104,6 +104,16 @@ def _suffix_warning(site: Site, path: str, rel: str) -> tuple[ContentIssue, ...]
         )
         return (ContentIssue(path, 0, reason, "warning"),)
     return ()
+
+
+def _menu_warnings(
+    path: str, extra: dict[str, Any], lines: dict[str, int]
+) -> tuple[ContentIssue, ...]:
+    """Warnings, at the line of the `menu` key, for a front-matter menu entry that is left out
+    or partly ignored (`meta.menu_entry`); the post itself publishes."""
+    _, problems = menu_entry(extra)
+    line = next((lines[k] for k in MENU_KEYS if k in lines), 1)
+    return tuple(ContentIssue(path, line, why, "warning") for why in problems)
 
 
 def parse_post(site: Site, rel: str, raw: bytes) -> Post:
@@ -193,6 +203,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         )
         + _suffix_warning(site, path, rel)
         + cover_warning
+        + _menu_warnings(path, extra, fm.lines)
     )
     return Post(
         source=path,

@@ -452,7 +452,10 @@ def menu_posts(conn: sqlite3.Connection, lang: str, now: float) -> list[sqlite3.
     """Published posts and pages of `lang` whose front matter may name a menu (`url`, `title`,
     `extra`, oldest first); `meta.menu_entry` reads the entry from `extra`. Uses posts_menu."""
     return conn.execute(
-        f"SELECT url, title, extra FROM posts WHERE {MENU_FILTER} AND lang = :lang "
+        # INDEXED BY: the planner prefers posts_list (kind, lang, draft, shadowed, date), which
+        # evaluates instr() on every post's extra: 48 ms at 5,000 posts against 0.2 ms
+        f"SELECT url, title, extra FROM posts INDEXED BY posts_menu WHERE {MENU_FILTER} "
+        "AND lang = :lang "
         f"AND kind IN ('post', 'page') AND {_visible(False)} ORDER BY date_ts, source",
         {"lang": lang, "now": now},
     ).fetchall()

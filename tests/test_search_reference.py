@@ -63,7 +63,8 @@ QUERIES = [
     '"local archive"', '"the local archive"', "数据", "lang:zh 数据", "tag:sea harbour",
     "category:science the", "author:chen the", "after:2023-03-01 before:2023-06-30 harbour",
     "year:2023 budget", "tag:sea", "-harbour", "harbour lang:en", "tag:sea tag:town the",
-    "nothing", "harbour OR 港口 -rain", "author:li",
+    "nothing", "harbour OR 港口 -rain", "author:li", "harbour OR bridge", "museum rain",
+    "quiet OR museum OR rain", "the OR q123", "Harbour OR nothing", "harbour the -quiet",
 ]  # fmt: skip
 
 
@@ -147,17 +148,38 @@ class Reference:
         }
 
 
+@pytest.mark.parametrize("frequent", [False, True], ids=["sql", "frequent-words"])
 @pytest.mark.parametrize("limit", [1000, 6, 2])
-def test_counts_facets_and_order_equal_a_reference_computed_in_sql(make_site, monkeypatch, limit):
+def test_counts_facets_and_order_equal_a_reference_computed_in_sql(
+    make_site, monkeypatch, limit, frequent
+):
+    """Both ways of ordering: FTS5 passes per search, and (`frequent`) the frequent words'
+    masks and champion lists (search/frequent.py), made before the first query."""
     site = make_site(corpus())
     db = Database(site.database_path)
     index_site(site, db)
     monkeypatch.setattr(service_module, "BM25_ROWS", limit)
-    service = SearchService(site, db, clock=lambda: NOW, result_cache=0)
+    service = SearchService(site, db, clock=lambda: NOW, result_cache=0, frequent=frequent)
+    assert service.ready() is frequent
+    if frequent and limit < 1000:
+        words = service.catalog().frequent.words  # type: ignore[union-attr]
+        assert '"harbour"' in words and '"the"' in words, sorted(words)
+        assert any(p.champions is not None for p in words.values())
+        assert any(p.champions is None for p in words.values())
     reference = Reference(str(site.database_path), ZoneInfo("Asia/Shanghai"))
     assert len(reference.posts) == 62, "7 drafts and one scheduled post are not searchable"
-    broad, totals = 0, []
-    for raw in QUERIES:
+    totals = _compare(service, reference, QUERIES, limit)
+    assert sum(t > 0 for t in totals) >= len(QUERIES) - 2, totals
+    if limit < 1000:
+        assert sum(t > limit for t in totals) >= 5, "the tiers were exercised"
+    service.close()
+    db.close()
+
+
+def _compare(service: SearchService, reference: Reference, queries: list[str], limit: int):  # type: ignore[no-untyped-def]
+    """Assert that every query's count, pages and facets equal the reference's; the totals."""
+    totals = []
+    for raw in queries:
         first = service.search(raw, Options(per_page=7), record=False)
         filters = service._merge(parse(raw), Options())
         expected = reference.search(raw, filters, limit)
@@ -170,11 +192,39 @@ def test_counts_facets_and_order_equal_a_reference_computed_in_sql(make_site, mo
         assert facets == (reference.facets(expected) if expected else {
             "lang": [], "tags": [], "categories": []}), raw  # fmt: skip
         assert first.as_dict() == dataclasses.asdict(first)
-        broad += first.total > limit
         totals.append(first.total)
-    assert sum(t > 0 for t in totals) >= len(QUERIES) - 2, totals
-    if limit < 1000:
-        assert broad >= 5, "the tiers were exercised"
+    return totals
+
+
+def titled() -> dict[str, str]:
+    """40 posts with `harbour` in every body; in the titles, `harbour` (posts 0–3), `bridge`
+    (2–5, so both words rank 2 and 3) and `museum` (6): a head ranked by more than one word."""
+    files = {}
+    for i in range(40):
+        title = " ".join(w for w, on in (("harbour", i < 4), ("bridge", 2 <= i < 6),
+                                         ("museum", i == 6)) if on) or "note"  # fmt: skip
+        body = "harbour " * (1 + i % 3) + ("bridge rain. " if i % 2 else "quiet rain. ")
+        day = date(2023, 1, 1) + timedelta(days=i)
+        files[f"posts/t{i:02d}.md"] = post(f"{title} {i}", day.isoformat(), body=body + "\n")
+    return files
+
+
+@pytest.mark.parametrize("frequent", [False, True], ids=["sql", "frequent-words"])
+def test_a_head_ranked_by_several_words_is_not_one_words_champion_list(
+    make_site, monkeypatch, frequent
+):
+    site = make_site(titled())
+    db = Database(site.database_path)
+    index_site(site, db)
+    monkeypatch.setattr(service_module, "BM25_ROWS", 7)
+    service = SearchService(site, db, clock=lambda: NOW, result_cache=0, frequent=frequent)
+    assert service.ready() is frequent
+    reference = Reference(str(site.database_path), ZoneInfo("Asia/Shanghai"))
+    queries = ["harbour OR bridge", "harbour OR museum", "harbour OR q1", "Harbour",
+               "harbour rain", "harbour OR bridge OR museum",
+               "bridge OR harbour -quiet"]  # fmt: skip
+    totals = _compare(service, reference, queries, 7)
+    assert totals[:3] == [40, 40, 40], totals
     service.close()
     db.close()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import copy
 import json
+import logging
 import math
 import re
 import threading
@@ -16,18 +17,23 @@ import time
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
+from functools import partial
 from itertools import chain, compress, islice
 from typing import Any
 
 from masthead.config import Site
 from masthead.content.meta import term_key
+from masthead.search import frequent as frequent_words
 from masthead.search import snippets
+from masthead.search.frequent import Frequent, raw_mask
 from masthead.search.log import Entry as LogEntry
 from masthead.search.log import SearchLog
-from masthead.search.query import Query, parse
+from masthead.search.query import Query, Term, parse
 from masthead.store import posts as posts_store
 from masthead.store import search as store
 from masthead.store.db import Database
+
+log = logging.getLogger(__name__)
 
 PER_PAGE = 10
 SUGGEST_DISTANCE = 2
@@ -175,6 +181,8 @@ class Catalog:
     size: int = 0  # the largest id + 1: masks have no bit at or above it
     members: int = 0  # the mask of every entry
     prefixes: list[int] = field(default_factory=list)  # k → mask of by_date[: k * BLOCK]
+    # the frequent words' postings (search/frequent.py), once a background thread made them
+    frequent: Frequent | None = None
 
     def mask(self, ids: list[int]) -> int:
         """The mask of the `ids` that are entries (FTS5 rows of drafts, pages and posts newer
@@ -292,10 +300,17 @@ class SearchService:
     """Searches one site's database; keeps the catalog and the search log (`log`, best-effort:
     see `masthead.search.log`). `clock` gives seconds since the epoch. The last
     `result_cache` distinct searches of the current index generation are kept and answered
-    again without SQL (and still logged); none while a post is scheduled (it may become due)."""
+    again without SQL (and still logged); none while a post is scheduled (it may become due).
+    With `frequent` (the default), a background thread makes each catalog's frequent-word
+    postings (search/frequent.py): the same results, fewer passes over the index."""
 
     def __init__(
-        self, site: Site, db: Database, clock: Any = time.time, result_cache: int = RESULT_CACHE
+        self,
+        site: Site,
+        db: Database,
+        clock: Any = time.time,
+        result_cache: int = RESULT_CACHE,
+        frequent: bool = True,
     ) -> None:
         self.site = site
         self.db = db
@@ -307,11 +322,47 @@ class SearchService:
         self._results: OrderedDict[tuple, tuple[Result, Query, dict[str, Any]]] = OrderedDict()
         self._results_gen = -1
         self._results_lock = threading.Lock()
+        self.frequent = frequent
+        self._wake = threading.Condition()
+        self._pending: Catalog | None = None  # the catalog whose frequent words are to be made
+        self._builder: threading.Thread | None = None
+        self._closed = False
         self.log = SearchLog(db.path, site.tz, site.settings.search_log_days, lambda: self.clock())
 
     def close(self) -> None:
-        """Write what is left of the search log and stop its writer."""
+        """Write what is left of the search log and stop its writer and the frequent words'
+        builder."""
+        with self._wake:
+            self._closed = True
+            self._wake.notify_all()
+        if self._builder is not None:
+            self._builder.join(timeout=10)  # it stops at the next word; the database closes next
         self.log.close()
+
+    def warm(self) -> None:
+        """Build the current catalog (and start its frequent words) ahead of the first search;
+        a failure is logged and left to that search to meet again."""
+        try:
+            self.catalog()
+        except Exception:
+            if not self._closed:
+                log.exception("the search catalog could not be built ahead of time")
+
+    def ready(self, timeout: float | None = None) -> bool:
+        """Wait (at most `timeout` seconds; None: as long as it takes) until the current
+        catalog's frequent words are made; whether they are (False without `frequent`, or when
+        their build failed: searches then take the SQL path)."""
+        catalog = self.catalog()
+        if not self.frequent:
+            return False
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._wake:
+            while catalog.frequent is None and (self._pending is catalog or self._building):
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    break
+                self._wake.wait(left)
+        return catalog.frequent is not None
 
     # --- the catalog -----------------------------------------------------------------------
 
@@ -333,9 +384,50 @@ class SearchService:
                 return self._catalog  # built while this thread waited
             self._catalog = self._build_catalog(conn)
             self.catalog_builds += 1
+            self._make_frequent(self._catalog)
             return self._catalog
         finally:
             self._lock.release()
+
+    _building = False  # the builder thread is making some catalog's frequent words
+
+    def _make_frequent(self, catalog: Catalog) -> None:
+        """Have the builder thread make `catalog.frequent` (the latest catalog only)."""
+        if not self.frequent:
+            return
+        with self._wake:
+            self._pending = catalog
+            if self._builder is None:
+                self._builder = threading.Thread(
+                    target=self._frequent_loop, name="masthead-frequent-words", daemon=True
+                )
+                self._builder.start()
+            self._wake.notify_all()
+
+    def _frequent_loop(self) -> None:
+        while True:
+            with self._wake:
+                while self._pending is None and not self._closed:
+                    self._wake.wait()
+                if self._closed:
+                    return
+                catalog, self._pending = self._pending, None
+                if catalog is None:
+                    continue
+                self._building = True
+            try:
+                best = partial(_best_first, neg_date=catalog.neg_date)
+                conn = self.db.read()  # this thread's own connection
+                catalog.frequent = frequent_words.build(
+                    conn, catalog.generation, BM25_ROWS, best, lambda: self._closed
+                )
+            except Exception:  # searches keep the SQL path, with the same results
+                if not self._closed:
+                    log.exception("the frequent words' postings could not be made")
+            finally:
+                with self._wake:
+                    self._building = False
+                    self._wake.notify_all()
 
     def _build_catalog(self, conn: Any) -> Catalog:
         conn.execute("BEGIN")  # one snapshot: the generation and the rows it labels
@@ -490,11 +582,17 @@ class SearchService:
         match = query.match()
         if match is None or not keep:
             return Ranked(query, filters, shown, tiers=(keep,), catalog=catalog)
-        head, tiers = self.order(conn, match, catalog, keep, _phrased(query))
+        head, tiers = self.order(conn, match, catalog, keep, _phrased(query), query)
         return Ranked(query, filters, shown, head, tiers, catalog=catalog)
 
     def order(
-        self, conn: Any, match: str, catalog: Catalog, keep: int, phrased: bool = False
+        self,
+        conn: Any,
+        match: str,
+        catalog: Catalog,
+        keep: int,
+        phrased: bool = False,
+        query: Query | None = None,
     ) -> tuple[list[int], tuple[int, ...]]:
         """The posts of the mask `keep` matching `match`, best first, as `Ranked.head` and
         `Ranked.tiers`.
@@ -504,8 +602,14 @@ class SearchService:
         over half the rows): the posts matching in the title, tags or categories come first,
         ranked by bm25 over those columns when they are at most `BM25_ROWS` (else newest
         first), then every other match, newest first. So no search computes bm25 for more
-        than `BM25_ROWS` rows, and counts and facets still cover every match (as masks)."""
+        than `BM25_ROWS` rows, and counts and facets still cover every match (as masks).
+        With `query` (whose `match()` is `match`) and a term of it among the catalog's frequent
+        words, the same order comes from their postings (`_order_masks`)."""
         neg_date = catalog.neg_date
+        if query is not None and catalog.frequent is not None and not phrased:
+            words = catalog.frequent
+            if any(words.get(t) for g in query.groups for t in g):
+                return self._order_masks(conn, query, match, catalog, keep, words)
         if phrased:  # a phrase costs a pass: rank at once (`_phrased`)
             bounded = store.ranked(conn, match, BM25_ROWS + 1)
             if len(bounded) <= BM25_ROWS:
@@ -525,6 +629,49 @@ class SearchService:
             return first, (found & ~catalog.mask(first),)
         heavy = catalog.mask(store.ids(conn, strong)) & found
         return [], (heavy, found & ~heavy)
+
+    def _order_masks(
+        self, conn: Any, query: Query, match: str, catalog: Catalog, keep: int, words: Frequent
+    ) -> tuple[list[int], tuple[int, ...]]:
+        """`order` from masks: each term's rows (a frequent word's from its postings, any other
+        by one ids pass), combined as the query combines them (AND of OR groups: set
+        operations, as FTS5's), so the counts that choose the way to rank are exact and bm25
+        runs for the rows ranked alone. A head ranked by one word only (the others match none
+        of its rows: they add nothing to bm25) is that word's champion list."""
+        groups = query.groups
+        postings = [[words.get(t) for t in g] for g in groups]
+        hits = _combine(groups, postings, lambda t, p: p.hits if p else _rows(conn, t.fts()))
+        if not hits:
+            return [], ()
+        neg_date = catalog.neg_date
+        if hits.bit_count() <= BM25_ROWS:
+            if not hits & keep:
+                return [], ()
+            rows = store.ranked(conn, match, within=_ids(hits & keep))
+            return _kept(_best_first(rows, neg_date), catalog, keep), ()
+        found = hits & keep
+        strong_of: dict[int, int] = {}
+
+        def strong(term: Term, p: frequent_words.Postings | None) -> int:
+            mask = p.strong if p else _rows(conn, store.strong(term.fts()))
+            strong_of[id(term)] = mask
+            return mask
+
+        heavy = _combine(groups, postings, strong)
+        if heavy.bit_count() > BM25_ROWS:
+            heavy &= found
+            return [], (heavy, found & ~heavy)
+        ranked_rows = heavy & found
+        champions = _champions(groups, postings, strong_of, ranked_rows)
+        if not ranked_rows:
+            first = []
+        elif champions is not None:
+            flags = catalog.flags(ranked_rows)
+            first = [i for i in champions if flags[i]]
+        else:
+            rows = store.ranked(conn, store.strong(match), within=_ids(ranked_rows))
+            first = _best_first(rows, neg_date)
+        return first, (found & ~catalog.mask(first),)
 
     def facets(self, ranked: Ranked, limit: int = 15) -> dict[str, list[Facet]]:
         """Language, tag and category counts over every hit, most frequent first: the head by
@@ -705,6 +852,45 @@ def _best_first(ranked: list[tuple[int, float]], neg_date: dict[int, float]) -> 
     hits = [(rank, neg_date[i], i) for i, rank in ranked if i in neg_date]
     hits.sort()
     return [i for _r, _d, i in hits]
+
+
+def _rows(conn: Any, match: str) -> int:
+    """The raw mask (FTS5 rowids) of the rows matching `match`."""
+    return raw_mask(store.ids(conn, match))
+
+
+def _ids(mask: int) -> list[int]:
+    """The ids of `mask`, ascending."""
+    flags = format(mask, "b")[::-1]
+    return [i for i, c in enumerate(flags) if c == "1"]
+
+
+def _combine(groups: list[list[Term]], postings: list[list[Any]], mask: Any) -> int:
+    """AND over the groups of the OR of `mask(term, postings)` of their terms."""
+    combined = -1
+    for group, found in zip(groups, postings, strict=True):
+        either = 0
+        for term, p in zip(group, found, strict=True):
+            either |= mask(term, p)
+        combined &= either
+        if not combined:
+            return 0
+    return max(combined, 0)
+
+
+def _champions(
+    groups: list[list[Term]], postings: list[list[Any]], strong_of: dict[int, int], rows: int
+) -> Any:
+    """The champion list that orders `rows` as bm25 over the strong columns would, when one
+    term alone has instances there (every other term's strong rows miss `rows`: they add 0 to
+    each row's bm25) and is a frequent word with one; else None."""
+    ranking = [
+        p
+        for group, found in zip(groups, postings, strict=True)
+        for term, p in zip(group, found, strict=True)
+        if strong_of.get(id(term), 0) & rows
+    ]
+    return ranking[0].champions if len(ranking) == 1 and ranking[0] is not None else None
 
 
 def _among(catalog: Catalog, keep: int) -> list[int] | None:

@@ -214,6 +214,14 @@ def terms_like(conn: sqlite3.Connection, first: str, min_len: int, max_len: int)
     return [r[0] for r in rows]
 
 
+def vocabulary(conn: sqlite3.Connection, min_docs: int) -> list[str]:
+    """The indexed unstemmed words found in at least `min_docs` rows, most frequent first."""
+    rows = conn.execute(
+        "SELECT term FROM search_vocab WHERE doc >= :min ORDER BY doc DESC", {"min": min_docs}
+    )
+    return [r[0] for r in rows]
+
+
 def has_term(conn: sqlite3.Connection, term: str) -> bool:
     row = conn.execute("SELECT 1 FROM search_vocab WHERE term = :t", {"t": term}).fetchone()
     return row is not None

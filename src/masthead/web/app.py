@@ -148,7 +148,10 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.mailer = mail_runner.start(state.site, state.db, state.base_url)
 
     purging = purge.start(state, stop)  # purge_command / purge_webhook (web/purge.py)
+    # the search catalog and its frequent words, made before the first reader waits for them
+    warming = asyncio.create_task(asyncio.to_thread(app.state.search.warm))
     yield
+    await warming
     if app.state.mailer is not None:
         await asyncio.to_thread(app.state.mailer.stop)
     stop.set()

@@ -215,3 +215,60 @@ def test_a_file_that_crashes_its_worker_is_reported_and_the_rest_indexed(
     assert len(crashed) == 1 and "crashed" in crashed[0].reason
     assert len(report.errors) == 4  # the three broken files, and this one
     assert len(dump(site.database_path)["posts"]) == 52  # every other post is indexed
+
+
+def _segments(conn: sqlite3.Connection, table: str) -> int:
+    """How many segments an FTS5 index has: its structure record (rowid 10 of `%_data`, laid
+    out in SQLite's fts5_index.c: a 4-byte cookie, then varints nLevel, nSegment)."""
+    block = conn.execute(f"SELECT block FROM {table}_data WHERE id = 10").fetchone()[0]
+    pos = 8 if block[4:8] == b"\xff\x00\x00\x01" else 4  # the v2 layout's marker
+    values = []
+    for _ in range(2):
+        value = 0
+        while True:
+            byte = block[pos]
+            pos += 1
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        values.append(value)
+    return values[1]
+
+
+def test_a_large_index_is_bulk_loaded_and_merged_into_one_segment(tmp_path, monkeypatch):
+    """From `BULK` files on, automerge is off while the rows go in and each FTS5 index is
+    merged once at the end (one segment: a search's row lookups cost a seventh); automerge is
+    back on after, and a run after one that died half-way puts it back on too."""
+    from masthead import indexer
+    from masthead.search.service import Options, SearchService
+    from masthead.store import search as search_store
+
+    root = tmp_path / "site"
+    write_site(root, corpus(), BILINGUAL_TOML)
+    results = {}
+    for bulk in (10_000, 5):
+        monkeypatch.setattr(indexer, "BULK", bulk)
+        site = load_site(root, {"database": str(tmp_path / f"b{bulk}" / "site.db")})
+        db = Database(site.database_path)
+        index_site(site, db, full=True, workers=1)
+        conn = db.read()
+        segments = {t: _segments(conn, t) for t in search_store.FTS_TABLES}
+        assert not search_store.automerge_off(conn)
+        if bulk == 5:
+            assert segments == {"search_fts": 1, "search_words": 1}, segments
+        else:
+            assert segments["search_fts"] > 1, "without the merge, one segment per batch"
+        service = SearchService(site, db, result_cache=0, frequent=False)
+        results[bulk] = [
+            service.search(q, Options(per_page=50), record=False).as_dict()["hits"]
+            for q in ("harbor", "scheduler", "调度器", "print", "footnote")
+        ]
+        service.close()
+        with db.write() as w:  # as a run that died while bulk-loading leaves it
+            search_store.bulk_load(w, True)
+        assert search_store.automerge_off(db.read())
+        monkeypatch.setattr(indexer, "BULK", 10_000)
+        index_site(site, db, workers=1)  # nothing changed: no bulk load, automerge back on
+        assert not search_store.automerge_off(db.read())
+        db.close()
+    assert results[5] == results[10_000] and all(results[5])

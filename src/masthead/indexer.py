@@ -27,6 +27,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,7 @@ from masthead.content.post import Post, parse_post
 from masthead.errors import ContentError, ContentIssue
 from masthead.search.document import SearchValues, search_values
 from masthead.store import posts as store
+from masthead.store import search as search_store
 from masthead.store.db import Database
 
 log = logging.getLogger(__name__)
@@ -43,6 +45,7 @@ LAST_RUN = "last_index"  # site_state key: the summary of the last full pass (JS
 PARALLEL_MIN = 64  # files to parse from which a process pool pays for its start (~0.1 s)
 CHUNK = 16  # files per task sent to a worker (fewer round trips, still balanced)
 BATCH = 250  # posts per write transaction: readers and other writers wait ~0.1 s at most
+BULK = 1000  # files to parse from which the FTS5 indexes are bulk-loaded (`search.bulk_load`)
 
 # the settings `parse_post` reads: when one changes, every file is parsed again
 PARSE_SETTINGS = {
@@ -277,19 +280,31 @@ def index_site(
     gone = [p for p in known if p not in on_disk]
     batch: list[Change] = []
     report.workers = workers or workers_for(len(jobs))
-    for change in parse_files(site, jobs, report.workers):
-        report.parsed += 1
-        if change.error is not None:
-            report.errors.append(change.error)
-            log.warning("%s", change.error.format())
-        batch.append(change)
-        if len(batch) >= BATCH and report.parsed < len(jobs):
-            commit(db, batch, [], [])
-            batch = []
-        if progress:
-            progress(report.parsed, len(jobs))
-    report.deleted = len(gone)
-    report.generation = commit(db, batch, gone, touched)
+    bulk = len(jobs) >= BULK
+    if bulk or search_store.automerge_off(db.read()):
+        with db.write() as conn:
+            search_store.bulk_load(conn, bulk)
+    try:
+        for change in parse_files(site, jobs, report.workers):
+            report.parsed += 1
+            if change.error is not None:
+                report.errors.append(change.error)
+                log.warning("%s", change.error.format())
+            batch.append(change)
+            if len(batch) >= BATCH and report.parsed < len(jobs):
+                commit(db, batch, [], [])
+                batch = []
+            if progress:
+                progress(report.parsed, len(jobs))
+        report.deleted = len(gone)
+        report.generation = commit(db, batch, gone, touched)
+        if bulk:
+            with db.write() as conn:
+                search_store.optimize(conn)
+    finally:
+        if bulk:  # on failure too; if this fails as well, the next run sets it back
+            with suppress(sqlite3.Error), db.write() as conn:
+                search_store.bulk_load(conn, False)
     report.seconds = time.perf_counter() - started
     with db.write() as conn:
         if settings_changed:

@@ -841,3 +841,22 @@ def test_c24_query_log_sequence(make_site):
         p.read_bytes() for p in site.database_path.parent.glob(site.database_path.name + "*")
     )
     assert address.encode() not in stored and b"alice@example.com" not in stored
+
+
+@pytest.mark.parametrize(
+    "fragments",
+    [
+        ["plain", "a <mark>b</mark> c", "", "&lt;br&gt; escaped"],
+        ["x<br>y", "<mark>z</mark>"],  # a fragment's own <br>: each is sanitized alone
+        ["<script>alert(1)</script>", "<mark onclick=x>m</mark>", "<img src=x onerror=y>"],
+        ["<mark>open", "close</mark>", "<!-- c --><b>bold</b>"],
+        ["<br/>", "<BR>", "</br>"],
+        ["a &amp;lt; b &lt;script&gt;", "<mark>&lt;/mark&gt;</mark>", "&"],
+    ],
+)
+def test_page_fragments_sanitized_in_one_pass_equal_each_alone(fragments):
+    """A search page's titles and snippets go through the allowlist in one call
+    (`marks_only_each`): the same HTML as one call per fragment, whatever a fragment holds."""
+    from masthead.content.sanitize import marks_only, marks_only_each
+
+    assert marks_only_each(fragments) == [marks_only(f) for f in fragments]

@@ -225,3 +225,38 @@ def marks_only(html: str) -> str:
     """Search-result HTML: its text, escaped, and `<mark>` elements without attributes; nothing
     else survives (case C21)."""
     return nh3.clean(html, tags={"mark"}, attributes={}, link_rel=None, strip_comments=True)
+
+
+_SEPARATOR = "<br>"
+_MARKS = re.compile(r"<(/?)mark>")
+_OTHER_TAG = re.compile(r"<(?!/?mark>)")
+
+
+def _self_contained(fragment: str) -> bool:
+    """Whether `fragment` is escaped text with `<mark>`/`</mark>` in turn, all closed: no
+    parser state (an open element, a comment, raw text) can then run past its end."""
+    if _OTHER_TAG.search(fragment):
+        return False
+    closing = [m.group(1) for m in _MARKS.finditer(fragment)]
+    return closing == ["", "/"] * (len(closing) // 2) and len(closing) % 2 == 0
+
+
+def marks_only_each(fragments: list[str]) -> list[str]:
+    """`marks_only` of each fragment, the same strings, in one pass of the sanitizer when
+    every fragment is self-contained (as search snippets are: escaped text and balanced
+    `<mark>`s), since most of its cost is per call and a search page has twenty fragments.
+    They are joined by `<br>`, the one other element let through, and split again; any other
+    input is sanitized a fragment at a time."""
+    if not all(map(_self_contained, fragments)):
+        return [marks_only(f) for f in fragments]
+    joined = nh3.clean(
+        _SEPARATOR.join(fragments),
+        tags={"mark", "br"},
+        attributes={},
+        link_rel=None,
+        strip_comments=True,
+    )
+    parts = joined.split(_SEPARATOR)
+    if len(parts) != len(fragments):  # not expected for such input; never guess
+        return [marks_only(f) for f in fragments]
+    return parts

@@ -23,6 +23,7 @@ from typing import Any
 
 from masthead.config import Site
 from masthead.content.meta import term_key
+from masthead.content.sanitize import marks_only_each
 from masthead.search import frequent as frequent_words
 from masthead.search import snippets
 from masthead.search.frequent import Frequent, raw_mask
@@ -713,7 +714,7 @@ class SearchService:
             match is not None and not _phrased(ranked.query) and not _alternatives(ranked.query)
         )
         rows = store.page_rows(self.db.read(), ids, match, lookups)
-        return [self._hit(rows[i], ranked.query) for i in ids if i in rows]
+        return _hits([rows[i] for i in ids if i in rows], ranked.query)
 
     def search(self, raw: str, opts: Options, client: str = "", record: bool = True) -> Result:
         """Run one search and record it in the log (never waiting for the database: see
@@ -779,27 +780,6 @@ class SearchService:
         lang = self.site.languages.get(code)
         return lang.name if lang else code
 
-    def _hit(self, row: Any, query: Query) -> Hit:
-        words = query.words
-        title = (
-            snippets.marked_to_html(row["title_hl"])
-            if snippets.has_mark(row["title_hl"])
-            else snippets.mark_words(row["title"], words, limit=10_000)
-        )
-        if snippets.has_mark(row["snippet"]):
-            snippet = snippets.marked_to_html(row["snippet"])
-        else:
-            text = row["body_text"] if words else row["excerpt"]
-            snippet = snippets.mark_words(text, words or [""])
-        return Hit(
-            title=row["title"],
-            title_html=title,
-            url=row["url"],
-            lang=row["lang"],
-            date=row["date"],
-            snippet_html=snippet,
-        )
-
     def _suggest(self, query: Query) -> list[str]:
         """The query as typed, with each unknown word replaced by the closest indexed term (edit
         distance ≤ 2, the most frequent on ties); operators, phrases and filters are kept."""
@@ -840,6 +820,38 @@ class SearchService:
                 client=client,
             )
         )
+
+
+def _hits(rows: list[Any], query: Query) -> list[Hit]:
+    """The hits of `rows` (`store.page_rows` values, in order): titles and snippets as escaped
+    HTML with FTS5's matches marked, or the query's words where FTS5 marked none (Chinese
+    sub-words, titles); every fragment through the allowlist in one pass."""
+    words = query.words
+    fragments = []
+    for row in rows:
+        title_hl, snippet = row["title_hl"], row["snippet"]
+        fragments.append(
+            snippets.marked(title_hl)
+            if snippets.has_mark(title_hl)
+            else snippets.words_marked(row["title"], words, limit=10_000)
+        )
+        if snippets.has_mark(snippet):
+            fragments.append(snippets.marked(snippet))
+        else:
+            text = row["body_text"] if words else row["excerpt"]
+            fragments.append(snippets.words_marked(text, words or [""]))
+    clean = marks_only_each(fragments)
+    return [
+        Hit(
+            title=row["title"],
+            title_html=clean[2 * k],
+            url=row["url"],
+            lang=row["lang"],
+            date=row["date"],
+            snippet_html=clean[2 * k + 1],
+        )
+        for k, row in enumerate(rows)
+    ]
 
 
 def _cache_key(raw: str, opts: Options) -> tuple:

@@ -36,6 +36,12 @@ def marked_to_html(text: str) -> str:
     return marks_only(_marked(text))
 
 
+def marked(text: str) -> str:
+    """`marked_to_html` before the allowlist: the caller passes it through
+    `sanitize.marks_only_each` (with the page's other fragments)."""
+    return _marked(text)
+
+
 def _marked(text: str) -> str:
     text = html.escape(_blocks(text.replace(ZWSP, "")), quote=False)  # sentinels are kept
     out: list[str] = []
@@ -63,6 +69,11 @@ def has_mark(text: str | None) -> bool:
 def mark_words(text: str, words: list[str], limit: int = 220) -> str:
     """Highlight `words` (case-insensitive substrings) in plain `text`, cut around the first one;
     for hits FTS5 could not place in the body (Chinese sub-words, titles). Returns escaped HTML."""
+    return marks_only(words_marked(text, words, limit))
+
+
+def words_marked(text: str, words: list[str], limit: int = 220) -> str:
+    """`mark_words` before the allowlist (see `marked`)."""
     text = _SENTINELS.sub("", text.replace(ZWSP, ""))
     needles, pattern = _needles(tuple(words))
     lower = text.lower()
@@ -73,7 +84,7 @@ def mark_words(text: str, words: list[str], limit: int = 220) -> str:
     suffix = "…" if start + limit < len(text) else ""
     if pattern is not None:
         piece = pattern.sub(_mark_match, piece)
-    return marks_only(prefix + _marked(piece) + suffix)
+    return prefix + _marked(piece) + suffix
 
 
 @lru_cache(maxsize=256)

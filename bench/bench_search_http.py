@@ -10,7 +10,7 @@ the `--masthead` given with it (`masthead serve SITE --no-watch --port P`: grani
 per CPU), so two checkouts can be compared on the same machine in one run; the servers take
 turns, `--rounds` times (alternating, so a change in the machine's load hits both alike).
 
-Load: wrk, `-t2` with 4 and with 8 connections, `--seconds` each, after a 3-second warm-up.
+Load: wrk, `-t2` with 4 and with 8 connections, `--seconds` each, after `--settle` seconds and a 3-second warm-up.
 Every request is `GET /api/search?q=...` with a query string seen once: `harbor OR qN` (N a
 random number up to 10^9: a word no post has, so the hits are those of `harbor`) or
 `harbor after:YYYY-MM-DD` (a random day of 1900-1979, before every generated post: a filter
@@ -112,6 +112,13 @@ def main() -> int:
     ap.add_argument("--connections", type=int, nargs="+", default=[4, 8])
     ap.add_argument("--same", action="store_true", help="plain `harbor` on every request")
     ap.add_argument("--page", action="store_true", help="the search page, not /api/search")
+    ap.add_argument(
+        "--settle",
+        type=float,
+        default=5.0,
+        help="seconds to wait after start: each worker makes its search catalog's frequent "
+        "words in the background (about 2 s of CPU at 10,000 posts)",
+    )
     a = ap.parse_args()
     if len(a.site) != len(a.masthead):
         ap.error("one --masthead per --site")
@@ -128,6 +135,7 @@ def main() -> int:
             for label, masthead, site in zip(labels, a.masthead, a.site, strict=True):
                 proc, port = start(masthead, site)
                 try:
+                    time.sleep(a.settle)
                     wrk(port, 4, 3, script)  # warm-up
                     for c in a.connections:
                         load = os.getloadavg()[0]

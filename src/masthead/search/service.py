@@ -605,11 +605,12 @@ class SearchService:
         first), then every other match, newest first. So no search computes bm25 for more
         than `BM25_ROWS` rows, and counts and facets still cover every match (as masks).
         With `query` (whose `match()` is `match`) and a term of it among the catalog's frequent
-        words, the same order comes from their postings (`_order_masks`)."""
+        words (or a prefix: each statement expands it again), the same order comes from
+        masks (`_order_masks`)."""
         neg_date = catalog.neg_date
         if query is not None and catalog.frequent is not None and not phrased:
             words = catalog.frequent
-            if any(words.get(t) for g in query.groups for t in g):
+            if any(t.prefix or words.get(t) for g in query.groups for t in g):
                 return self._order_masks(conn, query, match, catalog, keep, words)
         if phrased:  # a phrase costs a pass: rank at once (`_phrased`)
             bounded = store.ranked(conn, match, BM25_ROWS + 1)
@@ -708,11 +709,9 @@ class SearchService:
         """The hits of one page, with highlighted titles and snippets."""
         ids = ranked.slice((page - 1) * per_page, page * per_page)
         match = ranked.query.match()
-        # plain words are cheap to set up per post; prefixes, phrases and column filters (the
-        # Chinese bigrams) in one pass over the page's range
-        lookups = (
-            match is not None and not _phrased(ranked.query) and not _alternatives(ranked.query)
-        )
+        # a seek per post (in a merged index, `store.optimize`), but prefixes in one pass over
+        # the page's range: each statement expands a prefix to its terms again
+        lookups = match is not None and not _prefixed(ranked.query)
         rows = store.page_rows(self.db.read(), ids, match, lookups)
         return _hits([rows[i] for i in ids if i in rows], ranked.query)
 
@@ -934,14 +933,9 @@ def _phrased(query: Query) -> bool:
 _SPACED = re.compile(r"[\s\u200b]")
 
 
-def _alternatives(query: Query) -> bool:
-    """Whether a term of `query` is a prefix or has alternatives (a Han run: its words, or
-    its bigrams in one column): FTS5 expands or merges several position lists for it."""
-    return any(
-        term.prefix or any(not isinstance(p, str) for p in term.phrases)
-        for group in query.groups
-        for term in group
-    )
+def _prefixed(query: Query) -> bool:
+    """Whether a term of `query` is a prefix (`transl*`)."""
+    return any(term.prefix for group in query.groups for term in group)
 
 
 def _year(year: int | None, month: int) -> date | None:

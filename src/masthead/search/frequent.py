@@ -12,7 +12,11 @@ parses it (`query.parse(word)`: a Chinese word with its bigram alternative), thi
 - `strong`: the mask of those matching it in the title, tags or categories (`store.strong`);
 - `champions`: when `strong` has at most `cap` rows, the catalog's ids among them in the order
   the search ranks them (bm25 over those columns, then newest first): the "champion list" of
-  the word (Manning, Raghavan, Schütze, *Introduction to Information Retrieval*, §7.1.3).
+  the word (Manning, Raghavan, Schütze, *Introduction to Information Retrieval*, §7.1.3);
+- `scored`, `scores`: then too, those rows (ascending) and their bm25 values. FTS5's bm25 is a
+  sum over the query's phrases, one term each (https://www.sqlite.org/fts5.html#the_bm25_
+  function; fts5_aux.c), so a query of such words ranks its strong rows by adding these up in
+  the order of its phrases, with the same floating-point result.
 
 It is built from the index (every word above the line), never from the queries asked, so it is
 an index structure, not a result cache: a search of a word asked for the first time is as fast
@@ -50,6 +54,8 @@ class Postings:
     hits: int
     strong: int
     champions: array | None  # catalog ids, best first; None when `strong` is above the cap
+    scored: array | None = None  # the rows of `strong`, ascending (with `champions`)
+    scores: array | None = None  # their bm25 (lower is better), in the same order
 
 
 @dataclass
@@ -102,10 +108,17 @@ def build(
                 continue
             strong_match = store.strong(key)
             strong_ids = store.ids(conn, strong_match)
-            champions = None
+            postings = Postings(raw_mask(hits), raw_mask(strong_ids), None)
             if len(strong_ids) <= cap:
-                champions = array("q", best_first(store.ranked(conn, strong_match)))
-            frequent.words[key] = Postings(raw_mask(hits), raw_mask(strong_ids), champions)
+                rows = store.ranked(conn, strong_match)
+                postings = Postings(
+                    postings.hits,
+                    postings.strong,
+                    array("q", best_first(rows)),
+                    array("q", (i for i, _ in rows)),
+                    array("d", (rank for _, rank in rows)),
+                )
+            frequent.words[key] = postings
         return frequent
     finally:
         conn.execute("COMMIT")

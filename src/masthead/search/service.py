@@ -664,13 +664,10 @@ class SearchService:
             heavy &= found
             return [], (heavy, found & ~heavy)
         ranked_rows = heavy & found
-        champions = _champions(groups, postings, strong_of, ranked_rows)
-        if not ranked_rows:
-            first = []
-        elif champions is not None:
-            flags = catalog.flags(ranked_rows)
-            first = [i for i in champions if flags[i]]
-        else:
+        first: list[int] | None = []
+        if ranked_rows:
+            first = _from_postings(groups, postings, strong_of, ranked_rows, catalog)
+        if first is None:
             rows = store.ranked(conn, store.strong(match), within=_ids(ranked_rows))
             first = _best_first(rows, neg_date)
         return first, (found & ~catalog.mask(first),)
@@ -889,19 +886,38 @@ def _combine(groups: list[list[Term]], postings: list[list[Any]], mask: Any) -> 
     return max(combined, 0)
 
 
-def _champions(
-    groups: list[list[Term]], postings: list[list[Any]], strong_of: dict[int, int], rows: int
-) -> Any:
-    """The champion list that orders `rows` as bm25 over the strong columns would, when one
-    term alone has instances there (every other term's strong rows miss `rows`: they add 0 to
-    each row's bm25) and is a frequent word with one; else None."""
+def _from_postings(
+    groups: list[list[Term]],
+    postings: list[list[Any]],
+    strong_of: dict[int, int],
+    rows: int,
+    catalog: Catalog,
+) -> list[int] | None:
+    """The catalog ids of `rows` best first, as bm25 over the strong columns orders them,
+    from the postings of the terms with instances there (every other term adds 0 to each
+    row's bm25), or None when one of those has none: a frequent word's champion list when it
+    is the only one, else the sum of their bm25 values per row, added in the order of the
+    query's phrases as FTS5 adds them (each such term is one phrase)."""
     ranking = [
-        p
+        (term, p)
         for group, found in zip(groups, postings, strict=True)
         for term, p in zip(group, found, strict=True)
         if strong_of.get(id(term), 0) & rows
     ]
-    return ranking[0].champions if len(ranking) == 1 and ranking[0] is not None else None
+    if any(p is None or p.scores is None for _, p in ranking):
+        return None
+    flags = catalog.flags(rows)
+    if len(ranking) == 1:
+        return [i for i in ranking[0][1].champions if flags[i]]
+    if not all(len(t.phrases) == 1 and isinstance(t.phrases[0], str) for t, _ in ranking):
+        return None  # several phrases a term: FTS5 would add them in another grouping
+    size = catalog.size
+    totals: dict[int, float] = {}
+    for _, p in ranking:
+        for i, score in zip(p.scored, p.scores, strict=True):
+            if i < size and flags[i]:
+                totals[i] = totals.get(i, 0.0) + score
+    return _best_first(list(totals.items()), catalog.neg_date)
 
 
 def _among(catalog: Catalog, keep: int) -> list[int] | None:

@@ -673,17 +673,18 @@ class SearchService:
         return first, (found & ~catalog.mask(first),)
 
     def facets(self, ranked: Ranked, limit: int = 15) -> dict[str, list[Facet]]:
-        """Language, tag and category counts over every hit, most frequent first: the head by
-        its facet numbers, each tier by one `&` and `bit_count()` per facet value."""
+        """Language, tag and category counts over every hit, most frequent first: by each
+        hit's facet numbers when the hits are few beside the facet values, else over the
+        mask of every hit by one `&` and `bit_count()` per facet value."""
         catalog = ranked.catalog or self.catalog()
         keys = catalog.facet_keys
-        counted = Counter(chain.from_iterable(map(keys.__getitem__, ranked.head)))
-        for tier in ranked.tiers:
-            if tier.bit_count() * 4 < len(catalog.facet_masks):  # fewer posts than values
-                tier_ids = catalog.newest_first(tier)
-                counted.update(chain.from_iterable(map(keys.__getitem__, tier_ids)))
-            else:
-                counted.update(catalog.facet_counts(tier))
+        if ranked.total * 4 < len(catalog.facet_masks):  # fewer posts than values
+            counted = Counter(chain.from_iterable(map(keys.__getitem__, ranked.ids)))
+        else:
+            every = catalog.mask(ranked.head) if ranked.head else 0
+            for tier in ranked.tiers:
+                every |= tier
+            counted = Counter(catalog.facet_counts(every))
         counts: dict[str, Counter[str]] = {"lang": Counter(), "tags": Counter(),
                                            "categories": Counter()}  # fmt: skip
         values = catalog.facet_values

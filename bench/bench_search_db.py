@@ -61,6 +61,8 @@ def main() -> int:
     off = "result_cache" in params and not a.cache
     service = SearchService(site, db, **({"result_cache": 0} if off else {}))
     service.catalog()
+    if getattr(service, "ready", None) is not None:  # the frequent words (search/frequent.py)
+        service.ready()
     texts = [q for q, _ in bench_search.QUERIES]
     for q in texts:
         service.search(q, Options(), "127.0.0.1")

@@ -10,7 +10,8 @@ the `--masthead` given with it (`masthead serve SITE --no-watch --port P`: grani
 per CPU), so two checkouts can be compared on the same machine in one run; the servers take
 turns, `--rounds` times (alternating, so a change in the machine's load hits both alike).
 
-Load: wrk, `-t2` with 4 and with 8 connections, `--seconds` each, after `--settle` seconds and a 3-second warm-up.
+Load: wrk, `-t2` with 4 and with 8 connections, `--seconds` each, after `--settle` seconds
+and a 3-second warm-up.
 Every request is `GET /api/search?q=...` with a query string seen once: `harbor OR qN` (N a
 random number up to 10^9: a word no post has, so the hits are those of `harbor`) or
 `harbor after:YYYY-MM-DD` (a random day of 1900-1979, before every generated post: a filter

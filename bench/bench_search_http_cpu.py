@@ -5,7 +5,8 @@ machine (bench_search_http.py is the throughput test, for a quiet one). A plain 
     python bench/bench_search_http_cpu.py MASTHEAD SITE [--path /api/search] [--requests 200]
 
 Starts `MASTHEAD serve SITE --no-watch --workers 1` (granian), sends 30 warm-up requests, then
-`--requests` requests (after `--settle` seconds) over one keep-alive connection, each a query string seen once (as
+`--requests` requests (after `--settle` seconds) over one keep-alive connection, each a query
+string seen once (as
 bench_search_http.py: `harbor OR qN` or `harbor after:YYYY-MM-DD`), to `--path` (`/search`:
 the HTML page). Prints the user + system CPU time the server's processes spent per request
 (from /proc: the server and its children) and the wall time per request.

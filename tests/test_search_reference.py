@@ -237,3 +237,40 @@ def test_authors_are_not_counted_as_categories(make_site, serve):
     assert {f["key"] for f in result["facets"]["categories"]} == set(CATEGORIES)
     assert client.get("/api/search", params={"q": "category:chen-wei"}).json()["total"] == 0
     assert client.get("/api/search", params={"q": "author:chen"}).json()["total"] > 0
+
+
+def test_frequent_words_follow_the_index_generation(make_site, monkeypatch):
+    """After the index changes, searches use the new generation's frequent words (made again
+    in the background), never the last generation's: the same results as without them."""
+    site = make_site(titled())
+    db = Database(site.database_path)
+    index_site(site, db)
+    monkeypatch.setattr(service_module, "BM25_ROWS", 7)
+    fast = SearchService(site, db, clock=lambda: NOW, result_cache=0)
+    plain = SearchService(site, db, clock=lambda: NOW, result_cache=0, frequent=False)
+    queries = ["harbour OR bridge", "harbour", "bridge OR museum", "rain"]
+
+    def hits(service: SearchService) -> list[list[str]]:
+        return [[h.url for h in service.search(q, Options(per_page=50), record=False).hits]
+                for q in queries]  # fmt: skip
+
+    assert fast.ready()
+    before = fast.catalog().frequent
+    assert hits(fast) == hits(plain)
+    for i in range(10, 30):  # `bridge` moves into twenty more titles; `harbour` leaves four
+        (site.content_dir / f"posts/t{i:02d}.md").write_text(
+            post(f"bridge {i}", f"2023-02-{i - 9:02d}", body="bridge quiet rain.\n"), "utf-8"
+        )
+    for i in range(4):
+        (site.content_dir / f"posts/t{i:02d}.md").write_text(
+            post(f"note {i}", "2023-01-01", body="rain.\n"), "utf-8"
+        )
+    index_site(site, db)
+    assert fast.ready()
+    after = fast.catalog().frequent
+    assert after is not None and before is not None and after.generation > before.generation
+    assert after.words['"bridge"'].hits != before.words['"bridge"'].hits
+    assert hits(fast) == hits(plain)
+    fast.close()
+    plain.close()
+    db.close()

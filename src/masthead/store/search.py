@@ -203,7 +203,8 @@ def page_rows(
     """Display columns of the posts `ids`, with `title_hl` and `snippet` marked by sentinels
     (`MARK_OPEN`/`MARK_CLOSE`; not yet escaped, U+200B not yet removed) when `match` is given.
     snippet() is the costly part of a search, so it runs only for the page shown: with
-    `lookups`, one `rowid = ?` statement per post (cheap for plain words), else one pass over
+    `lookups`, one statement that seeks each post (`rowid IN`, cheap in a merged index), else
+    one pass over
     the matches between the smallest and the largest id, the ids tested by `+rowid IN` (the
     `+` keeps the list from FTS5, which would run the whole match once per value), so only
     the page's rows reach highlight() and snippet() (cheaper for prefixes, phrases and column
@@ -222,9 +223,12 @@ def page_rows(
         f"highlight(search_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}'), "
         f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24)"
     )
-    if match and rows and lookups:
-        sql = f"SELECT rowid, {marks} FROM search_fts WHERE search_fts MATCH :match AND rowid = :id"
-        found = [conn.execute(sql, {"match": match, "id": i}).fetchone() for i in rows]
+    if match and rows and lookups:  # FTS5 runs the match once per value: a seek each
+        found = conn.execute(
+            f"SELECT rowid, {marks} FROM search_fts WHERE search_fts MATCH :match "
+            f"AND rowid IN ({','.join(str(i) for i in rows)})",
+            {"match": match},
+        ).fetchall()
     elif match and rows:
         found = conn.execute(
             f"SELECT rowid, {marks} FROM search_fts WHERE search_fts MATCH :match "

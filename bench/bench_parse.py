@@ -11,7 +11,9 @@ root on an existing site folder (e.g. one made by bench/make_corpus.py, or tests
 
 Stages (the ones a checkout has): the markdown-it.rs tree, the markdown-it-py tree of the
 fallback, the HTML writer without highlighting, Pygments over the bodies' fenced blocks, nh3, then
-`parse_post` and `build_change` (parse_post plus search values) in all. Output: Markdown rows.
+`parse_post` and `build_change` (parse_post plus search values) in all, and `parse_post` again
+with markdown-it.rs turned off (every body on markdown-it-py, as on CPython 3.13+, where
+markdown-it-pyrs has no wheel). Output: Markdown rows.
 """
 
 from __future__ import annotations
@@ -70,6 +72,26 @@ def stages(bodies: list[str]) -> list[tuple[str, float]]:
     return rows
 
 
+def _without_rust(site: Any, jobs: list[tuple[str, bytes]]) -> list[tuple[str, float]]:
+    """`parse_post` with every body on markdown-it-py, as on CPython 3.13+ (no markdown-it-pyrs
+    wheel), where this checkout has both parsers."""
+    try:
+        from masthead.content import markdown
+    except ImportError:  # pragma: no cover - the code before markdown-it.rs
+        return []
+    if getattr(markdown, "_pyrs", None) is None:
+        return []
+    real = markdown._pyrs
+    markdown._pyrs = None
+    markdown.block_parser.cache_clear()
+    try:
+        took = per_post(jobs, lambda j: parse_post(site, *j))
+    finally:
+        markdown._pyrs = real
+        markdown.block_parser.cache_clear()
+    return [("parse_post, every body on markdown-it-py (as on 3.13+)", took)]
+
+
 def _write(t: Any) -> str:
     from masthead.content.tree import Html
 
@@ -99,6 +121,7 @@ def main() -> None:
     rows.append(
         ("build_change (+ search values)", per_post(jobs, lambda j: build_change(site, *j, 0, 0)))
     )
+    rows += _without_rust(site, jobs)
     src = os.environ.get("PYTHONPATH", "installed masthead")
     print(f"{len(jobs)} files of {a.site}, {src}, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
     print("| stage | CPU per post (ms) |\n|---|---:|")

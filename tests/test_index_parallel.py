@@ -8,6 +8,7 @@ a heading and the next paragraph (issue 13).
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import threading
 from pathlib import Path
@@ -159,6 +160,41 @@ def test_broken_file_in_a_worker_is_reported_like_today(tmp_path: Path) -> None:
     count = db.read().execute("SELECT COUNT(*) FROM posts WHERE title LIKE 'Post %'").fetchone()
     assert count[0] == 40
     db.close()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_file_is_read_when_it_is_parsed(tmp_path: Path, workers: int) -> None:
+    """The list of files to parse holds paths, not bytes (memory flat as the site grows): a
+    file saved after that list is made is indexed as it is when parsed, with the hash of what
+    was parsed, and one deleted by then is not indexed at all (the next pass sees it)."""
+    root = tmp_path / "site"
+    site = write_site(root, corpus(), BILINGUAL_TOML)
+    edited, deleted = root / "content/posts/p07.md", root / "content/posts/p09.md"
+    new = post("Saved during the pass", "2024-03-08", body="New body.\n").encode()
+    seen: list[tuple[int, int]] = []
+
+    def progress(done: int, total: int) -> None:
+        if not seen:  # the files to parse are known, none is parsed yet
+            edited.write_bytes(new)
+            deleted.unlink()
+        seen.append((done, total))
+
+    db = Database(site.database_path)
+    report = index_site(site, db, full=True, progress=progress, workers=workers)
+    conn = db.read()
+    title = conn.execute("SELECT title FROM posts WHERE source = 'content/posts/p07.md'")
+    source = conn.execute(
+        "SELECT size, sha256 FROM sources WHERE path = 'content/posts/p07.md'"
+    ).fetchone()
+    gone = conn.execute("SELECT COUNT(*) FROM sources WHERE path = 'content/posts/p09.md'")
+    stale = conn.execute("SELECT COUNT(*) FROM posts WHERE source = 'content/posts/p09.md'")
+    assert title.fetchone()[0] == "Saved during the pass"
+    assert tuple(source) == (len(new), hashlib.sha256(new).hexdigest())
+    assert gone.fetchone()[0] == 0 and stale.fetchone()[0] == 0
+    assert report.workers == workers and report.parsed == 54 and seen[-1] == (55, 55)
+    again = index_site(site, db)  # the next pass: nothing left to parse or remove
+    db.close()
+    assert (again.parsed, again.deleted, again.unchanged) == (0, 0, 54)
 
 
 def test_text_from_tokens_has_one_line_per_block(make_site) -> None:  # type: ignore[no-untyped-def]

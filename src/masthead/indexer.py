@@ -8,6 +8,8 @@ setting that shapes parsed posts (`PARSE_SETTINGS`: a new permalink pattern move
 Parsing (Markdown, Pygments, the search values with Chinese segmentation) is pure and runs in a
 process pool over all cores once there are `PARALLEL_MIN` files or more to parse; fewer (the
 watcher, an edit or two) are parsed in this process, where a pool would cost more than it saves.
+Whoever parses a file reads it (a worker, by path), so no process holds the bytes of the files
+still to parse and the index's memory does not grow with the size of the site.
 Either way the posts come back in file order and this process, the one writer, applies them in
 one transaction per `BATCH` posts (readers see each batch, never half of one); deletions come in
 the last. A masthead bug met in one file is that file's error, in a worker as here.
@@ -110,6 +112,15 @@ def _read(site: Site, rel: str) -> tuple[bytes, int, int] | None:
     return data, st.st_size, st.st_mtime_ns
 
 
+def _digest(site: Site, rel: str) -> str | None:
+    """The file's SHA-256 (hex), read in blocks (its bytes are not kept); None if unreadable."""
+    try:
+        with (site.content_dir / rel).open("rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
 def build_change(site: Site, rel: str, data: bytes, size: int, mtime_ns: int) -> Change:
     """Parse one file's bytes into a `Change`: its post and search values, or the error that
     keeps it out. Pure (no database): runs in a worker process as well as here."""
@@ -129,7 +140,15 @@ def build_change(site: Site, rel: str, data: bytes, size: int, mtime_ns: int) ->
     return change
 
 
-Job = tuple[str, bytes, int, int]  # content-relative path, bytes, size, mtime_ns
+def read_change(site: Site, rel: str) -> Change | None:
+    """Read one file (content-relative `rel`) and parse it (`build_change`): the size, mtime and
+    hash recorded are those of the bytes parsed. None when the file vanished or cannot be read
+    (the next pass sees it). Runs where the file is parsed, so that no process holds the bytes
+    of files waiting their turn (the index's memory stays flat as the site grows)."""
+    got = _read(site, rel)
+    return None if got is None else build_change(site, rel, *got)
+
+
 _worker_site: Site | None = None  # the site of this worker process (set by `_init_worker`)
 
 
@@ -138,12 +157,12 @@ def _init_worker(site: Site) -> None:
     _worker_site = site
 
 
-def _parse_chunk(jobs: list[Job]) -> list[Change]:
-    """Worker: parse a chunk of files (see `build_change`)."""
+def _parse_chunk(rels: list[str]) -> list[Change | None]:
+    """Worker: read and parse a chunk of files (see `read_change`)."""
     site = _worker_site
     if site is None:  # pragma: no cover - the pool's initializer sets it
         raise RuntimeError("_parse_chunk runs in a pool started by parse_files")
-    return [build_change(site, *job) for job in jobs]
+    return [read_change(site, rel) for rel in rels]
 
 
 def workers_for(files: int) -> int:
@@ -165,22 +184,24 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def parse_files(site: Site, jobs: Sequence[Job], workers: int) -> Iterator[Change]:
-    """The `Change` of each job, in order: in this process when `workers` is 1, else in a pool
-    of `workers` processes with a bounded number of chunks in flight (memory stays flat when
-    the writer is slower than the parsers). A pool that breaks (a worker killed) is reported and
+def parse_files(site: Site, rels: Sequence[str], workers: int) -> Iterator[Change | None]:
+    """The `Change` of each file (content-relative paths `rels`), in order, None for one that
+    vanished before it was read (see `read_change`): in this process when `workers` is 1, else in
+    a pool of `workers` processes that read the files themselves, with a bounded number of chunks
+    in flight (memory stays flat when the writer is slower than the parsers, and no process holds
+    the bytes of the files still to parse). A pool that breaks (a worker killed) is reported and
     the rest is parsed one file a time in fresh workers (`_isolated`)."""
     if workers <= 1:
-        for job in jobs:
-            yield build_change(site, *job)
+        for rel in rels:
+            yield read_change(site, rel)
         return
-    chunks = [list(jobs[i : i + CHUNK]) for i in range(0, len(jobs), CHUNK)]
+    chunks = [list(rels[i : i + CHUNK]) for i in range(0, len(rels), CHUNK)]
     done = 0
     try:
         with ProcessPoolExecutor(
             workers, mp_context=_pool_context(), initializer=_init_worker, initargs=(site,)
         ) as pool:
-            pending: deque[Future[list[Change]]] = deque()
+            pending: deque[Future[list[Change | None]]] = deque()
             feed = iter(chunks)
             for chunk in feed:
                 pending.append(pool.submit(_parse_chunk, chunk))
@@ -199,32 +220,44 @@ def parse_files(site: Site, jobs: Sequence[Job], workers: int) -> Iterator[Chang
                     future.cancel()
     except BrokenProcessPool as exc:
         log.error("the indexing worker pool failed (%s); parsing the rest one file a time", exc)
-        yield from _isolated(site, [job for chunk in chunks[done:] for job in chunk])
+        yield from _isolated(site, [rel for chunk in chunks[done:] for rel in chunk])
 
 
-def _isolated(site: Site, jobs: list[Job]) -> Iterator[Change]:
-    """The `Change` of each job, parsed one at a time in a one-worker pool, after a pool broke:
+def _isolated(site: Site, rels: list[str]) -> Iterator[Change | None]:
+    """The `Change` of each file, parsed one at a time in a one-worker pool, after a pool broke:
     a file that kills its worker (a crash in a compiled parser) is reported as that file's error
     and a new worker takes the rest, so that no crash takes the index, or this process, down."""
     pos = 0
-    while pos < len(jobs):
+    while pos < len(rels):
         with ProcessPoolExecutor(
             1, mp_context=_pool_context(), initializer=_init_worker, initargs=(site,)
         ) as pool:
             try:
-                while pos < len(jobs):
-                    (change,) = pool.submit(_parse_chunk, [jobs[pos]]).result()
+                while pos < len(rels):
+                    (change,) = pool.submit(_parse_chunk, [rels[pos]]).result()
                     pos += 1
                     yield change
             except BrokenProcessPool:
-                rel, data, size, mtime_ns = jobs[pos]
-                path = site.settings.content_dir + "/" + rel
-                log.error("%s: the parser crashed on this file", path)
-                change = Change(path, size, mtime_ns, hashlib.sha256(data).hexdigest())
-                reason = "masthead's parser crashed on this file (a bug: please report it)"
-                change.error = ContentIssue(path, 0, reason)
+                yield _crashed(site, rels[pos])
                 pos += 1
-                yield change
+
+
+def _crashed(site: Site, rel: str) -> Change | None:
+    """The error `Change` of a file that killed the worker parsing it (its size, mtime and hash
+    as on disk now), or None if it has vanished since."""
+    path = site.settings.content_dir + "/" + rel
+    log.error("%s: the parser crashed on this file", path)
+    try:
+        st = (site.content_dir / rel).stat()
+    except OSError:
+        return None
+    digest = _digest(site, rel)
+    if digest is None:
+        return None
+    change = Change(path, st.st_size, st.st_mtime_ns, digest)
+    reason = "masthead's parser crashed on this file (a bug: please report it)"
+    change.error = ContentIssue(path, 0, reason)
+    return change
 
 
 def index_site(
@@ -237,9 +270,10 @@ def index_site(
 ) -> IndexReport:
     """Bring the index in step with the content folder; return what changed.
 
-    `progress(parsed, to_parse)` is called once the changed files are known and then as each
+    `progress(done, to_parse)` is called once the changed files are known and then as each
     is parsed (for progress bars; a rate in posts per second). `workers` overrides
-    `workers_for` (1: no pool).
+    `workers_for` (1: no pool). Each file is read when it is parsed, so a file saved after the
+    pass began is indexed as it is then, and memory does not grow with the size of the site.
     """
     started = time.perf_counter()
     report = IndexReport()
@@ -252,7 +286,7 @@ def index_site(
     prefix = site.settings.content_dir + "/"
     files = list(walk(site.content_dir)) if site.content_dir.is_dir() else []
     report.files = len(files)
-    jobs: list[Job] = []
+    jobs: list[str] = []  # content-relative paths to parse; read by whoever parses them
     touched: list[Change] = []
     for rel in files:
         old = known.get(prefix + rel)
@@ -263,17 +297,15 @@ def index_site(
         if not full and old and old["size"] == st.st_size and old["mtime_ns"] == st.st_mtime_ns:
             report.unchanged += 1
             continue
-        got = _read(site, rel)
-        if got is None:
-            continue
-        data, size, mtime_ns = got
         if not full and old and old["status"] == "ok":
-            digest = hashlib.sha256(data).hexdigest()
+            digest = _digest(site, rel)
+            if digest is None:
+                continue  # vanished or unreadable: the next pass sees it
             if old["sha256"] == digest:
                 report.unchanged += 1
-                touched.append(Change(prefix + rel, size, mtime_ns, digest))
+                touched.append(Change(prefix + rel, st.st_size, st.st_mtime_ns, digest))
                 continue
-        jobs.append((rel, data, size, mtime_ns))
+        jobs.append(rel)
     if progress:
         progress(0, len(jobs))
     on_disk = {prefix + rel for rel in files}
@@ -285,17 +317,18 @@ def index_site(
         with db.write() as conn:
             search_store.bulk_load(conn, bulk)
     try:
-        for change in parse_files(site, jobs, report.workers):
-            report.parsed += 1
-            if change.error is not None:
-                report.errors.append(change.error)
-                log.warning("%s", change.error.format())
-            batch.append(change)
-            if len(batch) >= BATCH and report.parsed < len(jobs):
+        for done, change in enumerate(parse_files(site, jobs, report.workers), 1):
+            if change is not None:
+                report.parsed += 1
+                if change.error is not None:
+                    report.errors.append(change.error)
+                    log.warning("%s", change.error.format())
+                batch.append(change)
+            if len(batch) >= BATCH and done < len(jobs):
                 commit(db, batch, [], [])
                 batch = []
             if progress:
-                progress(report.parsed, len(jobs))
+                progress(done, len(jobs))
         report.deleted = len(gone)
         report.generation = commit(db, batch, gone, touched)
         if bulk:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from contextvars import ContextVar
 
 import nh3
 
@@ -145,11 +146,18 @@ def srcset_candidates(value: str) -> list[tuple[str, str]]:
     return out
 
 
-def _filter(rewrite: Rewrite | None, trusted: bool) -> Callable[[str, str, str], str | None]:
+# the `rewrite` of the `clean` call running in this thread (or task): the cleaners below are built
+# once (nh3 converts the allowlists at each `nh3.clean`, a quarter of its time on a post), so the
+# per-call rewrite reaches their attribute filter through this variable
+_REWRITE: ContextVar[Rewrite | None] = ContextVar("masthead_sanitize_rewrite", default=None)
+
+
+def _filter(trusted: bool) -> Callable[[str, str, str], str | None]:
     def one(url: str) -> str | None:
         url = url.strip(_C0_SPACE)
         if not trusted and not is_safe_url(url):
             return None
+        rewrite = _REWRITE.get()
         new = rewrite(url) if rewrite is not None else url
         return new if trusted or is_safe_url(new) else None
 
@@ -170,42 +178,47 @@ def _filter(rewrite: Rewrite | None, trusted: bool) -> Callable[[str, str, str],
     return attribute
 
 
+_TRUSTED = nh3.Cleaner(
+    tags=_TRUSTED_TAGS,
+    clean_content_tags=set(),
+    attributes={},
+    generic_attribute_prefixes={""},
+    attribute_filter=_filter(trusted=True),
+    url_schemes=_TRUSTED_SCHEMES,
+    link_rel=None,
+    strip_comments=False,
+)
+_UNTRUSTED = nh3.Cleaner(
+    tags=_TAGS,
+    attributes=_ATTRS,
+    attribute_filter=_filter(trusted=False),
+    url_schemes=set(SAFE_SCHEMES),
+    link_rel="noopener noreferrer",
+    strip_comments=True,
+    set_tag_attribute_values=_SET_ATTRS,
+)
+_UNTRUSTED_AGAIN = nh3.Cleaner(  # the same allowlist over clean HTML: only `disabled` is added
+    tags=_TAGS,
+    attributes=_ATTRS_AGAIN,
+    url_schemes=set(SAFE_SCHEMES),
+    link_rel="noopener noreferrer",
+    strip_comments=True,
+    set_tag_attribute_values=_SET_ATTRS_AGAIN,
+)
+_MARKS = nh3.Cleaner(tags={"mark"}, attributes={}, link_rel=None, strip_comments=True)
+
+
 def clean(html: str, rewrite: Rewrite | None = None, *, trusted: bool = False) -> str:
     """`html` through the allowlist above (comments dropped), every URL checked and passed to
     `rewrite`. `trusted=True` (the `raw_html` setting) keeps the author's HTML (see above)."""
-    if trusted:
-        return nh3.clean(
-            html,
-            tags=_TRUSTED_TAGS,
-            clean_content_tags=set(),
-            attributes={},
-            generic_attribute_prefixes={""},
-            attribute_filter=_filter(rewrite, trusted=True),
-            url_schemes=_TRUSTED_SCHEMES,
-            link_rel=None,
-            strip_comments=False,
-        )
-    out = nh3.clean(
-        html,
-        tags=_TAGS,
-        attributes=_ATTRS,
-        attribute_filter=_filter(rewrite, trusted=False),
-        url_schemes=set(SAFE_SCHEMES),
-        link_rel="noopener noreferrer",
-        strip_comments=True,
-        set_tag_attribute_values=_SET_ATTRS,
-    )
-    if "<input" not in out:
-        return out
-    return nh3.clean(  # the same allowlist over clean HTML: only `disabled` is added
-        out,
-        tags=_TAGS,
-        attributes=_ATTRS_AGAIN,
-        url_schemes=set(SAFE_SCHEMES),
-        link_rel="noopener noreferrer",
-        strip_comments=True,
-        set_tag_attribute_values=_SET_ATTRS_AGAIN,
-    )
+    token = _REWRITE.set(rewrite)
+    try:
+        if trusted:
+            return _TRUSTED.clean(html)
+        out = _UNTRUSTED.clean(html)
+    finally:
+        _REWRITE.reset(token)
+    return out if "<input" not in out else _UNTRUSTED_AGAIN.clean(out)
 
 
 def urls_in(html: str) -> list[str]:
@@ -224,11 +237,14 @@ def urls_in(html: str) -> list[str]:
 def marks_only(html: str) -> str:
     """Search-result HTML: its text, escaped, and `<mark>` elements without attributes; nothing
     else survives (case C21)."""
-    return nh3.clean(html, tags={"mark"}, attributes={}, link_rel=None, strip_comments=True)
+    return _MARKS.clean(html)
 
 
 _SEPARATOR = "<br>"
-_MARKS = re.compile(r"<(/?)mark>")
+_MARKS_AND_BREAKS = nh3.Cleaner(
+    tags={"mark", "br"}, attributes={}, link_rel=None, strip_comments=True
+)
+_MARK_TAGS = re.compile(r"<(/?)mark>")
 _OTHER_TAG = re.compile(r"<(?!/?mark>)")
 
 
@@ -237,7 +253,7 @@ def _self_contained(fragment: str) -> bool:
     parser state (an open element, a comment, raw text) can then run past its end."""
     if _OTHER_TAG.search(fragment):
         return False
-    closing = [m.group(1) for m in _MARKS.finditer(fragment)]
+    closing = [m.group(1) for m in _MARK_TAGS.finditer(fragment)]
     return closing == ["", "/"] * (len(closing) // 2) and len(closing) % 2 == 0
 
 
@@ -249,13 +265,7 @@ def marks_only_each(fragments: list[str]) -> list[str]:
     input is sanitized a fragment at a time."""
     if not all(map(_self_contained, fragments)):
         return [marks_only(f) for f in fragments]
-    joined = nh3.clean(
-        _SEPARATOR.join(fragments),
-        tags={"mark", "br"},
-        attributes={},
-        link_rel=None,
-        strip_comments=True,
-    )
+    joined = _MARKS_AND_BREAKS.clean(_SEPARATOR.join(fragments))
     parts = joined.split(_SEPARATOR)
     if len(parts) != len(fragments):  # not expected for such input; never guess
         return [marks_only(f) for f in fragments]

@@ -42,6 +42,7 @@ curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null
 "$LIGHTHOUSE" --version
 RUNS=${RUNS:-1}
 : >"$OUT/runs.tsv"
+rm -f "$OUT"/*.run*.json
 for run in $(seq "$RUNS"); do
   for factor in ${FACTORS:-mobile desktop}; do
     preset=()
@@ -50,10 +51,15 @@ for run in $(seq "$RUNS"); do
       name=$(printf '%s' "$path" | tr -c 'a-zA-Z0-9' '_')
       printf '%s\t%s\t%s\t%s\t%s\n' "$run" "$factor" "$path" "$(cut -d' ' -f1 /proc/loadavg)" \
         "$(date -u +%H:%M:%S)" >>"$OUT/runs.tsv"
-      "$LIGHTHOUSE" "http://127.0.0.1:$PORT$path" "${preset[@]}" --quiet \
-        --only-categories="${CATEGORIES:-performance,accessibility,best-practices,seo}" \
-        --chrome-flags="--headless --no-sandbox --disable-gpu" \
-        --output=json --output-path="$OUT/$factor$name.json"
+      # once more if Lighthouse lost the trace (NO_NAVSTART: "Please run Lighthouse again")
+      for attempt in 1 2; do
+        "$LIGHTHOUSE" "http://127.0.0.1:$PORT$path" "${preset[@]}" --quiet \
+          --only-categories="${CATEGORIES:-performance,accessibility,best-practices,seo}" \
+          --chrome-flags="--headless --no-sandbox --disable-gpu" \
+          --output=json --output-path="$OUT/$factor$name.json" && break
+        [ "$attempt" = 2 ] && exit 1
+        echo "run $run $factor $path failed; once more" >&2
+      done
       cp "$OUT/$factor$name.json" "$OUT/$factor$name.run$run.json"
     done
   done

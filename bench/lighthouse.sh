@@ -8,6 +8,11 @@
 #
 #   bash bench/lighthouse.sh            # all pages, both form factors
 #   PAGES="/ /archive/" FACTORS=mobile CATEGORIES=accessibility,seo bash bench/lighthouse.sh
+#   RUNS=3 PAGES=/posts/typography-for-long-reads/ FACTORS=mobile CATEGORIES=performance bash bench/lighthouse.sh
+#
+# RUNS=N runs every page N times in rounds against the same server (each run is its own
+# Chromium); every report is kept as NAME.runK.json, and a second table gives each run's score,
+# metrics (ms), the 1-minute load average when it started and its longest main-thread task.
 #
 # Performance scores depend on the machine's load: run it on a quiet machine, and more than once.
 set -euo pipefail
@@ -35,15 +40,28 @@ done
 curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null
 
 "$LIGHTHOUSE" --version
-for factor in ${FACTORS:-mobile desktop}; do
-  preset=()
-  [ "$factor" = desktop ] && preset=(--preset=desktop)
-  for path in $PAGES; do
-    name=$(printf '%s' "$path" | tr -c 'a-zA-Z0-9' '_')
-    "$LIGHTHOUSE" "http://127.0.0.1:$PORT$path" "${preset[@]}" --quiet \
-      --only-categories="${CATEGORIES:-performance,accessibility,best-practices,seo}" \
-      --chrome-flags="--headless --no-sandbox --disable-gpu" \
-      --output=json --output-path="$OUT/$factor$name.json"
+RUNS=${RUNS:-1}
+: >"$OUT/runs.tsv"
+rm -f "$OUT"/*.run*.json
+for run in $(seq "$RUNS"); do
+  for factor in ${FACTORS:-mobile desktop}; do
+    preset=()
+    [ "$factor" = desktop ] && preset=(--preset=desktop)
+    for path in $PAGES; do
+      name=$(printf '%s' "$path" | tr -c 'a-zA-Z0-9' '_')
+      printf '%s\t%s\t%s\t%s\t%s\n' "$run" "$factor" "$path" "$(cut -d' ' -f1 /proc/loadavg)" \
+        "$(date -u +%H:%M:%S)" >>"$OUT/runs.tsv"
+      # once more if Lighthouse lost the trace (NO_NAVSTART: "Please run Lighthouse again")
+      for attempt in 1 2; do
+        "$LIGHTHOUSE" "http://127.0.0.1:$PORT$path" "${preset[@]}" --quiet \
+          --only-categories="${CATEGORIES:-performance,accessibility,best-practices,seo}" \
+          --chrome-flags="--headless --no-sandbox --disable-gpu" \
+          --output=json --output-path="$OUT/$factor$name.json" && break
+        [ "$attempt" = 2 ] && exit 1
+        echo "run $run $factor $path failed; once more" >&2
+      done
+      cp "$OUT/$factor$name.json" "$OUT/$factor$name.run$run.json"
+    done
   done
 done
 
@@ -70,4 +88,24 @@ for factor in os.environ.get("FACTORS", "mobile desktop").split():
                     failing.append(f"{factor} {path} {c}: {ref['id']} ({audit['title']})")
 print()
 print("\n".join(failing) or "every accessibility, best-practices and SEO audit passed")
+
+# one line per run: what the performance score is made of
+metrics = {"FCP": "first-contentful-paint", "LCP": "largest-contentful-paint",
+           "TBT": "total-blocking-time", "SI": "speed-index", "TTFB": "server-response-time"}
+print()
+print("| run | page | form factor | start (UTC) | load | performance | " + " | ".join(metrics)
+      + " | longest task (simulated, ms) |")
+print("| --- | --- | --- | --- | ---: | ---: |" + " ---: |" * (len(metrics) + 1))
+for line in open(f"{out}/runs.tsv"):
+    run, factor, path, load, start = line.rstrip("\n").split("\t")
+    name = "".join(c if c.isalnum() else "_" for c in path)
+    report = json.load(open(f"{out}/{factor}{name}.run{run}.json"))
+    audits = report["audits"]
+    perf = report["categories"]["performance"]["score"] if "performance" in report["categories"] else None
+    values = [audits.get(a, {}).get("numericValue") for a in metrics.values()]
+    tasks = audits.get("long-tasks", {}).get("details", {}).get("items", [])
+    longest = max((t["duration"] for t in tasks), default=0)
+    cells = " | ".join("—" if v is None else f"{v:.0f}" for v in values)
+    score = "—" if perf is None else round(perf * 100)
+    print(f"| {run} | `{path}` | {factor} | {start} | {load} | {score} | {cells} | {longest:.0f} |")
 EOF

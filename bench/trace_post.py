@@ -12,7 +12,8 @@ injected `<style>`), so one stylesheet change at a time is measured against the 
     nobalance  `text-wrap: balance` and `pretty` off (`wrap`)
     nostrict   `line-break: strict` and `word-break: keep-all` off
     onefont    every element in the generic `sans-serif` (no per-language font stacks)
-    linuxcjk   the CJK stacks end with WenQuanYi Zen Hei (what this branch ships)
+    linuxcjk   the CJK stacks end with WenQuanYi Zen Hei (shipped since session 2)
+    oldfonts   the Latin stacks as they were before session 3 (7 names each, not 4)
     cvprose    `content-visibility: auto` on the body's blocks after the 3rd, and what follows
     cv         `content-visibility: auto` on what follows the body (links, comments, footer)
 
@@ -54,6 +55,12 @@ STYLES = {
         ':root{--serif-cjk:"Source Han Serif SC","Noto Serif CJK SC","Songti SC",STSong,SimSun,'
         '"WenQuanYi Zen Hei";--sans-cjk:"PingFang SC","Hiragino Sans GB","Microsoft YaHei",'
         '"Source Han Sans SC","Noto Sans CJK SC","WenQuanYi Zen Hei"}'
+    ),
+    "oldfonts": (  # the Latin stacks before LH trimmed them (session 3)
+        ':root{--serif-latin:"Iowan Old Style",Charter,"Bitstream Charter","Sitka Text",Cambria,'
+        'Georgia,"Noto Serif";--sans-latin:-apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,'
+        '"Helvetica Neue","Noto Sans",Arial;--mono:ui-monospace,"SF Mono","Cascadia Code",'
+        '"JetBrains Mono",Menlo,Consolas,monospace}'
     ),
     "cvprose": (
         ".prose>:nth-child(n+4),.post-nav,.related,.comments,.comment-form-section,.site-footer"

@@ -96,6 +96,7 @@ def test_body_images_load_without_layout_shift(browser, base, width):
 # what is already drawn. A proxy delivers each page in two parts, cut before a part of the header.
 CUTS = {  # where the second part starts: the element it starts with
     '<nav class="site-nav"': ".site-nav",
+    '<div class="site-header__tools"': ".site-header__tools",  # last in the source (LH)
     '<form class="search-form"': ".site-header .search-form",
     '<main id="mh-main"': "#mh-main",
 }

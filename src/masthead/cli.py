@@ -148,9 +148,10 @@ def serve(
     in_process = n == 1 and not on_granian
     try:
         if in_process:
-            from masthead.web.app import create_app
+            from masthead.web.app import create_app, warm_up_soon
 
             application = create_app(s, dev=dev, watch=watch, served=served)
+            warm_up_soon(application)
         else:
             server.index_once(s)  # once, before the workers start
         typer.echo(f"masthead: serving {_visible(str(s.root))} at {served}/")

@@ -104,12 +104,13 @@ def address_of(sock: socket.socket, host: str) -> str:
 def worker_app() -> Any:
     """The ASGI app of one worker (a granian factory), from the `Plan` in `WORKER_ENV`. The
     parent has indexed the site already."""
-    from masthead.web.app import create_app
+    from masthead.web.app import create_app, warm_up_soon
 
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
     plan = Plan(**json.loads(os.environ[WORKER_ENV]))
     site = load_site(plan.root, plan.overrides)
     app = create_app(site, dev=plan.dev, index=False, watch=plan.watch, served=plan.served)
+    warm_up_soon(app)  # before the first reader, if it can, rather than during their request
     trusted = forwarded_trust(site.settings)
     if not trusted:
         return ForwardingWarning(app)

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,7 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PackageLoader, s
 import masthead
 from masthead import housekeeping
 from masthead.config import Site
+from masthead.i18n import long_date
 from masthead.indexer import index_and_log
 from masthead.notify import runner as mail_runner
 from masthead.search.service import SearchService
@@ -130,6 +133,39 @@ def create_app(
     if not dev:  # cache hits answered before any routing (web/fastpath.py)
         fastpath.install(app, state, headers, statics, search.fast_paths(app, site))
     return app
+
+
+def warm_up(app: FastAPI) -> None:
+    """Pay a serving worker's one-time costs before its first reader does: about 0.25 s on the
+    demo, the first request's whole server time before (bench/lighthouse.sh, BENCHMARKS.md "LH
+    (session 3)"). Jinja compiles a template on its first use, Babel reads a locale's data on its
+    first date, FastAPI builds each included router's route state on the first request that
+    reaches it. Here: the reader-facing templates compiled (not the dashboard's or mails'), one
+    date formatted per site language, and every route asked whether it matches a request no
+    route serves. No page is rendered, cached or logged: a page's first request still renders
+    it. Not part of `create_app`: the tests build hundreds of apps that serve a few requests."""
+    env: Environment = app.state.renderer.env
+    for name in env.list_templates(filter_func=_reader_template):
+        env.get_template(name)
+    for lang in app.state.masthead.site.languages.values():
+        long_date(datetime(2000, 1, 1), lang.locale)
+    scope = {"type": "http", "method": "GET", "path": "/.masthead-warm-up", "root_path": ""}
+    for route in app.router.routes:
+        route.matches(scope)
+
+
+def warm_up_soon(app: FastAPI) -> threading.Thread:
+    """`warm_up(app)` in a daemon thread, started now: the worker answers at once (warming up
+    first doubled a two-worker server's start under load) and has warmed up within a second or
+    so, before most first readers. A request that comes sooner pays what is left, as before;
+    Jinja's template cache, Babel's locale cache and FastAPI's route state take locks."""
+    thread = threading.Thread(target=warm_up, args=(app,), name="masthead-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def _reader_template(name: str) -> bool:
+    return name.endswith(".html") and not name.startswith(("guanli/", "mail"))
 
 
 @asynccontextmanager

@@ -153,9 +153,11 @@
     entries.forEach(function (e) { if (e.isIntersecting) visible.add(e.target); else visible.delete(e.target); });
     update();
   }, { rootMargin: "0px 0px -60% 0px" });
+  // the observer's first callback, after the first layout, marks the first section: a call
+  // here would read the layout of a page still being laid out and force it (LH: the longest
+  // task of a post's load)
   headings.forEach(function (h) { observer.observe(h); });
   window.addEventListener("scroll", function () { window.requestAnimationFrame(update); }, { passive: true });
-  update();
 })();
 
 (function () {

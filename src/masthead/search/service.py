@@ -327,6 +327,7 @@ class SearchService:
         self._wake = threading.Condition()
         self._pending: Catalog | None = None  # the catalog whose frequent words are to be made
         self._builder: threading.Thread | None = None
+        self._building = False  # the builder thread is making some catalog's frequent words
         self._closed = False
         self.log = SearchLog(db.path, site.tz, site.settings.search_log_days, lambda: self.clock())
 
@@ -389,8 +390,6 @@ class SearchService:
             return self._catalog
         finally:
             self._lock.release()
-
-    _building = False  # the builder thread is making some catalog's frequent words
 
     def _make_frequent(self, catalog: Catalog) -> None:
         """Have the builder thread make `catalog.frequent` (the latest catalog only)."""
@@ -638,8 +637,8 @@ class SearchService:
         """`order` from masks: each term's rows (a frequent word's from its postings, any other
         by one ids pass), combined as the query combines them (AND of OR groups: set
         operations, as FTS5's), so the counts that choose the way to rank are exact and bm25
-        runs for the rows ranked alone. A head ranked by one word only (the others match none
-        of its rows: they add nothing to bm25) is that word's champion list."""
+        runs for the rows ranked alone. A head ranked by frequent words only comes from their
+        postings (`_from_postings`): one word's champion list, or the sum of their bm25."""
         groups = query.groups
         postings = [[words.get(t) for t in g] for g in groups]
         hits = _combine(groups, postings, lambda t, p: p.hits if p else _rows(conn, t.fts()))

@@ -191,12 +191,9 @@ class Catalog:
         size = self.size
         if not size:
             return 0
-        flags = bytearray(size)
         if ids and max(ids) >= size:
             ids = [i for i in ids if i < size]
-        for i in ids:  # a plain loop: cheaper than map() over flags.__setitem__
-            flags[i] = 1
-        return int(flags[::-1].translate(_BITS), 2) & self.members
+        return raw_mask(ids) & self.members
 
     def flags(self, mask: int) -> bytes:
         """One byte per id (index `id`: 1 if in `mask`, else 0), `size + 1` long."""
@@ -234,9 +231,6 @@ class Catalog:
             if n:
                 counts[number] = n
         return counts
-
-
-_BITS = bytes.maketrans(b"\x00\x01", b"01")  # one byte per id → the text of a mask's bits
 
 
 @dataclass

@@ -275,4 +275,39 @@ def parse(raw: str) -> Query:
             pending_or = False
         else:
             query.groups.append([term])
+    query.groups = _distinct_groups(query.groups)
+    query.excluded = _distinct(query.excluded)
     return query
+
+
+def _key(term: Term) -> str:
+    """What FTS5 matches of `term`: its expression, ASCII case folded as unicode61 folds it."""
+    fts = term.fts()
+    return fts.lower() if fts.isascii() else fts
+
+
+def _distinct(terms: list[Term]) -> list[Term]:
+    """`terms` without the repeats of an earlier one (`_key`), in order."""
+    seen: set[str] = set()
+    out = []
+    for term in terms:
+        key = _key(term)
+        if key not in seen:
+            seen.add(key)
+            out.append(term)
+    return out
+
+
+def _distinct_groups(groups: list[list[Term]]) -> list[list[Term]]:
+    """`groups` without repeated alternatives in a group, nor a group that repeats an earlier
+    one: `x AND x` matches what `x` does, and FTS5 would evaluate (and snippet() score) every
+    copy; `the the …` (32 times) took about a second at 10,000 posts."""
+    seen: set[frozenset[str]] = set()
+    out = []
+    for group in groups:
+        group = _distinct(group)
+        key = frozenset(map(_key, group))
+        if key not in seen:
+            seen.add(key)
+            out.append(group)
+    return out

@@ -74,7 +74,9 @@ def mark_words(text: str, words: list[str], limit: int = 220) -> str:
 
 def words_marked(text: str, words: list[str], limit: int = 220) -> str:
     """`mark_words` before the allowlist (see `marked`)."""
-    text = _SENTINELS.sub("", text.replace(ZWSP, ""))
+    text = text.replace(ZWSP, "")
+    if MARK_OPEN in text or MARK_CLOSE in text:
+        text = _SENTINELS.sub("", text)
     needles, pattern = _needles(tuple(words))
     lower = text.lower()
     first = min((i for i in (lower.find(n) for n in needles) if i >= 0), default=0)

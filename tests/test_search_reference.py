@@ -229,6 +229,47 @@ def test_a_head_ranked_by_several_words_is_not_one_words_champion_list(
     db.close()
 
 
+def titled_zh() -> dict[str, str]:
+    """`titled` in Chinese: 数据 in every body, in the titles 数据 (posts 0–3), 港口 (2–5) and
+    图书馆 (6). A Chinese word is two phrases (the word, or its bigrams in their own column),
+    of which only the word can match in a title."""
+    files = {}
+    for i in range(40):
+        title = " ".join(w for w, on in (("数据", i < 4), ("港口", 2 <= i < 6),
+                                         ("图书馆", i == 6)) if on) or "笔记"  # fmt: skip
+        body = "数据 " * (1 + i % 3) + ("港口 下雨。" if i % 2 else "安静 下雨。")
+        day = date(2023, 1, 1) + timedelta(days=i)
+        files[f"posts/z{i:02d}.zh.md"] = post(f"{title} {i}", day.isoformat(), body=body + "\n")
+    return files
+
+
+@pytest.mark.parametrize("frequent", [False, True], ids=["sql", "frequent-words"])
+def test_a_head_ranked_by_several_chinese_words_comes_from_their_postings(
+    make_site, monkeypatch, frequent
+):
+    """The same order as plain SQL; with the frequent words' postings, without a bm25 pass: a
+    Chinese word's bigram alternative adds 0.0 to bm25 over the title, tags and categories."""
+    site = make_site(titled_zh())
+    db = Database(site.database_path)
+    index_site(site, db)
+    monkeypatch.setattr(service_module, "BM25_ROWS", 7)
+    service = SearchService(site, db, clock=lambda: NOW, result_cache=0, frequent=frequent)
+    assert service.ready() is frequent
+    reference = Reference(str(site.database_path), ZoneInfo("Asia/Shanghai"))
+    queries = ["数据 OR 港口", "数据 OR 图书馆", "数据", "数据 下雨", "数据 OR 港口 OR 图书馆",
+               "港口 OR 数据 -安静"]  # fmt: skip
+    totals = _compare(service, reference, queries, 7)
+    assert totals[:2] == [40, 40], totals
+    statements: list[str] = []
+    db.read().set_trace_callback(statements.append)
+    service.search("数据 OR 港口", Options(), record=False)
+    db.read().set_trace_callback(None)
+    ranked = [s for s in statements if "bm25(" in s]
+    assert bool(ranked) is not frequent, ranked
+    service.close()
+    db.close()
+
+
 def test_authors_are_not_counted_as_categories(make_site, serve):
     """Authors are a taxonomy too (post_terms 'authors'); the category facet lists only
     categories, and `category:` does not find an author."""

@@ -912,7 +912,7 @@ def _from_postings(
     flags = catalog.flags(rows)
     if len(ranking) == 1:
         return [i for i in ranking[0][1].champions if flags[i]]
-    if not all(len(t.phrases) == 1 and isinstance(t.phrases[0], str) for t, _ in ranking):
+    if not all(map(_one_strong_phrase, (t for t, _ in ranking))):
         return None  # several phrases a term: FTS5 would add them in another grouping
     size = catalog.size
     totals: dict[int, float] = {}
@@ -921,6 +921,18 @@ def _from_postings(
             if i < size and flags[i]:
                 totals[i] = totals.get(i, 0.0) + score
     return _best_first(list(totals.items()), catalog.neg_date)
+
+
+def _one_strong_phrase(term: Term) -> bool:
+    """Whether one phrase of `term` can match in the title, tags or categories, any other being
+    an alternative in another column (a Chinese word's bigrams: `("搜索" OR bigrams : "搜索")`).
+    Such a phrase adds exactly 0.0 to bm25 over those columns, so FTS5's left-to-right sum over
+    the query's phrases equals the sum of the terms' own bm25 values, added in query order."""
+    found = 0
+    for part in term.phrases:
+        for phrase in part if isinstance(part, tuple) else (part,):
+            found += isinstance(phrase, str) or phrase.column in store.STRONG
+    return found == 1
 
 
 def _among(catalog: Catalog, keep: int) -> list[int] | None:

@@ -31,9 +31,9 @@ from masthead.search.segment import BREAK, HAN, ZWSP, bigram_phrase, query_words
 MAX_QUERY = 1000  # characters; longer input is cut, not refused
 MAX_TERMS = 32
 # FTS5 merges the doclists of every indexed word a prefix expands to, at each statement: `a*`
-# took 75 ms at 10,000 posts and 26 of them 0.8 s. Shorter prefixes, and those after the
-# first few, are searched as plain words (as Elasticsearch bounds `max_expansions`).
-MIN_PREFIX = 2  # letters or digits
+# took 48 ms at 10,000 posts, 26 of them 0.7 s, `th*` 19 ms. Shorter prefixes, and those after
+# the first few, are searched as plain words (as Elasticsearch bounds `max_expansions`).
+MIN_PREFIX = 3  # letters or digits
 MAX_PREFIXES = 3
 BIGRAMS = "bigrams"  # the FTS5 column of Han character bigrams (store.search.COLUMNS)
 FILTER_KEYS = ("tag", "category", "lang", "author", "after", "before", "year")

@@ -217,6 +217,10 @@ def test_repeated_terms_are_searched_once_with_the_same_results(make_site) -> No
     assert parse("rain OR rain harbour harbour").match() == parse("rain harbour").match()
     assert parse("x -y -Y").exclusion() == parse("x -y").exclusion()
     assert parse("straße strasse").match() == '"straße" AND "strasse"'  # not the same to FTS5
+    # a repeat is not counted against MAX_TERMS: the word after 32 copies still applies
+    assert parse("harbour " * 32 + "zzz").match() == '"harbour" AND "zzz"'
+    assert parse("-rain " * 32 + "harbour").match() == '"harbour"'
+    assert parse("har* " * 4 + "rai* boa*").match() == '"har" * AND "rai" * AND "boa" *'
     from masthead.indexer import index_site
 
     site = make_site(FILES)

@@ -250,6 +250,7 @@ def parse(raw: str) -> Query:
     query = Query(raw=raw)
     pending_or = False
     prefixes = 0
+    counted: set[str] = set()  # the distinct terms so far (at most MAX_TERMS)
     for m in _TOKEN.finditer(text):
         minus, key, body = m.group(1), m.group(2), m.group(3)
         if key and key.lower() in FILTER_KEYS and not minus:
@@ -266,15 +267,20 @@ def parse(raw: str) -> Query:
         else:
             prefix = word.endswith("*") and _WORDY.search(word) is not None and not HAN.search(word)
             stripped = word.rstrip("*") if prefix else word
-            if prefix and (len(_WORDY.findall(stripped)) < MIN_PREFIX or prefixes >= MAX_PREFIXES):
+            if prefix and len(_WORDY.findall(stripped)) < MIN_PREFIX:
                 prefix = False  # a plain word (see MIN_PREFIX)
             term = Term(stripped, _phrases(stripped), prefix=prefix and bool(_phrases(stripped)))
+            if term.prefix and prefixes >= MAX_PREFIXES and _counted(term, minus) not in counted:
+                term = Term(stripped, term.phrases)  # a plain word (see MAX_PREFIXES)
         if not term.phrases:
             pending_or = False
             continue
-        prefixes += term.prefix
-        if sum(len(g) for g in query.groups) + len(query.excluded) >= MAX_TERMS:
-            break
+        key = _counted(term, minus)
+        if key not in counted:  # a repeat counts once (it is searched once: _distinct_groups)
+            if len(counted) >= MAX_TERMS:
+                break
+            counted.add(key)
+            prefixes += term.prefix
         if minus:
             query.excluded.append(term)
             pending_or = False
@@ -288,6 +294,11 @@ def parse(raw: str) -> Query:
     query.groups = _distinct_groups(query.groups)
     query.excluded = _distinct(query.excluded)
     return query
+
+
+def _counted(term: Term, excluded: str) -> str:
+    """The key of `term` among a query's distinct terms (`excluded`: its `-`, if any)."""
+    return excluded + _key(term)
 
 
 def _key(term: Term) -> str:

@@ -108,6 +108,17 @@ def test_bad_settings_fail_at_start_with_the_key_named(tmp_path):
     assert result.returncode == 2 and "Mars/Olympus" in result.stderr
 
 
+def test_a_bad_setting_from_the_environment_names_the_variable(tmp_path, monkeypatch):
+    """Not the file: the value was never in it (found by a fresh-user trial)."""
+    (tmp_path / "masthead.toml").write_text('title = "x"\n')
+    monkeypatch.setenv("MASTHEAD_POSTS_PER_PAGE", "abc")
+    result = masthead("check", str(tmp_path))
+    assert result.returncode == 2
+    assert "MASTHEAD_POSTS_PER_PAGE (environment): Input should be a valid integer" in (
+        result.stderr
+    ), result.stderr
+
+
 def test_serve_prints_the_url_it_listens_on(make_site):
     site = make_site({"posts/a.md": post("Served by the CLI", "2024-03-01")})
     with cli_server(str(site.root)) as url:

@@ -480,6 +480,15 @@ def _env_overrides() -> dict[str, Any]:
     return out
 
 
+def _where(loc: tuple[Any, ...], from_env: dict[str, Any], overrides: dict[str, Any]) -> str:
+    """The key a validation error is about, as `key: `, or `MASTHEAD_KEY (environment): `
+    when the value came from the environment (not the file the message names)."""
+    key = ".".join(str(p) for p in loc)
+    if len(loc) == 1 and loc[0] in from_env and loc[0] not in overrides:
+        return f"{ENV_PREFIX}{str(loc[0]).upper()} (environment): "
+    return f"{key}: "
+
+
 def load_site(root: str | Path, overrides: dict[str, Any] | None = None) -> Site:
     """Read `ROOT/masthead.toml` (optional) and `MASTHEAD_*` variables into a `Site`.
 
@@ -494,12 +503,13 @@ def load_site(root: str | Path, overrides: dict[str, Any] | None = None) -> Site
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: {exc}") from exc
-    data.update(_env_overrides())
+    from_env = _env_overrides()
+    data.update(from_env)
     data.update(overrides or {})
     try:
         settings = Settings.model_validate(data)
     except ValidationError as exc:
-        lines = [f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()]
+        lines = [_where(err["loc"], from_env, overrides or {}) + err["msg"] for err in exc.errors()]
         raise ConfigError(f"{path}: " + "; ".join(lines)) from None
     if settings.default_language not in settings.languages:
         raise ConfigError(

@@ -100,6 +100,9 @@ def test_drafts_are_not_published_but_shown_in_dev(demo_site, serve):
     page = soup(r)
     assert page.select_one('meta[name="robots"]')["content"] == "noindex"
     assert page.select_one(".draft-note") is not None
+    archive = soup(dev.get("/archive/"))  # as on the home page: listed, marked
+    link = archive.select_one('a[href="/posts/unfinished-thoughts/"]')
+    assert link is not None and link.find_next_sibling("span", class_="badge") is not None
 
 
 def test_alias_redirects_and_trailing_slash(demo_site, serve):

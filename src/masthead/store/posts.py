@@ -377,10 +377,13 @@ def term_name(conn: sqlite3.Connection, taxonomy: str, key: str, lang: str) -> s
     return row[0] if row else None
 
 
-def archive(conn: sqlite3.Connection, lang: str, now: float) -> list[sqlite3.Row]:
+def archive(
+    conn: sqlite3.Connection, lang: str, now: float, drafts: bool = False
+) -> list[sqlite3.Row]:
+    """Every visible post of `lang`, newest first (with `drafts`: drafts too, as `--dev`)."""
     return conn.execute(
-        f"SELECT id, title, url, date, date_ts FROM posts WHERE kind = 'post' AND lang = :lang "
-        f"AND {_visible(False)} ORDER BY date_ts DESC",
+        f"SELECT id, title, url, date, date_ts, draft FROM posts WHERE kind = 'post' "
+        f"AND lang = :lang AND {_visible(drafts)} ORDER BY date_ts DESC",
         {"lang": lang, "now": now},
     ).fetchall()
 

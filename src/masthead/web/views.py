@@ -729,13 +729,14 @@ class Renderer:
         )
 
     def archive(self, lang: Language) -> tuple[str, int]:
-        rows = store.archive(self.state.db.read(), lang.code, self.state.now())
+        rows = store.archive(
+            self.state.db.read(), lang.code, self.state.now(), drafts=self.state.dev
+        )
         years: dict[int, list[dict[str, Any]]] = {}
         for r in rows:
             when = datetime.fromisoformat(r["date"])
-            years.setdefault(when.year, []).append(
-                {"title": r["title"], "url": r["url"], "date": self.date(r["date"], lang)}
-            )
+            entry = {"title": r["title"], "url": r["url"], "date": self.date(r["date"], lang)}
+            years.setdefault(when.year, []).append({**entry, "draft": bool(r["draft"])})
         path = self.lang_path(lang, "/archive/")
         title = gettext(lang.locale, "archive")
         structured = [

@@ -115,9 +115,12 @@
   if (button) {
     // reading down: the button would cover the text, so it tucks away; scrolling up (looking
     // for something) brings it back. site.css keeps it shown while it has keyboard focus.
-    var lastY = window.scrollY;
+    // the start is read at the first scroll, not here: reading scrollY while the page loads
+    // lays out the whole page inside this script (LH2: Lighthouse's longest task)
+    var lastY = null;
     window.addEventListener("scroll", function () {
       var y = window.scrollY;
+      if (lastY === null) lastY = y;
       if (Math.abs(y - lastY) < 8) return;
       button.classList.toggle("is-tucked", y > lastY && y > 64);
       lastY = y;

@@ -15,6 +15,7 @@ Lighthouse reads): no style or layout pass may fall between the marks. No timing
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 import httpx
@@ -81,3 +82,36 @@ def test_post_scripts_read_no_layout_while_the_page_loads(browser, base, path, w
     found = _passes_inside(browser, base + path, codes, width)
     forced = {name: passes for name, passes in found.items() if passes}
     assert not forced, f"{path} @{width}px: style or layout inside {forced}"
+
+
+def test_the_post_carries_its_toc_once_and_the_sheet_shows_it_when_opened(browser, base):
+    """The phone's bottom sheet (which needs script to open) gets its TOC from the rail's when
+    it first opens, not from a second copy in every post's HTML; the reading position is marked
+    in it as in the rail, and stays so while the reader moves on."""
+    path = POSTS[1]
+    html = httpx.get(base + path).text
+    first = re.search(r'<a href="(#[^"]+)"', html[html.index('id="mh-toc"') :])
+    assert first and html.count(f'href="{first.group(1)}"') == 1, "one TOC in the page"
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(base + path, wait_until="load")
+    rail = page.locator("#mh-toc a")
+    hrefs = rail.evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    assert len(hrefs) > 4
+    sheet = page.locator("#mh-toc-sheet .toc a")
+    for nth in (2, 4):  # a section, then a later one with the sheet already filled
+        heading = hrefs[nth][1:]
+        page.evaluate(
+            "id => document.getElementById(decodeURIComponent(id)).scrollIntoView()", heading
+        )
+        page.wait_for_function(
+            "h => document.querySelector('#mh-toc a.is-current')?.getAttribute('href') === h",
+            arg=hrefs[nth],
+        )
+        page.locator(".toc-button").click()
+        assert sheet.evaluate_all("links => links.map(a => a.getAttribute('href'))") == hrefs
+        current = page.locator("#mh-toc-sheet .toc a[aria-current='location']")
+        assert current.count() == 1 and current.get_attribute("href") == hrefs[nth]
+        assert page.evaluate("document.activeElement.getAttribute('href')") == hrefs[nth]
+        page.keyboard.press("Escape")
+    context.close()

@@ -14,6 +14,10 @@
 # Chromium); every report is kept as NAME.runK.json, and a second table gives each run's score,
 # metrics (ms), the 1-minute load average when it started and its longest main-thread task.
 #
+# MASTHEAD=/path/to/other/checkout/.venv/bin/masthead serves the demo with another checkout's code
+# (its templates and static files), for before/after rounds on the same machine; OUT=dir keeps
+# that series' reports apart (default bench/out/lighthouse).
+#
 # Performance scores depend on the machine's load: run it on a quiet machine, and more than once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,13 +28,14 @@ CHROME_PATH=${CHROME_PATH:-/usr/bin/chromium}
 export CHROME_PATH
 PORT=${PORT:-8765}
 PAGES=${PAGES:-"/ /zh/ /posts/typography-for-long-reads/ /zh/posts/typography-for-long-reads/ /tags/typography/ /archive/ /search?q=kubelet"}
-OUT=bench/out/lighthouse
+OUT=${OUT:-bench/out/lighthouse}
+MASTHEAD=${MASTHEAD:-.venv/bin/masthead}
 mkdir -p "$OUT"
 
 site=$(mktemp -d)
 cp -r src/masthead/demo "$site/demo"
 rm -rf "$site/demo/.masthead"
-.venv/bin/masthead serve "$site/demo" --port "$PORT" --no-watch --workers 1 >"$OUT/serve.log" 2>&1 &
+"$MASTHEAD" serve "$site/demo" --port "$PORT" --no-watch --workers 1 >"$OUT/serve.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$site"' EXIT
 for _ in $(seq 100); do

@@ -23,7 +23,7 @@ calls, which it does not move. Each variant runs `--runs` times (median printed)
 style combine with `+` (`linuxcjk+cvprose`). Nothing here is a test.
 
     .venv/bin/python bench/trace_post.py [--path /zh/posts/typography-for-long-reads/]
-        [--runs 3] [--variants base,nowbr,...] [--throttle 1]
+        [--runs 3] [--variants base,nowbr,...] [--throttle 1] [--masthead OTHER/.venv/bin/masthead]
 """
 
 from __future__ import annotations
@@ -75,16 +75,18 @@ CATEGORIES = ["toplevel", "devtools.timeline", "disabled-by-default-devtools.tim
 FONT_CALLS = {
     "FontDataManager::onMatchFamilyStyle": "family look-ups",  # a sync IPC to the browser each
     "FontCache::FallbackFontForCharacter": "per-character fallbacks",
+    # a sync IPC per typeface, size and style: the hinting and antialiasing to draw it with
+    "WebSandboxSupportLinux::GetWebFontRenderStyleForStrike": "strike look-ups",
 }
 WATCH = ("Layout", "UpdateLayoutTree", "ParseHTML", "ParseAuthorStyleSheet", "Paint",
          "PrePaint", "Layerize", "EvaluateScript", "FunctionCall", "HitTest")  # fmt: skip
 
 
-def serve(port: int) -> tuple[subprocess.Popen[bytes], Path]:
+def serve(port: int, masthead: str) -> tuple[subprocess.Popen[bytes], Path]:
     site = Path(tempfile.mkdtemp()) / "demo"
     shutil.copytree(ROOT / "src/masthead/demo", site, ignore=shutil.ignore_patterns(".masthead"))
     proc = subprocess.Popen(
-        [str(ROOT / ".venv/bin/masthead"), "serve", str(site), "--port", str(port),
+        [masthead, "serve", str(site), "--port", str(port),
          "--no-watch", "--workers", "1"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
@@ -154,6 +156,8 @@ def one_run(url: str, variant: str, throttle: float) -> dict[str, float]:
     out["its CPU"] = longest.get("tdur", longest["dur"]) / 1000
     out["blocking (>50 ms)"] = sum(t - 50 for t in cpu if t > 50)
     out["main thread"] = sum(cpu)
+    # the parser's runs (it yields after 10 ms; a layout may draw what it has parsed so far)
+    out["parser pumps"] = sum(1 for e in mine if e["name"] == "ParseHTML" and e["dur"] > 500)
     for name, label in FONT_CALLS.items():  # counts: the same on a loaded machine
         out[label] = sum(1 for e in mine if e["name"] == name)
     return out
@@ -166,8 +170,13 @@ def main() -> None:
     ap.add_argument("--variants", default=",".join(STYLES))
     ap.add_argument("--throttle", type=float, default=1)
     ap.add_argument("--port", type=int, default=8766)
+    ap.add_argument(
+        "--masthead",
+        default=str(ROOT / ".venv/bin/masthead"),
+        help="the masthead to serve the demo with (another checkout's, for before/after)",
+    )
     args = ap.parse_args()
-    proc, site = serve(args.port)
+    proc, site = serve(args.port, args.masthead)
     try:
         url = f"http://127.0.0.1:{args.port}{args.path}"
         print(f"{url}, {args.runs} runs, CPU x{args.throttle}, load {os.getloadavg()[0]:.2f}")
@@ -176,8 +185,8 @@ def main() -> None:
             runs = [one_run(url, variant, args.throttle) for _ in range(args.runs)]
             rows[variant] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
             rows[variant]["longest (all runs)"] = ",".join(f"{r['longest task']:.0f}" for r in runs)  # type: ignore[assignment]
-        keys = ["longest task", "its CPU", "main thread", "Layout", "UpdateLayoutTree",
-                "ParseHTML", "Paint", "EvaluateScript", *FONT_CALLS.values()]  # fmt: skip
+        keys = ["longest task", "its CPU", "main thread", "Layout", "UpdateLayoutTree", "ParseHTML",
+                "parser pumps", "Paint", "EvaluateScript", *FONT_CALLS.values()]  # fmt: skip
         print("| variant | " + " | ".join(keys) + " | longest task, each run |")
         print("| --- |" + " ---: |" * (len(keys) + 1))
         for variant, row in rows.items():

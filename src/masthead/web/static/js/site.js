@@ -80,8 +80,12 @@
 
   if (sheet && button && typeof sheet.showModal === "function") {
     var opener = null;
+    var sheetToc = sheet.querySelector("nav.toc");
+    var railList = document.querySelector("#mh-toc > ol");
     button.addEventListener("click", function () {
       opener = document.activeElement;
+      // the sheet's TOC is the rail's, copied on first use (with its current section marked)
+      if (sheetToc && railList && !sheetToc.firstElementChild) sheetToc.appendChild(railList.cloneNode(true));
       sheet.showModal();
       button.setAttribute("aria-expanded", "true");
       var current = sheet.querySelector("a.is-current") || sheet.querySelector("a");
@@ -115,9 +119,12 @@
   if (button) {
     // reading down: the button would cover the text, so it tucks away; scrolling up (looking
     // for something) brings it back. site.css keeps it shown while it has keyboard focus.
-    var lastY = window.scrollY;
+    // the start is read at the first scroll, not here: reading scrollY while the page loads
+    // lays out the whole page inside this script (LH2: Lighthouse's longest task)
+    var lastY = null;
     window.addEventListener("scroll", function () {
       var y = window.scrollY;
+      if (lastY === null) lastY = y;
       if (Math.abs(y - lastY) < 8) return;
       button.classList.toggle("is-tucked", y > lastY && y > 64);
       lastY = y;
@@ -126,18 +133,30 @@
 
   var links = document.querySelectorAll(".toc a[href^='#']");
   if (!links.length || !("IntersectionObserver" in window)) return;
-  var byId = {};
+  function target(a) { return decodeURIComponent(a.getAttribute("href").slice(1)); }
+  var seen = {};
+  var headings = [];
   links.forEach(function (a) {
-    var id = decodeURIComponent(a.getAttribute("href").slice(1));
-    (byId[id] = byId[id] || []).push(a);
+    var id = target(a);
+    var heading = !seen[id] && document.getElementById(id);
+    seen[id] = true;
+    if (heading) headings.push(heading);
   });
-  var headings = Object.keys(byId)
-    .map(function (id) { return document.getElementById(id); })
-    .filter(Boolean);
   var visible = new Set();
+  var marked = null;
   function mark(id) {
-    links.forEach(function (a) { a.classList.remove("is-current"); a.removeAttribute("aria-current"); });
-    (byId[id] || []).forEach(function (a) { a.classList.add("is-current"); a.setAttribute("aria-current", "location"); });
+    if (id === marked) return;
+    marked = id;
+    // both TOCs, the sheet's once it is copied
+    document.querySelectorAll(".toc a[href^='#']").forEach(function (a) {
+      if (target(a) === id) {
+        a.classList.add("is-current");
+        a.setAttribute("aria-current", "location");
+      } else {
+        a.classList.remove("is-current");
+        a.removeAttribute("aria-current");
+      }
+    });
   }
   function update() {
     // the last heading above the reading line is the current section

@@ -196,16 +196,21 @@ def _compare(service: SearchService, reference: Reference, queries: list[str], l
     return totals
 
 
-def titled() -> dict[str, str]:
+def titled(
+    words: tuple[str, ...] = ("harbour", "bridge", "museum", "note", "rain", "quiet"),
+    name: str = "posts/t{:02d}.md",
+) -> dict[str, str]:
     """40 posts with `harbour` in every body; in the titles, `harbour` (posts 0–3), `bridge`
-    (2–5, so both words rank 2 and 3) and `museum` (6): a head ranked by more than one word."""
+    (2–5, so both words rank 2 and 3) and `museum` (6): a head ranked by more than one word.
+    `words` puts others in those places (with the filler title, the rain and the quiet)."""
+    first, second, third, filler, rain, quiet = words
     files = {}
     for i in range(40):
-        title = " ".join(w for w, on in (("harbour", i < 4), ("bridge", 2 <= i < 6),
-                                         ("museum", i == 6)) if on) or "note"  # fmt: skip
-        body = "harbour " * (1 + i % 3) + ("bridge rain. " if i % 2 else "quiet rain. ")
+        title = " ".join(w for w, on in ((first, i < 4), (second, 2 <= i < 6),
+                                         (third, i == 6)) if on) or filler  # fmt: skip
+        body = f"{first} " * (1 + i % 3) + (f"{second} {rain}. " if i % 2 else f"{quiet} {rain}. ")
         day = date(2023, 1, 1) + timedelta(days=i)
-        files[f"posts/t{i:02d}.md"] = post(f"{title} {i}", day.isoformat(), body=body + "\n")
+        files[name.format(i)] = post(f"{title} {i}", day.isoformat(), body=body + "\n")
     return files
 
 
@@ -233,14 +238,7 @@ def titled_zh() -> dict[str, str]:
     """`titled` in Chinese: 数据 in every body, in the titles 数据 (posts 0–3), 港口 (2–5) and
     图书馆 (6). A Chinese word is two phrases (the word, or its bigrams in their own column),
     of which only the word can match in a title."""
-    files = {}
-    for i in range(40):
-        title = " ".join(w for w, on in (("数据", i < 4), ("港口", 2 <= i < 6),
-                                         ("图书馆", i == 6)) if on) or "笔记"  # fmt: skip
-        body = "数据 " * (1 + i % 3) + ("港口 下雨。" if i % 2 else "安静 下雨。")
-        day = date(2023, 1, 1) + timedelta(days=i)
-        files[f"posts/z{i:02d}.zh.md"] = post(f"{title} {i}", day.isoformat(), body=body + "\n")
-    return files
+    return titled(("数据", "港口", "图书馆", "笔记", "下雨", "安静"), "posts/z{:02d}.zh.md")
 
 
 @pytest.mark.parametrize("frequent", [False, True], ids=["sql", "frequent-words"])

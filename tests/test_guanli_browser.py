@@ -168,12 +168,14 @@ def test_bulk_moderation_with_undo_and_the_keyboard(browser, token, base):
     page.keyboard.press("j")
     page.keyboard.press("k")
     first = page.locator(".g-row").first.get_attribute("data-id")
-    page.click(f"#g-{first} .guanli-act--restore")
+    with page.expect_navigation():  # the form's redirect, before the next goto interrupts it
+        page.click(f"#g-{first} .guanli-act--restore")
     assert counts(base, token)["trash"] == 2
     assert public(base) == 18  # restored to approved, as it was before the trash
     page.goto(f"{base}/guanli/comments?status=approved")
     page.locator(".g-row").first.focus()
-    page.keyboard.press("s")  # spam the focused row from the keyboard
+    with page.expect_navigation():
+        page.keyboard.press("s")  # spam the focused row from the keyboard
     assert counts(base, token)["spam"] == 6
     page.goto(f"{base}/guanli/comments?status=spam")
     page.click(".guanli-empty button")

@@ -12,6 +12,7 @@
   var DELAY = 200; // ms of quiet typing before asking
   var MIN = 2; // characters before asking
   var LIMIT = 6; // suggestions shown
+  var PREFIX = 3; // letters a prefix needs (the server reads a shorter one as a plain word)
 
   function local(url) {
     // this site's own path (exported pages: the exported copy), never another host
@@ -19,11 +20,15 @@
   }
 
   // the query asked for: the word being typed as a prefix (`kube` finds Kubelet) unless it is
-  // a filter, a phrase, an operator or Chinese (searched as typed: see the search help)
+  // a filter, a phrase, an operator or Chinese (searched as typed: see the search help); a
+  // word still too short for a prefix is left out while others come before it
   function typed(q) {
-    var last = q.split(/\s+/).pop();
+    var words = q.split(/\s+/);
+    var last = words.pop();
     if (/[:"*()]/.test(last) || last === "OR" || /\p{Script=Han}/u.test(last)) return q;
-    return /[\p{L}\p{N}]$/u.test(last) ? q + "*" : q;
+    if (!/[\p{L}\p{N}]$/u.test(last)) return q;
+    if ((last.match(/[\p{L}\p{N}]/gu) || []).length >= PREFIX) return q + "*";
+    return words.length ? words.join(" ") : q;
   }
 
   function setup(form, index) {

@@ -375,6 +375,27 @@ def test_a_click_opens_the_post_and_a_submitted_query_is_logged_once(browser, si
     context.close()
 
 
+def test_a_last_word_too_short_for_a_prefix_is_left_out_of_suggestions(browser, site_app):
+    """`networking k`: the server reads `k*` as the plain word k (search/query.py MIN_PREFIX),
+    which no post has, so the box asks for `networking` until the word has three letters."""
+    from urllib.parse import parse_qs, urlsplit
+
+    base, _ = site_app
+    context = _context(browser, base)
+    page = context.new_page()
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "suggest=1" in r.url else None)
+    page.goto(base + "/")
+    page.locator("#mh-search").click()
+    for text, expected in (("networking k", "networking"), ("ub", "networking kub*")):
+        page.keyboard.type(text, delay=20)  # faster than the debounce: one request
+        page.wait_for_selector("#mh-search-suggestions [role=option]")
+        page.wait_for_timeout(300)
+        assert parse_qs(urlsplit(asked[-1]).query)["q"] == [expected], asked
+    _clean(page, context)
+    context.close()
+
+
 def test_suggestions_on_a_chinese_page_on_a_phone_and_nothing_found(browser, site_app):
     base, _ = site_app
     context = _context(browser, base)

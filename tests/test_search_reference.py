@@ -214,17 +214,22 @@ def titled(
     return files
 
 
-@pytest.mark.parametrize("frequent", [False, True], ids=["sql", "frequent-words"])
-def test_a_head_ranked_by_several_words_is_not_one_words_champion_list(
-    make_site, monkeypatch, frequent
-):
-    site = make_site(titled())
+def _capped(site, monkeypatch, frequent: bool):  # type: ignore[no-untyped-def]
+    """`site`'s database, indexed; a search service with bm25 capped at 7 rows (with or
+    without the frequent words' postings, made before it returns); the plain-SQL reference."""
     db = Database(site.database_path)
     index_site(site, db)
     monkeypatch.setattr(service_module, "BM25_ROWS", 7)
     service = SearchService(site, db, clock=lambda: NOW, result_cache=0, frequent=frequent)
     assert service.ready() is frequent
-    reference = Reference(str(site.database_path), ZoneInfo("Asia/Shanghai"))
+    return db, service, Reference(str(site.database_path), ZoneInfo("Asia/Shanghai"))
+
+
+@pytest.mark.parametrize("frequent", [False, True], ids=["sql", "frequent-words"])
+def test_a_head_ranked_by_several_words_is_not_one_words_champion_list(
+    make_site, monkeypatch, frequent
+):
+    db, service, reference = _capped(make_site(titled()), monkeypatch, frequent)
     queries = ["harbour OR bridge", "harbour OR museum", "harbour OR q1", "Harbour",
                "harbour rain", "harbour OR bridge OR museum",
                "bridge OR harbour -quiet"]  # fmt: skip
@@ -247,13 +252,7 @@ def test_a_head_ranked_by_several_chinese_words_comes_from_their_postings(
 ):
     """The same order as plain SQL; with the frequent words' postings, without a bm25 pass: a
     Chinese word's bigram alternative adds 0.0 to bm25 over the title, tags and categories."""
-    site = make_site(titled_zh())
-    db = Database(site.database_path)
-    index_site(site, db)
-    monkeypatch.setattr(service_module, "BM25_ROWS", 7)
-    service = SearchService(site, db, clock=lambda: NOW, result_cache=0, frequent=frequent)
-    assert service.ready() is frequent
-    reference = Reference(str(site.database_path), ZoneInfo("Asia/Shanghai"))
+    db, service, reference = _capped(make_site(titled_zh()), monkeypatch, frequent)
     queries = ["数据 OR 港口", "数据 OR 图书馆", "数据", "数据 下雨", "数据 OR 港口 OR 图书馆",
                "港口 OR 数据 -安静"]  # fmt: skip
     totals = _compare(service, reference, queries, 7)

@@ -298,3 +298,29 @@ def test_a_prefix_needs_three_letters_and_a_query_has_at_most_three(make_site) -
     finally:
         service.close()
         db.close()
+
+
+def test_the_page_says_which_words_the_search_did_not_use_as_typed(make_site, serve) -> None:  # type: ignore[no-untyped-def]
+    """A `*` word searched as a plain word (too short, or after the third prefix) and the words
+    after the first MAX_TERMS are named on the page and in the API, never dropped silently; a
+    filter after the cut still applies."""
+    from masthead.search.query import MAX_TERMS, parse
+
+    q = parse("h* har* rai* boa* old* tow*")
+    assert q.as_words == ["h*", "old*", "tow*"] and q.unsearched == []
+    words = [f"w{i}" for i in range(MAX_TERMS)]
+    cut = parse(" ".join(words) + " harbour lang:zh")
+    assert cut.unsearched == ["harbour"] and cut.filters.lang == "zh"
+    assert "harbour" not in (cut.match() or "")
+
+    client = serve(make_site(FILES))
+    api = client.get("/api/search", params={"q": "ha* harbou*"}).json()
+    assert api["as_words"] == ["ha*"] and api["unsearched"] == []
+    assert client.get("/api/search", params={"q": "harbour"}).json()["as_words"] == []
+    page = client.get("/search", params={"q": "ha* <i>* harbou*"})
+    assert page.status_code == 200
+    assert "Searched as plain words, not prefixes: ha* &lt;i&gt;*" in page.text
+    assert "<i>*" not in page.text  # the words are escaped like any query text
+    zh = client.get("/zh/search", params={"q": " ".join(words) + " harbour"})
+    assert "未搜索：harbour" in zh.text
+    assert "Searched as plain words" not in client.get("/search", params={"q": "harbou*"}).text

@@ -810,3 +810,19 @@ CATALOGS["en"].update(
 CATALOGS["zh"].update(
     {"code_label": "代码", "table_label": "表格", "copy_code": "复制", "copied": "已复制"}
 )
+
+# --- SEARCH: what a query did not use as typed (issue 14) -------------------------------------
+CATALOGS["en"].update(
+    {
+        "search_as_words": "Searched as plain words, not prefixes: {words} (a prefix needs at "
+        "least {min} letters, and a query has at most {max}).",
+        "search_unsearched": "Not searched: {words} (a query uses its first {max} words).",
+    }
+)
+CATALOGS["zh"].update(
+    {
+        "search_as_words": "以下按普通词而非前缀搜索：{words}（前缀至少 {min} 个字母，"
+        "每次查询最多 {max} 个前缀）。",
+        "search_unsearched": "未搜索：{words}（每次查询只用前 {max} 个词）。",
+    }
+)

@@ -118,6 +118,9 @@ class Query:
     excluded: list[Term] = field(default_factory=list)
     filters: Filters = field(default_factory=Filters)
     plain: list[str] = field(default_factory=list)  # the query's text without its filters
+    # what the reader typed and the search did not use as typed, to say so on the page:
+    as_words: list[str] = field(default_factory=list)  # `word*` searched as a plain word
+    unsearched: list[str] = field(default_factory=list)  # terms after the first MAX_TERMS
 
     def match(self) -> str | None:
         """The FTS5 expression every result must match, or None when there are no terms."""
@@ -269,16 +272,20 @@ def parse(raw: str) -> Query:
             stripped = word.rstrip("*") if prefix else word
             if prefix and len(_WORDY.findall(stripped)) < MIN_PREFIX:
                 prefix = False  # a plain word (see MIN_PREFIX)
+                query.as_words.append(word)
             term = Term(stripped, _phrases(stripped), prefix=prefix and bool(_phrases(stripped)))
             if term.prefix and prefixes >= MAX_PREFIXES and _counted(term, minus) not in counted:
                 term = Term(stripped, term.phrases)  # a plain word (see MAX_PREFIXES)
+                query.as_words.append(word)
         if not term.phrases:
             pending_or = False
             continue
         key = _counted(term, minus)
         if key not in counted:  # a repeat counts once (it is searched once: _distinct_groups)
-            if len(counted) >= MAX_TERMS:
-                break
+            if len(counted) >= MAX_TERMS:  # skipped, not the end: a filter after it still holds
+                query.unsearched.append(m.group(0))
+                pending_or = False
+                continue
             counted.add(key)
             prefixes += term.prefix
         if minus:

@@ -93,6 +93,8 @@ class Result:
     without_filters: str | None = None
     latency_ms: float = 0.0
     ran: bool = True  # False for an empty query: a prompt, no search
+    as_words: list[str] = field(default_factory=list)  # `word*` searched as plain words
+    unsearched: list[str] = field(default_factory=list)  # terms past `query.MAX_TERMS`
 
     def as_dict(self) -> dict[str, Any]:
         """`dataclasses.asdict(self)`, built field by field (a tenth of its time: it runs for
@@ -123,6 +125,8 @@ class Result:
             "without_filters": self.without_filters,
             "latency_ms": self.latency_ms,
             "ran": self.ran,
+            "as_words": list(self.as_words),
+            "unsearched": list(self.unsearched),
         }
 
 
@@ -736,6 +740,8 @@ class SearchService:
         hits = self.page(ranked, page, opts.per_page)
         facets = self.facets(ranked) if total else {"lang": [], "tags": [], "categories": []}
         result = Result(raw, total, page, pages, opts.per_page, hits, facets, ranked.shown_filters)
+        result.as_words = list(dict.fromkeys(ranked.query.as_words))
+        result.unsearched = ranked.query.unsearched
         if total == 0:
             result.suggestions = self._suggest(ranked.query)
             if ranked.shown_filters and ranked.query.groups:

@@ -30,6 +30,7 @@ from starlette.types import Scope, Send
 from masthead.config import Language, Site
 from masthead.content import urls
 from masthead.i18n import gettext, long_date
+from masthead.search import query as query_language
 from masthead.search.query import day
 from masthead.search.service import PER_PAGE, Options, Result, SearchError, SearchService
 from masthead.web.redirects import redirect
@@ -307,6 +308,9 @@ def render_page(
         kept={k: v for k, v in params.items() if k != "q"},
         suggestion_links=[(s, _url(path, {**params, "q": s})) for s in result.suggestions],
         notice=notice,
+        min_prefix=query_language.MIN_PREFIX,
+        max_prefixes=query_language.MAX_PREFIXES,
+        max_terms=query_language.MAX_TERMS,
         status=400 if notice else 200,
     )
 

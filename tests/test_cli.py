@@ -321,3 +321,37 @@ def test_serve_refuses_a_port_out_of_range_without_a_traceback(make_site):
     result = run([sys.executable, "-m", "masthead", "serve", str(site.root), "--port", "99999"])
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and "--port" in result.stderr
+
+
+def test_a_database_from_a_newer_masthead_is_one_line_and_left_as_it_was(make_site):
+    """A schema newer than this code knows (a downgrade, or another install's file) is refused
+    before anything is written: its tables are not the ones this code reads or migrates."""
+    import sqlite3
+
+    from masthead.store.migrations import MIGRATIONS
+
+    site = make_site({"posts/a.md": post("A", "2024-03-01")})
+    assert masthead("index", str(site.root)).returncode == 0
+    db = site.database_path
+    conn = sqlite3.connect(db)
+    conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    conn.close()
+    before = db.read_bytes()
+    for command in (["index"], ["serve", "--port", "0"]):
+        one_line_error(masthead(*command, str(site.root)), str(db), "newer masthead")
+    assert db.read_bytes() == before
+
+
+def test_the_demo_database_is_one_per_installed_copy(tmp_path, monkeypatch):
+    """Two checkouts or versions of masthead never share (and migrate) one demo database."""
+    from masthead import cli
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first = cli.demo_site().database_path
+    assert first.parent == tmp_path / "masthead" and first.name.startswith("demo-")
+    assert cli.demo_site().database_path == first  # the same copy: the same file
+    monkeypatch.setattr(cli, "__version__", "0.0.0-other")
+    other_version = cli.demo_site().database_path
+    monkeypatch.setattr(cli, "DEMO", tmp_path / "another-checkout" / "demo")
+    other_copy = cli.demo_site().database_path
+    assert len({first, other_version, other_copy}) == 3

@@ -10,6 +10,7 @@ escaped: no terminal escape sequence from a file name or a link target reaches t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -25,6 +26,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.text import Text
 
+from masthead import __version__
 from masthead.config import Site, load_site
 from masthead.errors import ConfigError, ContentIssue, MastheadError
 from masthead.errors import visible as _visible
@@ -46,13 +48,17 @@ SiteArg = Annotated[
 
 
 def demo_site() -> Site:
-    """The bundled demo, with its database in the user's cache folder (not the package)."""
+    """The bundled demo, with its database in the user's cache folder (not the package), one
+    per installed copy (named by a hash of its folder and version): two checkouts or versions
+    never share, nor migrate each other's, demo database."""
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "masthead"
+    key = hashlib.sha256(f"{DEMO.resolve()}\0{__version__}".encode()).hexdigest()[:12]
+    database = cache / f"demo-{key}.db"
     try:
         cache.mkdir(parents=True, exist_ok=True)  # our own folder: its parents too
     except OSError as exc:
-        raise _storage(cache / "demo.db", exc) from None
-    return load_site(DEMO, {"database": str(cache / "demo.db")})
+        raise _storage(database, exc) from None
+    return load_site(DEMO, {"database": str(database)})
 
 
 def _site(path: Path | None) -> Site:

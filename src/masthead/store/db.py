@@ -199,6 +199,14 @@ class Database:
         writer = None
         try:
             writer = _open(self.path)
+            version = writer.execute("PRAGMA user_version").fetchone()[0]
+            if version > len(MIGRATIONS):  # its tables are not the ones this code reads
+                writer.close()
+                raise StorageError(
+                    self.path,
+                    f"made by a newer masthead (schema {version}; this one knows up to "
+                    f"{len(MIGRATIONS)}): upgrade masthead, or set `database` to another file",
+                )
             writer.execute("PRAGMA journal_mode = WAL")
             migrate(writer)
         except (sqlite3.Error, OSError) as exc:

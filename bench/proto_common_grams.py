@@ -50,6 +50,91 @@ PHRASES = (
 )
 
 
+# English function words as FTS5's porter terms (`this` is `thi`, `was` is `wa`)
+STOPWORD_TERMS = [
+    "a",
+    "about",
+    "after",
+    "all",
+    "also",
+    "an",
+    "and",
+    "ar",
+    "as",
+    "at",
+    "be",
+    "been",
+    "but",
+    "by",
+    "can",
+    "could",
+    "do",
+    "for",
+    "from",
+    "had",
+    "ha",
+    "have",
+    "he",
+    "her",
+    "hi",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "it",
+    "more",
+    "my",
+    "no",
+    "not",
+    "of",
+    "on",
+    "on",
+    "or",
+    "our",
+    "out",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "thei",
+    "thi",
+    "to",
+    "up",
+    "wa",
+    "we",
+    "were",
+    "what",
+    "when",
+    "which",
+    "who",
+    "will",
+    "with",
+    "would",
+    "you",
+    "your",
+]
+
+
+def _varints(blob: bytes) -> list[int]:
+    """SQLite varints (big-endian, 7 bits a byte): FTS5's docsize record."""
+    out, value = [], 0
+    for byte in blob:
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            out.append(value)
+            value = 0
+    return out
+
+
 def chunk_terms(conn: sqlite3.Connection, chunks: dict[str, int]) -> dict[str, tuple[str, ...]]:
     """FTS5's terms of each chunk, in order."""
     conn.execute(
@@ -106,6 +191,9 @@ def main() -> int:
     ap.add_argument(
         "--common", type=float, default=0.6, help="share of posts above which a term is common"
     )
+    ap.add_argument(
+        "--stopwords", action="store_true", help="common: a fixed English stopword list instead"
+    )
     ap.add_argument("--work", type=Path, default=Path("/tmp/proto-common-grams.db"))
     a = ap.parse_args()
     shutil.copyfile(a.db, a.work)
@@ -113,6 +201,8 @@ def main() -> int:
     n = conn.execute("SELECT count(*) FROM search_docs").fetchone()[0]
     conn.execute("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, search_fts, 'row')")
     common = {t for (t,) in conn.execute("SELECT term FROM temp.v WHERE doc > ?", (a.common * n,))}
+    if a.stopwords:
+        common = set(STOPWORD_TERMS)
     rows = conn.execute(f"SELECT post_id, {', '.join(COLS)} FROM search_docs").fetchall()
 
     t = time.perf_counter()
@@ -144,12 +234,19 @@ def main() -> int:
     conn.commit()
     t_main = time.perf_counter() - t
 
+    # exact by construction: every row's token count per column is FTS5's own (its docsize)
+    sizes = dict(conn.execute("SELECT id, sz FROM search_fts_docsize"))
+    differ = sum(
+        [len(c.split()) for c in g[1:]] != _varints(sizes[g[0]]) for g in grams if g[0] in sizes
+    )
+
     def size(prefix: str) -> float:
         q = "SELECT sum(pgsize) FROM dbstat WHERE name LIKE ?"
         return conn.execute(q, (prefix + "%",)).fetchone()[0] / 1e6
 
     print(
-        f"{n} posts, {len(common)} common terms (in > {a.common:.0%} of posts), "
+        f"{n} posts, {len(common)} common terms "
+        f"({'stopwords' if a.stopwords else f'in > {a.common:.0%} of posts'}), "
         f"{len(chunks)} distinct chunks"
     )
     print(
@@ -159,6 +256,7 @@ def main() -> int:
         f"search_grams insert + optimize {t_grams:.2f} s, {size('search_grams'):.1f} MB; "
         f"search_fts rebuild + optimize {t_main:.2f} s, {size('search_fts'):.1f} MB"
     )
+    print(f"rows whose token counts per column differ from search_fts_docsize: {differ}")
     print("| phrase | search_fts ms | search_grams ms | rows | same bm25 |")
     print("|---|---:|---:|---:|---|")
     for words in PHRASES:

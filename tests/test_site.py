@@ -103,6 +103,16 @@ def test_drafts_are_not_published_but_shown_in_dev(demo_site, serve):
     archive = soup(dev.get("/archive/"))  # as on the home page: listed, marked
     link = archive.select_one('a[href="/posts/unfinished-thoughts/"]')
     assert link is not None and link.find_next_sibling("span", class_="badge") is not None
+    # search finds it in dev only, marked as on the archive
+    assert "unfinished-thoughts" not in client.get("/search", params={"q": "unfinished"}).text
+    api = client.get("/api/search", params={"q": "unfinished"}).json()
+    assert all("unfinished-thoughts" not in h["url"] for h in api["hits"])
+    found = dev.get("/api/search", params={"q": "unfinished"}).json()["hits"]
+    assert [h["draft"] for h in found if "unfinished-thoughts" in h["url"]] == [True]
+    hit = soup(dev.get("/search", params={"q": "unfinished"})).select_one(
+        'h2 a[href="/posts/unfinished-thoughts/"]'
+    )
+    assert hit is not None and hit.find_next_sibling("span", class_="badge") is not None
 
 
 def test_alias_redirects_and_trailing_slash(demo_site, serve):

@@ -67,6 +67,7 @@ class Hit:
     lang: str
     date: str
     snippet_html: str
+    draft: bool = False  # only a `drafts` service (`--dev`) finds drafts
 
 
 @dataclass
@@ -113,6 +114,7 @@ class Result:
                     "lang": h.lang,
                     "date": h.date,
                     "snippet_html": h.snippet_html,
+                    "draft": h.draft,
                 }
                 for h in self.hits
             ],
@@ -301,7 +303,8 @@ class SearchService:
     `result_cache` distinct searches of the current index generation are kept and answered
     again without SQL (and still logged); none while a post is scheduled (it may become due).
     With `frequent` (the default), a background thread makes each catalog's frequent-word
-    postings (search/frequent.py): the same results, fewer passes over the index."""
+    postings (search/frequent.py): the same results, fewer passes over the index. With
+    `drafts` (`--dev`), drafts are searched too, each hit marked `draft`."""
 
     def __init__(
         self,
@@ -310,8 +313,10 @@ class SearchService:
         clock: Any = time.time,
         result_cache: int = RESULT_CACHE,
         frequent: bool = True,
+        drafts: bool = False,
     ) -> None:
         self.site = site
+        self.drafts = drafts
         self.db = db
         self.clock = clock
         self._catalog: Catalog | None = None
@@ -437,8 +442,8 @@ class SearchService:
         conn.execute("BEGIN")  # one snapshot: the generation and the rows it labels
         try:
             gen = posts_store.generation(conn)
-            term_rows = store.catalog_terms(conn)
-            rows = store.catalog(conn)
+            term_rows = store.catalog_terms(conn, self.drafts)
+            rows = store.catalog(conn, self.drafts)
         finally:
             conn.execute("COMMIT")
         terms: dict[int, tuple[list[str], list[str]]] = {}
@@ -851,6 +856,7 @@ def _hits(rows: list[Any], query: Query) -> list[Hit]:
             lang=row["lang"],
             date=row["date"],
             snippet_html=clean[2 * k + 1],
+            draft=bool(row["draft"]),
         )
         for k, row in enumerate(rows)
     ]

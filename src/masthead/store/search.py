@@ -176,24 +176,26 @@ def matching(conn: sqlite3.Connection, match: str) -> set[int]:
     return set(ids(conn, match))
 
 
-def catalog(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-    """Every searchable post (published kind, not a draft, URL not shadowed) with what filters
-    and facets need: id, lang, date_ts, authors (JSON); future posts included (the caller
-    compares `date_ts` with its clock)."""
+def catalog(conn: sqlite3.Connection, drafts: bool = False) -> list[sqlite3.Row]:
+    """Every searchable post (published kind, not a draft unless `drafts`, URL not shadowed)
+    with what filters, facets and hits need: id, lang, date_ts, authors (JSON), draft (0/1);
+    future posts included (the caller compares `date_ts` with its clock)."""
     return conn.execute(
-        "SELECT id, lang, date_ts, authors FROM posts "
-        "WHERE kind = 'post' AND draft = 0 AND shadowed = 0"
+        "SELECT id, lang, date_ts, authors, draft FROM posts "
+        "WHERE kind = 'post' AND (draft = 0 OR :drafts) AND shadowed = 0",
+        {"drafts": drafts},
     ).fetchall()
 
 
-def catalog_terms(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+def catalog_terms(conn: sqlite3.Connection, drafts: bool = False) -> list[sqlite3.Row]:
     """Every (post id, taxonomy, key, name) of the posts in `catalog`, for the tags and
     categories (the facets; authors are a taxonomy too, filtered by `author:` instead)."""
     return conn.execute(
         "SELECT t.post_id, t.taxonomy, t.key, t.name FROM post_terms t "
         "JOIN posts p ON p.id = t.post_id WHERE t.taxonomy IN ('tags', 'categories') "
-        "AND p.kind = 'post' AND p.draft = 0 AND p.shadowed = 0 "
-        "ORDER BY t.post_id, t.taxonomy, t.position"
+        "AND p.kind = 'post' AND (p.draft = 0 OR :drafts) AND p.shadowed = 0 "
+        "ORDER BY t.post_id, t.taxonomy, t.position",
+        {"drafts": drafts},
     ).fetchall()
 
 
@@ -215,7 +217,7 @@ def page_rows(
     rows = {
         r["id"]: {**dict(r), "title_hl": None, "snippet": None}
         for r in conn.execute(
-            "SELECT id, title, url, lang, date, excerpt, body_text FROM posts "
+            "SELECT id, title, url, lang, date, excerpt, body_text, draft FROM posts "
             f"WHERE id IN ({id_list})"
         )
     }

@@ -97,7 +97,7 @@ def create_app(
     )
     app.state.masthead = state
     app.state.renderer = Renderer(state, _templates(site))
-    app.state.search = SearchService(site, db, clock)
+    app.state.search = SearchService(site, db, clock, drafts=dev)  # --dev finds drafts too
     app.state.reloader = Reloader()  # the CLI ends live-reload streams on Ctrl-C
     app.state.watch = watch
     app.state.send_mail = send_mail

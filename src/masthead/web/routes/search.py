@@ -331,6 +331,7 @@ def _hit_view(hit: Any, rendering: Renderer, lang: Language) -> dict[str, Any]:
         "datetime": datetime.fromisoformat(hit.date).isoformat(),  # <time datetime>: HTML's format
         "lang_name": post_lang.name,
         "hreflang": post_lang.hreflang,
+        "draft": hit.draft,
     }
 
 

@@ -620,10 +620,12 @@ class SearchService:
             words = catalog.frequent
             if any(t.prefix or words.get(t) for g in query.groups for t in g):
                 return self._order_masks(conn, query, match, catalog, keep, words)
+        first_ids: list[int] = []
         if phrased:  # a phrase costs a pass: rank at once (`_phrased`)
             bounded = store.ranked(conn, match, BM25_ROWS + 1)
             if len(bounded) <= BM25_ROWS:
                 return _kept(_best_first(bounded, neg_date), catalog, keep), ()
+            first_ids = [i for i, _ in bounded]  # rowid order: the ids pass goes on after them
         else:
             matches = store.count_upto(conn, match, BM25_ROWS)  # a few hundred rows at most
             if not matches:
@@ -631,7 +633,8 @@ class SearchService:
             if matches <= BM25_ROWS:
                 rows = store.ranked(conn, match, within=_among(catalog, keep))
                 return _kept(_best_first(rows, neg_date), catalog, keep), ()
-        found = catalog.mask(store.ids(conn, match)) & keep
+        after = first_ids[-1] if first_ids else -1
+        found = catalog.mask(first_ids + store.ids(conn, match, after)) & keep
         strong = store.strong(match)
         if store.count_upto(conn, strong, BM25_ROWS) <= BM25_ROWS:
             rows = store.ranked(conn, strong, within=_among(catalog, found))

@@ -5,10 +5,10 @@ bench_search_db.py):
 
     PYTHONPATH=src python bench/bench_search_worst.py SITE DB [--repeat 3]
 
-Each query of `QUERIES` (short prefixes, many prefixes, one word repeated, stop words, a phrase with a stop word
-matching more posts than bm25 ranks) through
-`SearchService.search`, result cache off, once to warm up and then `--repeat` times; prints the
-hits and the median wall time. A search that takes a second holds a worker that long.
+Each query of `QUERIES` (short prefixes, many prefixes, one word repeated, stop words, a
+phrase with a stop word matching more posts than bm25 ranks) through `SearchService.search`,
+result cache off, once to warm up and then `--repeat` times; prints the hits and the median
+wall time. A search that takes a second holds a worker that long.
 """
 
 from __future__ import annotations

@@ -155,9 +155,9 @@ def ids(conn: sqlite3.Connection, match: str, after: int = -1) -> list[int]:
     """Ids of the rows matching `match`, ascending, without rank: one JSON array from SQLite,
     about half the cost of fetching as many rows. Only ids above `after` when given (FTS5
     seeks its doclists there: the rows before are not read)."""
+    above = " AND rowid > :after" if after >= 0 else ""
     row = conn.execute(
-        "SELECT json_group_array(rowid) FROM search_fts WHERE search_fts MATCH :match "
-        "AND rowid > :after",
+        f"SELECT json_group_array(rowid) FROM search_fts WHERE search_fts MATCH :match{above}",
         {"match": match, "after": after},
     ).fetchone()
     found: list[int] = json.loads(row[0])

@@ -324,3 +324,52 @@ def test_the_page_says_which_words_the_search_did_not_use_as_typed(make_site, se
     zh = client.get("/zh/search", params={"q": " ".join(words) + " harbour"})
     assert "未搜索：harbour" in zh.text
     assert "Searched as plain words" not in client.get("/search", params={"q": "harbou*"}).text
+
+
+def test_a_filter_it_cannot_use_is_named_and_did_you_mean_keeps_prefixes_and_filters(
+    make_site, serve
+) -> None:  # type: ignore[no-untyped-def]
+    """`after:2023-13` is searched as a plain word and the page says so; "did you mean"
+    corrects plain words only: a prefix (`harbou*`), a filter's value (`tag:harbuor`) and a
+    filter searched as a word (`year:0`) stay as typed."""
+    from masthead.search.query import parse
+
+    q = parse("harbour after:2023-13 year:0 tag:sea")
+    assert q.not_filters == ["after:2023-13", "year:0"] and q.filters.tags == ["sea"]
+    assert q.correctable == ["harbour"]
+    client = serve(make_site(FILES))
+
+    def suggested(q: str) -> list[str]:
+        return client.get("/api/search", params={"q": q}).json()["suggestions"]
+
+    assert suggested("harbuor") == ["harbour"]
+    assert suggested("harbou* rian") == ["harbou* rain"]
+    assert suggested("rian year:0") == ["rain year:0"]
+    assert suggested("tag:rian rian") == ["tag:rian rain"]
+    api = client.get("/api/search", params={"q": "harbour after:2023-13"}).json()
+    assert api["not_filters"] == ["after:2023-13"] and api["total"] == 0
+    page = client.get("/search", params={"q": "harbour after:2023-13"}).text
+    assert "Searched as plain words, not filters: after:2023-13" in page
+    assert "not filters" not in client.get("/search", params={"q": "harbour after:2023-12"}).text
+
+
+def test_author_matches_the_authors_key_as_well_as_the_name(make_site) -> None:  # type: ignore[no-untyped-def]
+    """`/authors/elena-marsh/` is the author's page: `author:elena-marsh` finds her posts,
+    as `author:"Elena Marsh"` and `author:marsh` do."""
+    from masthead.indexer import index_site
+
+    files = {
+        "posts/a.md": post("Harbour", "2024-03-01", authors='["Elena Marsh"]'),
+        "posts/b.md": post("Harbour too", "2024-03-02", authors='["Li Wei"]'),
+    }
+    site = make_site(files)
+    db = Database(site.database_path)
+    index_site(site, db)
+    service = SearchService(site, db, result_cache=0)
+    try:
+        for q in ('author:"Elena Marsh" harbour', "author:elena-marsh harbour", "author:marsh"):
+            assert service.search(q, Options(), record=False).total == 1, q
+        assert service.search("author:li-wei", Options(), record=False).total == 1
+    finally:
+        service.close()
+        db.close()

@@ -817,6 +817,8 @@ CATALOGS["en"].update(
         "search_as_words": "Searched as plain words, not prefixes: {words} (a prefix needs at "
         "least {min} letters, and a query has at most {max}).",
         "search_unsearched": "Not searched: {words} (a query uses its first {max} words).",
+        "search_not_filters": "Searched as plain words, not filters: {words} (dates are "
+        "YYYY, YYYY-MM or YYYY-MM-DD; year: takes YYYY).",
     }
 )
 CATALOGS["zh"].update(
@@ -824,5 +826,7 @@ CATALOGS["zh"].update(
         "search_as_words": "以下按普通词而非前缀搜索：{words}（前缀至少 {min} 个字母，"
         "每次查询最多 {max} 个前缀）。",
         "search_unsearched": "未搜索：{words}（每次查询只用前 {max} 个词）。",
+        "search_not_filters": "以下按普通词而非筛选条件搜索：{words}（日期格式为 YYYY、YYYY-MM 或 "
+        "YYYY-MM-DD；year: 只接受 YYYY）。",
     }
 )

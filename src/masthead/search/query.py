@@ -121,6 +121,7 @@ class Query:
     # what the reader typed and the search did not use as typed, to say so on the page:
     as_words: list[str] = field(default_factory=list)  # `word*` searched as a plain word
     unsearched: list[str] = field(default_factory=list)  # terms after the first MAX_TERMS
+    not_filters: list[str] = field(default_factory=list)  # `after:2023-13`: a plain word
 
     def match(self) -> str | None:
         """The FTS5 expression every result must match, or None when there are no terms."""
@@ -142,6 +143,18 @@ class Query:
     def words(self) -> list[str]:
         """Every searched word (for suggestions and highlights), without operators."""
         return [w for g in self.groups for t in g for w in t.words]
+
+    @property
+    def correctable(self) -> list[str]:
+        """The words a "did you mean" may replace: those of plain terms, not of prefixes
+        (`typo*` is meant as typed) nor of filters searched as words (`year:0`)."""
+        return [
+            w
+            for g in self.groups
+            for t in g
+            if not t.prefix and t.text not in self.not_filters
+            for w in t.words
+        ]
 
     @property
     def empty(self) -> bool:
@@ -260,6 +273,7 @@ def parse(raw: str) -> Query:
             value = body[1:].rstrip('"') if body.startswith('"') else body
             if _filter(query.filters, key.lower(), value):
                 continue
+            query.not_filters.append(f"{key}:{body}")
         word = m.group(0)[len(minus) :] if not key else f"{key}:{body}"
         if word == "OR" and not minus:
             pending_or = bool(query.groups)

@@ -96,6 +96,7 @@ class Result:
     ran: bool = True  # False for an empty query: a prompt, no search
     as_words: list[str] = field(default_factory=list)  # `word*` searched as plain words
     unsearched: list[str] = field(default_factory=list)  # terms past `query.MAX_TERMS`
+    not_filters: list[str] = field(default_factory=list)  # `key:value` searched as words
 
     def as_dict(self) -> dict[str, Any]:
         """`dataclasses.asdict(self)`, built field by field (a tenth of its time: it runs for
@@ -129,6 +130,7 @@ class Result:
             "ran": self.ran,
             "as_words": list(self.as_words),
             "unsearched": list(self.unsearched),
+            "not_filters": list(self.not_filters),
         }
 
 
@@ -458,7 +460,7 @@ class SearchService:
             entries[row["id"]] = Entry(
                 lang=row["lang"],
                 date_ts=row["date_ts"],
-                authors=" ".join(json.loads(row["authors"] or "[]")).casefold(),
+                authors=_author_text(json.loads(row["authors"] or "[]")),
                 tags=frozenset(tags),
                 categories=frozenset(cats),
             )
@@ -750,6 +752,7 @@ class SearchService:
         result = Result(raw, total, page, pages, opts.per_page, hits, facets, ranked.shown_filters)
         result.as_words = list(dict.fromkeys(ranked.query.as_words))
         result.unsearched = ranked.query.unsearched
+        result.not_filters = list(dict.fromkeys(ranked.query.not_filters))
         if total == 0:
             result.suggestions = self._suggest(ranked.query)
             if ranked.shown_filters and ranked.query.groups:
@@ -792,11 +795,12 @@ class SearchService:
 
     def _suggest(self, query: Query) -> list[str]:
         """The query as typed, with each unknown word replaced by the closest indexed term (edit
-        distance ≤ 2, the most frequent on ties); operators, phrases and filters are kept."""
+        distance ≤ 2, the most frequent on ties); operators, phrases, prefixes and filters
+        (also those searched as words: `year:0`) are kept."""
         conn = self.db.read()
         suggestion = query.raw
         changed = False
-        for word in dict.fromkeys(query.words):
+        for word in dict.fromkeys(query.correctable):
             w = word.lower()
             if len(w) < 3 or not w.isalpha() or not w.isascii() or store.has_term(conn, w):
                 continue
@@ -806,7 +810,8 @@ class SearchService:
                 if d <= SUGGEST_DISTANCE and (best is None or d < best[0]):
                     best = (d, candidate)
             if best:
-                pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
+                # the word as typed, not a prefix (`typo*`) nor a filter's value (`tag:typo`)
+                pattern = re.compile(rf"(?<![\w:]){re.escape(word)}(?![\w*:])", re.IGNORECASE)
                 suggestion = pattern.sub(best[1], suggestion)
                 changed = True
         return [suggestion] if changed else []
@@ -863,6 +868,12 @@ def _hits(rows: list[Any], query: Query) -> list[Hit]:
         )
         for k, row in enumerate(rows)
     ]
+
+
+def _author_text(names: list[str]) -> str:
+    """What `author:` matches a substring of: the names and their keys (`/authors/KEY/`:
+    `author:elena-marsh` as well as `author:"Elena Marsh"`), case-folded."""
+    return " ".join([*names, *map(term_key, names)]).casefold()
 
 
 def _cache_key(raw: str, opts: Options) -> tuple:

@@ -170,6 +170,13 @@ def test_the_index_summary_is_one_line_when_piped(make_site):
         assert result.stdout.startswith("1 files: 1 parsed") and "generation" in result.stdout
 
 
+def test_usage_errors_are_one_line_like_every_other_error(make_site):
+    site = make_site({})
+    one_line_error(masthead("build", str(site.root)), "missing argument", "build --help")
+    one_line_error(masthead("serve", "--port", "x"), "invalid value for '--port'", "--help")
+    one_line_error(masthead("bogus"), "no such command 'bogus'")
+
+
 # --- 4. init's settings: plain settings above the tables ---------------------------------------
 
 

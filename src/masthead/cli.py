@@ -675,4 +675,24 @@ _subcommands()
 
 
 def main() -> None:
-    app()
+    """The `masthead` program: the app, with a usage error (a missing argument, an unknown
+    option or command, a bad option value) printed as one line like every other error,
+    `error: COMMAND: what (see COMMAND --help)`, exit 2, instead of Typer's boxed panel."""
+    try:
+        code = app(standalone_mode=False)
+    except typer.Abort:  # a confirmation answered no, or end of input
+        typer.echo("Aborted.", err=True)
+        code = 1
+    except typer.TyperException as exc:  # click's ClickException and UsageError
+        code = exc.exit_code
+        message = exc.format_message().strip().rstrip(".")
+        ctx = getattr(exc, "ctx", None)
+        if message:  # empty for a bare command group: its help is printed already
+            command = ctx.command_path if ctx is not None else "masthead"
+            said = message[:1].lower() + message[1:]
+            typer.echo(
+                typer.style("error:", fg="red")
+                + f" {_visible(command)}: {_visible(said)} (see {_visible(command)} --help)",
+                err=True,
+            )
+    sys.exit(code or 0)

@@ -170,6 +170,27 @@ def test_the_index_summary_is_one_line_when_piped(make_site):
         assert result.stdout.startswith("1 files: 1 parsed") and "generation" in result.stdout
 
 
+def test_search_log_rows_are_one_line_each_when_piped(make_site):
+    import time
+
+    from masthead.store.db import Database
+    from masthead.store.search import log_search
+
+    site = make_site({})
+    query = "how does the kubelet relist every pod under load " * 3
+    db = Database(site.database_path)
+    with db.write() as conn:
+        entry = {"at": time.time(), "query": query.strip(), "terms": query, "lang": "en"}
+        entry |= {"filters": {"lang": "en"}, "results": 0, "latency_ms": 1.0, "client": "x"}
+        log_search(conn, entry)
+    db.close()
+    result = masthead("search-log", str(site.root))
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if "kubelet" in line]
+    assert len(rows) == 2, result.stdout  # the top queries and those with no results
+    assert all(query.strip() in row and "lang=en" in row for row in rows)
+
+
 def test_usage_errors_are_one_line_like_every_other_error(make_site):
     site = make_site({})
     one_line_error(masthead("build", str(site.root)), "missing argument", "build --help")

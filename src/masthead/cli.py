@@ -42,6 +42,7 @@ app = typer.Typer(
 err = Console(stderr=True)
 out = Console()
 DEMO = Path(__file__).parent / "demo"
+_PIPE_WIDTH = 10_000  # columns of a table printed to a pipe or file: rows never wrap
 SiteArg = Annotated[
     Path | None, typer.Argument(help="Site folder (with masthead.toml); default: this folder.")
 ]
@@ -434,6 +435,8 @@ def search_log(
         raise _fail(exc) from None
     since = time.time() - days * 86400
     conn = db.read()
+    # in a pipe, one line per row (for grep and scripts), not rows wrapped at 80 columns
+    console = out if out.is_terminal else Console(width=_PIPE_WIDTH)
     for title, rows in (
         (f"Top queries, last {days} days", store.top_queries(conn, since, limit)),
         (
@@ -457,7 +460,7 @@ def search_log(
             )
         if not rows:
             table.add_row("(none)", "", "", "")
-        out.print(table)
+        console.print(table)
     db.close()
 
 

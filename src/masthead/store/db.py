@@ -78,11 +78,11 @@ _LIVE_SIBLINGS = ("", "-wal", "-shm", "-journal")  # SQLite's own files beside a
 
 
 def _check_destination(source: Path, destination: Path, replace: bool) -> None:
-    """Raise `StorageError` unless `destination` may receive a copy of `source`: never the
-    database itself or one of its journal files (paths resolved, hard links compared), a
-    folder that exists (not created: a typo in it is a mistake to report), and no existing
-    file unless `replace`, then only an SQLite database or an empty file (never another file a
-    user had, a settings file say)."""
+    """Raise `StorageError` unless `destination` may receive a copy of `source`: it is never
+    the database itself or one of its journal files (paths resolved, hard links compared); its
+    folder must exist (never created: a typo in it is a mistake to report); an existing file
+    raises `BackupExists` unless `replace`, and even then only an SQLite database or an empty
+    file is replaced (never another file a user had, a settings file say)."""
     live = source.resolve()
     target = destination.resolve()
     for suffix in _LIVE_SIBLINGS:

@@ -158,6 +158,7 @@ def test_backup_copies_the_database_while_it_is_in_use(make_site, serve):
     client.get("/api/search", params={"q": "p1"})
     client.app.state.search.log.flush(everything=True)  # the log is written in the background
     dest = site.root / "backups" / "copy.db"
+    dest.parent.mkdir()  # a missing folder is refused (tests/test_cli_trial.py)
     result = masthead("backup", str(site.root), str(dest))
     assert result.returncode == 0, result.stderr
     assert "Backed up" in result.stdout

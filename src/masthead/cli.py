@@ -27,8 +27,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.text import Text
 
 from masthead import __version__
-from masthead.config import Site, load_site
-from masthead.errors import ConfigError, ContentIssue, MastheadError
+from masthead.config import CONFIG_FILE, Site, load_site
+from masthead.errors import ConfigError, ContentIssue, MastheadError, StorageError
 from masthead.errors import visible as _visible
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ app = typer.Typer(
 err = Console(stderr=True)
 out = Console()
 DEMO = Path(__file__).parent / "demo"
+_PIPE_WIDTH = 10_000  # columns of a table printed to a pipe or file: rows never wrap
 SiteArg = Annotated[
     Path | None, typer.Argument(help="Site folder (with masthead.toml); default: this folder.")
 ]
@@ -90,7 +91,10 @@ def _storage(path: Path, exc: BaseException) -> MastheadError:
 @app.command()
 def serve(
     site: Annotated[
-        Path | None, typer.Argument(help="Site folder; without one, the bundled demo site.")
+        Path | None,
+        typer.Argument(
+            help="Site folder; default: this folder if it has a masthead.toml, else the demo."
+        ),
     ] = None,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[
@@ -141,6 +145,8 @@ def serve(
         )
     on_granian = server_name == "granian"
     logging.basicConfig(level=logging.INFO, format=server.LOG_FORMAT)
+    if site is None and (Path.cwd() / CONFIG_FILE).is_file():
+        site = Path.cwd()  # as check and index do; elsewhere (no settings) the bundled demo
     try:
         s = _site(site) if site else demo_site()
     except MastheadError as exc:
@@ -324,7 +330,7 @@ def index(
         db.close()
     for issue in errors:
         typer.echo(issue.format(), err=True)
-    out.print(
+    typer.echo(  # plain: one line at any width, in a terminal or a pipe
         f"{report.files} files: {report.parsed} parsed, {report.unchanged} unchanged, "
         f"{report.deleted} removed, {len(errors)} with errors "
         f"({report.seconds:.2f}s, generation {report.generation})"
@@ -429,6 +435,8 @@ def search_log(
         raise _fail(exc) from None
     since = time.time() - days * 86400
     conn = db.read()
+    # in a pipe, one line per row (for grep and scripts), not rows wrapped at 80 columns
+    console = out if out.is_terminal else Console(width=_PIPE_WIDTH)
     for title, rows in (
         (f"Top queries, last {days} days", store.top_queries(conn, since, limit)),
         (
@@ -452,24 +460,37 @@ def search_log(
             )
         if not rows:
             table.add_row("(none)", "", "", "")
-        out.print(table)
+        console.print(table)
     db.close()
 
 
 @app.command()
 def backup(
     site: Annotated[Path, typer.Argument(help="Site folder whose database to copy.")],
-    destination: Annotated[Path, typer.Argument(help="File to write the copy to.")],
+    destination: Annotated[
+        Path, typer.Argument(metavar="DEST", help="New file to write the copy to.")
+    ],
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace DEST when it is an earlier backup (a database)."),
+    ] = False,
 ) -> None:
     """Copy the site's database (posts index, search log, comments, users) with
-    SQLite's online backup: safe while the site is serving."""
+    SQLite's online backup: safe while the site is serving. Never over an existing file
+    unless --force, and then only over an SQLite database or an empty file."""
+    from masthead.store.db import BackupExists
     from masthead.store.db import backup as sqlite_backup
 
     try:
         s = _site(site)
         if not s.database_path.exists():
             raise ConfigError(f"{s.database_path}: no database yet (run masthead index first)")
-        pages = sqlite_backup(s.database_path, destination)
+        try:
+            pages = sqlite_backup(s.database_path, destination, replace=force)
+        except BackupExists as exc:
+            raise StorageError(
+                exc.path, f"{exc.cause} (pass --force to replace a backup)"
+            ) from None
     except MastheadError as exc:
         raise _fail(exc) from None
     size = destination.stat().st_size
@@ -657,4 +678,24 @@ _subcommands()
 
 
 def main() -> None:
-    app()
+    """The `masthead` program: the app, with a usage error (a missing argument, an unknown
+    option or command, a bad option value) printed as one line like every other error,
+    `error: COMMAND: what (see COMMAND --help)`, exit 2, instead of Typer's boxed panel."""
+    try:
+        code = app(standalone_mode=False)
+    except typer.Abort:  # a confirmation answered no, or end of input
+        typer.echo("Aborted.", err=True)
+        code = 1
+    except typer.TyperException as exc:  # click's ClickException and UsageError
+        code = exc.exit_code
+        message = exc.format_message().strip().rstrip(".")
+        ctx = getattr(exc, "ctx", None)
+        if message:  # empty for a bare command group: its help is printed already
+            command = ctx.command_path if ctx is not None else "masthead"
+            said = message[:1].lower() + message[1:]
+            typer.echo(
+                typer.style("error:", fg="red")
+                + f" {_visible(command)}: {_visible(said)} (see {_visible(command)} --help)",
+                err=True,
+            )
+    sys.exit(code or 0)

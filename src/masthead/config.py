@@ -489,6 +489,22 @@ def _where(loc: tuple[Any, ...], from_env: dict[str, Any], overrides: dict[str, 
     return f"{key}: "
 
 
+def _table_hint(err: Any) -> str:
+    """A hint for an unknown key inside a `[languages.X]` or `[[menu.X]]` table: TOML puts
+    every key after a table's header into it, so a plain setting appended at the end of the
+    file lands in the last table (https://toml.io/en/v1.0.0#table)."""
+    loc = err["loc"]
+    if err["type"] != "extra_forbidden" or len(loc) < 3 or loc[0] not in ("languages", "menu"):
+        return ""
+    table = f"[[menu.{loc[1]}]]" if loc[0] == "menu" else f"[languages.{loc[1]}]"
+    key = loc[-1]
+    what = "is a plain setting" if key in Settings.model_fields else "is meant as a plain setting"
+    return (
+        f" (TOML puts every key after a {table} line into that table: if {key} {what}, "
+        "move it above the first table)"
+    )
+
+
 def load_site(root: str | Path, overrides: dict[str, Any] | None = None) -> Site:
     """Read `ROOT/masthead.toml` (optional) and `MASTHEAD_*` variables into a `Site`.
 
@@ -509,7 +525,10 @@ def load_site(root: str | Path, overrides: dict[str, Any] | None = None) -> Site
     try:
         settings = Settings.model_validate(data)
     except ValidationError as exc:
-        lines = [_where(err["loc"], from_env, overrides or {}) + err["msg"] for err in exc.errors()]
+        lines = [
+            _where(err["loc"], from_env, overrides or {}) + err["msg"] + _table_hint(err)
+            for err in exc.errors()
+        ]
         raise ConfigError(f"{path}: " + "; ".join(lines)) from None
     if settings.default_language not in settings.languages:
         raise ConfigError(

@@ -68,7 +68,8 @@ def plan(
 ) -> NewPost:
     """The file a new draft titled `title`, dated `now` (aware; written in the site zone),
     would be, in language `lang_code` (a code or alias; default: the site's), optionally a
-    translation of the content file `translation_of`. Raises NewPostError."""
+    translation of the content file `translation_of` (or of the page bundle folder holding it,
+    see `_bundle_index`). Raises NewPostError."""
     lang = site.default_language
     if lang_code:
         found = site.resolve_language(lang_code)
@@ -108,8 +109,10 @@ def _original(site: Site, path: Path, lang: Language) -> tuple[str, str, bool]:
     whether it is a page bundle (`NAME/index.md`)."""
     content = site.content_dir.resolve()
     candidates = [path, site.root / path, site.content_dir / path]
-    found = next((p.resolve() for p in candidates if p.is_file()), None)
-    if found is None:
+    found = next((p.resolve() for p in candidates if p.exists()), None)
+    if found is not None and found.is_dir():
+        found = _bundle_index(path, found)
+    if found is None or not found.is_file():
         raise NewPostError(f"{path}: no such file")
     if not found.is_relative_to(content) or not found.name.lower().endswith(MARKDOWN_SUFFIXES):
         raise NewPostError(f"{path}: not a Markdown file in {site.content_dir}")
@@ -126,6 +129,28 @@ def _original(site: Site, path: Path, lang: Language) -> tuple[str, str, bool]:
         raise NewPostError(f"{path} is already in {lang.name}; give another --lang")
     stem = found.name.rsplit(".", 1)[0].split(".", 1)[0]
     return info.base, str(data.get("translationKey") or ""), stem == "index"
+
+
+def _bundle_index(given: Path, folder: Path) -> Path:
+    """The original in the page bundle `folder` (Hugo's leaf bundle, `NAME/index.md`): its
+    `index.md` (no language suffix), else its only `index.LANG.md`. Raises NewPostError for a
+    folder with no index file, or with several and none unsuffixed (which one is ambiguous)."""
+    found = sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_file()
+        and p.name.lower().startswith("index.")
+        and p.name.lower().endswith(MARKDOWN_SUFFIXES)
+    )
+    plain = [p for p in found if p.name.count(".") == 1]  # index.md: no language suffix
+    if plain:
+        return plain[0]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise NewPostError(f"{given}: a folder without an index.md (not a page bundle)")
+    names = ", ".join(p.name for p in found)
+    raise NewPostError(f"{given}: a page bundle with several originals ({names}); give one")
 
 
 def _translation_path(site: Site, base: str, lang: Language, bundle: bool) -> str:

@@ -84,27 +84,62 @@ class FrontMatter:
     body_line: int
 
 
-def _hint(message: str, line_text: str) -> str:
+def _hint(message: str, line_text: str, context: str = "", column: int = -1) -> str:
+    """What to do about YAML error `message` (its `context`, PyYAML's "while ..." words) found
+    at 0-based `column` of `line_text`."""
     value = line_text.split(":", 1)[1].strip() if ":" in line_text else line_text.strip()
-    if "\t" in line_text[: len(line_text) - len(line_text.lstrip())]:
+    indent = line_text[: len(line_text) - len(line_text.lstrip())]
+    if "\t" in indent:
         return "YAML does not allow tabs for indentation; indent with spaces"
+    if context.startswith("while scanning a quoted scalar"):
+        return "the quote opened here is never closed; close it on this line"
     if value[:1] in ("[", "{") and value[-1:] not in ("]", "}"):
         return "a value starting with [ or { is read as a list or map; quote the whole value"
     if value[:1] in ("@", "`", "%"):
         return "a value cannot start with @, ` or %; quote it"
+    if "mapping values are not allowed" in message and indent and column == line_text.find(":"):
+        # the key's own colon: the line continues the value above instead of starting a key
+        return "this key is indented more than the one above; indent the keys of one mapping alike"
     if "mapping values are not allowed" in message:
         return "quote values that contain ': ', e.g. title: \"Release notes: spring\""
     return "check the quotes and brackets on this line, or quote the value"
 
 
+# Errors PyYAML notices only past the construct at fault (an unclosed `[`, `{` or quote, a key
+# without its `:`), at the next line or the end of the block: its `context_mark` is where that
+# construct starts, the place to show the author.
+_OPENED_EARLIER = (
+    "while parsing a flow",
+    "while scanning a quoted scalar",
+    "while scanning a simple key",
+)
+
+
+def _error_mark(exc: yaml.YAMLError) -> Any:
+    """The mark (0-based line and column in the YAML block) of the line to fix for `exc`:
+    `problem_mark` (where PyYAML stopped), or `context_mark` when the problem is an
+    unclosed construct that started on an earlier line (see `_OPENED_EARLIER`)."""
+    problem = getattr(exc, "problem_mark", None)
+    context = getattr(exc, "context_mark", None)
+    said = getattr(exc, "context", None) or ""
+    if context is not None and (
+        problem is None or (context.line < problem.line and said.startswith(_OPENED_EARLIER))
+    ):
+        return context
+    return problem
+
+
 def _yaml_error(path: str, exc: yaml.YAMLError, block: str, first_line: int) -> ContentError:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    """`exc` as a ContentError on the file's line (`first_line` is the block's first line in
+    the file, 1-based; PyYAML's marks are 0-based within the block)."""
+    mark = _error_mark(exc)
     row = mark.line if mark is not None else 0
     rows = block.split("\n")
     line_text = rows[row] if row < len(rows) else ""
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     col = f", column {mark.column + 1}" if mark is not None else ""
-    hint = _hint(str(exc), line_text)
+    context = getattr(exc, "context", None) or ""
+    hint = _hint(str(exc), line_text, context, mark.column if mark is not None else -1)
     return ContentError(path, first_line + row, f"invalid front matter{col}: {problem} ({hint})")
 
 

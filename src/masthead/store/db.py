@@ -17,6 +17,7 @@ import errno
 import logging
 import os
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -68,23 +69,95 @@ def _rollback(conn: sqlite3.Connection) -> None:
         log.warning("rollback failed after an error: %s", exc)
 
 
-def backup(source: Path, destination: Path) -> int:
-    """Copy the database at `source` to `destination` with SQLite's online backup API
-    (https://www.sqlite.org/backup.html): consistent even while the site is serving and
-    writing. Returns the number of pages copied. Raises `StorageError` naming the file at fault
-    (a damaged source; a destination folder that cannot be written, a full disk); an existing
-    `destination` is replaced only once the copy is complete, a partial copy is removed."""
-    source, destination = Path(source), Path(destination)
-    partial = destination.with_name(destination.name + ".partial")
+class BackupExists(StorageError):
+    """`backup()` was asked for a new file and `destination` exists already (left as it was)."""
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"  # https://www.sqlite.org/fileformat.html, 1.3
+_LIVE_SIBLINGS = ("", "-wal", "-shm", "-journal")  # SQLite's own files beside a database
+
+
+def _check_destination(source: Path, destination: Path, replace: bool) -> None:
+    """Raise `StorageError` unless `destination` may receive a copy of `source`: it is never
+    the database itself or one of its journal files (paths resolved, hard links compared); its
+    folder must exist (never created: a typo in it is a mistake to report); an existing file
+    raises `BackupExists` unless `replace`, and even then only an SQLite database or an empty
+    file is replaced (never another file a user had, a settings file say)."""
+    live = source.resolve()
+    target = destination.resolve()
+    for suffix in _LIVE_SIBLINGS:
+        own = live.with_name(live.name + suffix)
+        if target == own or (own.exists() and target.exists() and os.path.samefile(own, target)):
+            raise StorageError(
+                destination, f"is the live database's own file ({own}); not replaced"
+            )
+    folder = destination.parent
+    if not folder.is_dir():
+        raise StorageError(destination, f"the folder {folder} does not exist (create it first)")
+    if not (destination.exists() or destination.is_symlink()):
+        return
+    if destination.is_dir():
+        raise StorageError(destination, "is a folder; give the backup's file name")
+    if not replace:
+        raise BackupExists(destination, "exists already; not replaced")
     try:
-        destination.parent.mkdir(parents=True, exist_ok=True)
+        with open(destination, "rb") as file:
+            head = file.read(len(_SQLITE_HEADER))
     except OSError as exc:
         raise storage_error(destination, exc) from None
+    if head and head != _SQLITE_HEADER:
+        raise StorageError(
+            destination, "exists and is not an SQLite database; not replaced (choose another name)"
+        )
+
+
+def _place(partial: Path, destination: Path, replace: bool) -> None:
+    """Move the finished copy `partial` to `destination` (same folder: one rename). Without
+    `replace` a hard link makes the new name, so a file created there meanwhile is never
+    replaced (a file system without hard links falls back to a check, then a rename)."""
+    if replace:
+        partial.replace(destination)
+        return
+    try:
+        os.link(partial, destination)
+    except FileExistsError:
+        raise BackupExists(destination, "exists already; not replaced") from None
+    except OSError:
+        if destination.exists():
+            raise BackupExists(destination, "exists already; not replaced") from None
+        partial.replace(destination)
+        return
+    partial.unlink()
+
+
+def backup(source: Path, destination: Path, *, replace: bool = False) -> int:
+    """Copy the database at `source` to `destination` with SQLite's online backup API
+    (https://www.sqlite.org/backup.html): consistent even while the site is serving and
+    writing. Returns the number of pages copied.
+
+    The copy is made in a temporary file in `destination`'s folder (readable by its owner only:
+    it holds commenters' addresses and password hashes) and renamed into place once complete
+    and checked; a partial copy is removed. Raises `StorageError` naming the file at fault: a
+    damaged source; a destination that is the live database or one of its -wal/-shm/-journal
+    files, in a folder that does not exist (never created), or not writable; a full disk.
+    An existing `destination` raises `BackupExists` unless `replace`, and even then is
+    replaced only when it is an SQLite database or empty (see `_check_destination`)."""
+    source, destination = Path(source), Path(destination)
+    _check_destination(source, destination, replace)
     try:
         src = sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True)
     except sqlite3.Error as exc:
         raise storage_error(source, exc) from None
+    partial: Path | None = None
     try:
+        try:
+            fd, name = tempfile.mkstemp(
+                prefix=f".{destination.name}.", suffix=".partial", dir=destination.parent
+            )
+        except OSError as exc:  # blamed on the name the user gave, not the temporary one
+            raise OSError(exc.errno, exc.strerror) from None
+        os.close(fd)
+        partial = Path(name)
         dst = sqlite3.connect(partial)
         try:
             src.backup(dst, pages=1024)  # in steps, so writers are never held up for long
@@ -94,16 +167,14 @@ def backup(source: Path, destination: Path) -> int:
             dst.close()
         if ok != "ok":
             raise StorageError(source, f"the copy failed its integrity check ({ok})")
-        partial.replace(destination)
+        _place(partial, destination, replace)
     except (sqlite3.Error, OSError) as exc:
-        partial.unlink(missing_ok=True)  # a partial copy on a full disk only takes more space
         name = getattr(exc, "sqlite_errorname", "") or ""
         at_fault = source if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) else destination
         raise storage_error(at_fault, exc) from None
-    except StorageError:
-        partial.unlink(missing_ok=True)
-        raise
     finally:
+        if partial is not None:
+            partial.unlink(missing_ok=True)  # a partial copy on a full disk only takes more space
         src.close()
     return int(pages)
 

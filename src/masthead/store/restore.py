@@ -83,7 +83,7 @@ def restore(source: Path, database: Path) -> Restored:
     version = check_backup(source)
     staged = database.with_name(database.name + ".restoring")
     try:
-        backup(source, staged)
+        backup(source, staged, replace=True)  # a leftover of an interrupted restore
         conn = sqlite3.connect(staged, isolation_level=None)
         try:
             conn.execute("PRAGMA journal_mode = DELETE")  # one file: no -wal beside it to copy
@@ -165,7 +165,7 @@ def _keep(database: Path, kept: Path) -> None:
     """Keep the database as it was at `kept`: a consistent copy (SQLite's backup), or, when it
     is too damaged to be read, its bytes as they are (with its -wal file, if any)."""
     try:
-        backup(database, kept)
+        backup(database, kept, replace=True)  # the previous restore's copy
     except StorageError:
         shutil.copyfile(database, kept)
         wal = database.with_name(database.name + "-wal")

@@ -376,3 +376,41 @@ def test_a_batch_that_failed_on_a_full_disk_is_written_once_space_is_back(live, 
     assert "database or disk is full" in failures[0].getMessage()
     assert "Traceback" not in caplog.text and "rollback" not in caplog.text
     assert s.found("sentence") == ["/posts/a/"]
+
+
+def test_dev_takes_templates_and_static_folders_made_while_it_serves(live):
+    """`masthead init` makes neither folder, so a user makes them while `serve --dev` runs (a
+    fresh-user trial: both were ignored until a restart, `/static/mine.css` a 404)."""
+    s = live({"posts/a.md": post("Themed", "2024-01-01", body="Some text.\n")}, dev=True)
+    root = s.site.root
+    assert not (root / "templates").exists() and not (root / "static").exists()
+    assert s.status("/static/mine.css") == 404
+    assert s.shows("/posts/a/", "Some text")  # rendered and cached with the package's post.html
+    assert s.status("/no-such-page/") == 404  # and error.html compiled
+    (root / "static").mkdir()
+    (root / "static" / "mine.css").write_text("body { color: teal; }\n")
+    s.until(lambda: s.status("/static/mine.css") == 200, "a file of a new static folder")
+    assert "teal" in s.get("/static/mine.css").text
+    (root / "templates").mkdir()
+    (root / "templates" / "error.html").write_text("MY ERROR {{ error_status }}\n")
+    (root / "templates" / "post.html").write_text("MY POST LAYOUT\n")
+    s.until(lambda: "MY ERROR 404" in s.get("/no-such-page/").text, "a new error.html")
+    s.until(lambda: s.shows("/posts/a/", "MY POST LAYOUT"), "a new post.html over a cached page")
+    (root / "templates" / "post.html").write_text("MY POST LAYOUT, EDITED\n")
+    s.until(lambda: s.shows("/posts/a/", "LAYOUT, EDITED"), "an edit of the new template")
+    (root / "templates" / "post.html").unlink()
+    s.until(lambda: s.shows("/posts/a/", "Some text"), "the package's post.html again")
+    (root / "static" / "css").mkdir()
+    (root / "static" / "css" / "site.css").write_text("/* mine */\n")
+    s.until(
+        lambda: s.get("/static/css/site.css").text == "/* mine */\n",
+        "a site file over one of the package's",
+    )
+
+
+def test_without_dev_a_new_static_folder_is_served_at_once(live):
+    s = live({"posts/a.md": post("Plain", "2024-01-01")})
+    assert s.status("/static/mine.css") == 404
+    (s.site.root / "static").mkdir()
+    (s.site.root / "static" / "mine.css").write_text("p { margin: 0; }\n")
+    s.until(lambda: s.status("/static/mine.css") == 200, "a file of a new static folder")

@@ -24,6 +24,9 @@ import httpx
 import pytest
 
 from masthead.config import Site, load_site
+from masthead.indexer import index_site
+from masthead.store import posts as store
+from masthead.store.db import Database
 from masthead.web.app import create_app
 
 from conftest import BILINGUAL_TOML, post, uvicorn_server
@@ -112,19 +115,50 @@ def test_created_modified_renamed_moved_and_deleted_posts(live):
     # created
     (s.content / "posts/b.md").write_text(post("Beta", "2024-01-02", body="New post.\n"))
     s.until(lambda: s.shows("/", "Beta"), "create")
-    # renamed: the old URL goes, the new one comes, in one step
+    # renamed, with no translationKey: the new URL comes and the old one is a 301 to it, in one
+    # step (the same content: a file gone and one come with its SHA-256)
     (s.content / "posts/b.md").rename(s.content / "posts/beta-renamed.md")
     s.until(lambda: s.status("/posts/beta-renamed/") == 200, "rename")
-    assert s.status("/posts/b/") == 404
-    # moved to another language folder
+    assert moved_to(s, "/posts/b/") == "/posts/beta-renamed/"
+    # moved to another language folder: both old URLs lead to where it is now
     (s.content / "zh").mkdir()
     (s.content / "posts/beta-renamed.md").rename(s.content / "zh/beta-renamed.md")
     s.until(lambda: s.status("/zh/posts/beta-renamed/") == 200, "move to the zh folder")
-    assert s.status("/posts/beta-renamed/") == 404
+    assert moved_to(s, "/posts/beta-renamed/") == "/zh/posts/beta-renamed/"
+    assert moved_to(s, "/posts/b/") == "/zh/posts/beta-renamed/"
     # deleted
     (s.content / "posts/a.md").unlink()
     s.until(lambda: s.status("/posts/a/") == 404, "delete")
     assert s.found("narwhal") == []
+
+
+def moved_to(s: Live, path: str) -> str | None:
+    """Where a 301 for `path` leads (None: not a 301)."""
+    r = s.get(path)
+    return r.headers["location"] if r.status_code == 301 else None
+
+
+def test_a_rename_with_an_edit_is_a_new_post_and_the_old_url_goes(live):
+    s = live({"posts/c.md": post("Gamma", "2024-01-03", body="First words.\n")})
+    (s.content / "posts/c.md").rename(s.content / "posts/gamma.md")
+    s.until(lambda: moved_to(s, "/posts/c/") == "/posts/gamma/", "the plain rename")
+    (s.content / "posts/gamma.md").unlink()
+    (s.content / "posts/g.md").write_text(post("Gamma", "2024-01-03", body="Other words.\n"))
+    s.until(lambda: s.status("/posts/g/") == 200, "the renamed and edited file")
+    s.until(lambda: s.status("/posts/gamma/") == 404, "the old file gone")
+    assert s.status("/posts/c/") == 404  # its content is nowhere now: nothing to lead to
+
+
+def test_a_rename_while_nothing_runs_is_followed_by_the_next_index(make_site):
+    site = make_site({"posts/d.md": post("Delta", "2024-01-04", body="Same words.\n")})
+    db = Database(site.database_path)
+    try:
+        index_site(site, db)
+        (site.content_dir / "posts/d.md").rename(site.content_dir / "posts/delta.md")
+        index_site(site, db)
+        assert store.alias_target(db.read(), "/posts/d/", time.time()) == "/posts/delta/"
+    finally:
+        db.close()
 
 
 def test_images_beside_a_post(live):
@@ -376,3 +410,41 @@ def test_a_batch_that_failed_on_a_full_disk_is_written_once_space_is_back(live, 
     assert "database or disk is full" in failures[0].getMessage()
     assert "Traceback" not in caplog.text and "rollback" not in caplog.text
     assert s.found("sentence") == ["/posts/a/"]
+
+
+def test_dev_takes_templates_and_static_folders_made_while_it_serves(live):
+    """`masthead init` makes neither folder, so a user makes them while `serve --dev` runs (a
+    fresh-user trial: both were ignored until a restart, `/static/mine.css` a 404)."""
+    s = live({"posts/a.md": post("Themed", "2024-01-01", body="Some text.\n")}, dev=True)
+    root = s.site.root
+    assert not (root / "templates").exists() and not (root / "static").exists()
+    assert s.status("/static/mine.css") == 404
+    assert s.shows("/posts/a/", "Some text")  # rendered and cached with the package's post.html
+    assert s.status("/no-such-page/") == 404  # and error.html compiled
+    (root / "static").mkdir()
+    (root / "static" / "mine.css").write_text("body { color: teal; }\n")
+    s.until(lambda: s.status("/static/mine.css") == 200, "a file of a new static folder")
+    assert "teal" in s.get("/static/mine.css").text
+    (root / "templates").mkdir()
+    (root / "templates" / "error.html").write_text("MY ERROR {{ error_status }}\n")
+    (root / "templates" / "post.html").write_text("MY POST LAYOUT\n")
+    s.until(lambda: "MY ERROR 404" in s.get("/no-such-page/").text, "a new error.html")
+    s.until(lambda: s.shows("/posts/a/", "MY POST LAYOUT"), "a new post.html over a cached page")
+    (root / "templates" / "post.html").write_text("MY POST LAYOUT, EDITED\n")
+    s.until(lambda: s.shows("/posts/a/", "LAYOUT, EDITED"), "an edit of the new template")
+    (root / "templates" / "post.html").unlink()
+    s.until(lambda: s.shows("/posts/a/", "Some text"), "the package's post.html again")
+    (root / "static" / "css").mkdir()
+    (root / "static" / "css" / "site.css").write_text("/* mine */\n")
+    s.until(
+        lambda: s.get("/static/css/site.css").text == "/* mine */\n",
+        "a site file over one of the package's",
+    )
+
+
+def test_without_dev_a_new_static_folder_is_served_at_once(live):
+    s = live({"posts/a.md": post("Plain", "2024-01-01")})
+    assert s.status("/static/mine.css") == 404
+    (s.site.root / "static").mkdir()
+    (s.site.root / "static" / "mine.css").write_text("p { margin: 0; }\n")
+    s.until(lambda: s.status("/static/mine.css") == 200, "a file of a new static folder")

@@ -2,7 +2,9 @@
 
 Each setting is declared once below, with its type, default and help text (the README's settings
 table is checked against these declarations by the tests). Unknown keys and bad types raise
-`ConfigError` at start-up, naming the key.
+`ConfigError` at start-up, naming the key. Booleans are strict (`StrictBool`): in the file only
+TOML's `true` and `false` (a string "yes" or a number 1 is refused, not guessed); a `MASTHEAD_*`
+variable is text, so there one of `ENV_TRUE` or `ENV_FALSE` (any case) stands for a boolean.
 """
 
 from __future__ import annotations
@@ -18,13 +20,15 @@ from typing import Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
 from masthead.content import permalinks
 from masthead.errors import ConfigError
 
 CONFIG_FILE = "masthead.toml"
 ENV_PREFIX = "MASTHEAD_"
+ENV_TRUE = ("true", "1", "yes", "on")  # MASTHEAD_* spellings of a boolean, compared lower-cased
+ENV_FALSE = ("false", "0", "no", "off")
 
 
 class LanguageSettings(BaseModel):
@@ -124,7 +128,7 @@ class SecuritySettings(BaseModel):
         description="Strict-Transport-Security max-age in seconds, sent when base_url is https "
         "(0: no header).",
     )
-    hsts_include_subdomains: bool = Field(
+    hsts_include_subdomains: StrictBool = Field(
         False, description="Add includeSubDomains to Strict-Transport-Security."
     )
 
@@ -166,14 +170,14 @@ class Settings(BaseModel):
     toc_levels: list[int] = Field(
         default_factory=lambda: [2, 3], description="Lowest and highest heading level in a TOC."
     )
-    raw_html: bool = Field(
+    raw_html: StrictBool = Field(
         False, description="Trust authors' raw HTML; by default posts pass an allowlist sanitizer."
     )
     search_log_days: int = Field(
         90, ge=0, description="Days the search log keeps each query (0: forever)."
     )
     feed_items: int = Field(20, ge=1, le=500, description="Newest posts in each RSS and Atom feed.")
-    feed_full_text: bool = Field(
+    feed_full_text: StrictBool = Field(
         True, description="Feeds carry each post's full text; false: only its excerpt."
     )
     sitemap_max_urls: int = Field(
@@ -223,8 +227,8 @@ class Settings(BaseModel):
     comments_min_seconds: int = Field(
         3, ge=0, description="Seconds a scripted form must be open before it posts (0: off)."
     )
-    comments_moderation: bool = Field(False, description="Hold every comment for moderation.")
-    comments_previously_approved: bool = Field(
+    comments_moderation: StrictBool = Field(False, description="Hold every comment for moderation.")
+    comments_previously_approved: StrictBool = Field(
         True, description="Hold a comment unless its author is known to have one approved."
     )
     comments_max_links: int = Field(
@@ -476,15 +480,26 @@ def _env_overrides() -> dict[str, Any]:
         raw = os.environ.get(ENV_PREFIX + name.upper())
         if raw is None or field.annotation not in (str, int, bool, str | None):
             continue
-        out[name] = raw
+        out[name] = _env_bool(raw) if field.annotation is bool else raw
     return out
+
+
+def _env_bool(raw: str) -> bool | str:
+    """A `MASTHEAD_*` boolean: True or False for a spelling of `ENV_TRUE` or `ENV_FALSE`, else
+    the text itself (which the strict field then refuses, naming the variable)."""
+    word = raw.strip().lower()
+    if word in ENV_TRUE:
+        return True
+    if word in ENV_FALSE:
+        return False
+    return raw
 
 
 def _where(loc: tuple[Any, ...], from_env: dict[str, Any], overrides: dict[str, Any]) -> str:
     """The key a validation error is about, as `key: `, or `MASTHEAD_KEY (environment): `
     when the value came from the environment (not the file the message names)."""
     key = ".".join(str(p) for p in loc)
-    if len(loc) == 1 and loc[0] in from_env and loc[0] not in overrides:
+    if _from_env(loc, from_env, overrides):
         return f"{ENV_PREFIX}{str(loc[0]).upper()} (environment): "
     return f"{key}: "
 
@@ -503,6 +518,20 @@ def _table_hint(err: Any) -> str:
         f" (TOML puts every key after a {table} line into that table: if {key} {what}, "
         "move it above the first table)"
     )
+
+
+def _from_env(loc: tuple[Any, ...], from_env: dict[str, Any], overrides: dict[str, Any]) -> bool:
+    return len(loc) == 1 and loc[0] in from_env and loc[0] not in overrides
+
+
+def _message(err: Any, from_env: dict[str, Any], overrides: dict[str, Any]) -> str:
+    """Pydantic's message, or for a boolean what is accepted where the value came from."""
+    if err["type"] != "bool_type":
+        return str(err["msg"])
+    if _from_env(err["loc"], from_env, overrides):
+        spellings = f"{', '.join(ENV_TRUE)} or {', '.join(ENV_FALSE)}"
+        return f"must be one of {spellings}, not {err['input']!r}"
+    return f"must be true or false (a TOML boolean, unquoted), not {err['input']!r}"
 
 
 def load_site(root: str | Path, overrides: dict[str, Any] | None = None) -> Site:
@@ -526,7 +555,9 @@ def load_site(root: str | Path, overrides: dict[str, Any] | None = None) -> Site
         settings = Settings.model_validate(data)
     except ValidationError as exc:
         lines = [
-            _where(err["loc"], from_env, overrides or {}) + err["msg"] + _table_hint(err)
+            _where(err["loc"], from_env, overrides or {})
+            + _message(err, from_env, overrides or {})
+            + _table_hint(err)
             for err in exc.errors()
         ]
         raise ConfigError(f"{path}: " + "; ".join(lines)) from None

@@ -213,6 +213,28 @@ def resolve_duplicates(conn: sqlite3.Connection, urls: set[str] | None = None) -
     )
 
 
+def follow_renames(conn: sqlite3.Connection, gone: dict[str, str]) -> None:
+    """`gone`: content files just forgotten → their SHA-256. One whose content another indexed
+    file now has (parsed fine) was renamed or moved: the URLs it held (`url_history`) now lead
+    to that file, so `alias_target` answers the old URL with the new one even when the post has
+    no `translationKey` (its key came from the old file name). One query over `sources`."""
+    if not gone:
+        return
+    hashes = json.dumps(sorted(set(gone.values())))
+    rows = conn.execute(
+        "SELECT sha256, MIN(path) FROM sources WHERE status = 'ok' "
+        "AND sha256 IN (SELECT value FROM json_each(:hashes)) GROUP BY sha256",
+        {"hashes": hashes},
+    )
+    now_at = {r[0]: r[1] for r in rows}
+    for old, digest in gone.items():
+        new = now_at.get(digest)
+        if new is not None and new != old:
+            conn.execute(
+                "UPDATE url_history SET source = :new WHERE source = :old", {"new": new, "old": old}
+            )
+
+
 def commit_generation(db: Database, apply: Callable[[sqlite3.Connection], None]) -> int:
     """Run `apply(conn)` in one write transaction that also bumps the index generation, then,
     after the COMMIT, the change signal every reader stats (store/signal.py); return the new

@@ -22,10 +22,17 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from fastapi import FastAPI
-from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PackageLoader, select_autoescape
+from jinja2 import (
+    BaseLoader,
+    Environment,
+    FileSystemLoader,
+    PackageLoader,
+    TemplateNotFound,
+    select_autoescape,
+)
+from jinja2.loaders import split_template_path
 
 import masthead
 from masthead import housekeeping
@@ -204,13 +211,12 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 def _static(site: Site, dev: bool) -> Files:
-    """`/static/`: the site's `static/` files over the package's."""
+    """`/static/`: the site's `static/` files over the package's. The site folder is searched
+    whether or not it exists yet, so one made while the server runs is served at once."""
     statics = Files(
         directory=PACKAGE_STATIC, cache_control="no-cache" if dev else None, precompressed=True
     )
-    site_static = site.root / site.settings.static_dir
-    if site_static.is_dir():
-        statics.all_directories = [site_static, PACKAGE_STATIC]
+    statics.all_directories = [site.root / site.settings.static_dir, PACKAGE_STATIC]
     return statics
 
 
@@ -227,14 +233,39 @@ def _thumbs(site: Site) -> Files:
     return Files(directory=folder, cache_control=thumbs.THUMB_CACHE, types=thumbs.TYPES)
 
 
+class SiteTemplates(BaseLoader):
+    """The site's templates folder over the package's templates. The folder may not exist yet:
+    it is looked in on every load, and a package template Jinja has cached is out of date once
+    the site has a file of that name (so an override made while the server runs is used on the
+    next render with no restart; Jinja's `auto_reload` asks `uptodate`)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.site = FileSystemLoader(folder)
+        self.package = PackageLoader("masthead.web", "templates")
+
+    def get_source(
+        self, environment: Environment, template: str
+    ) -> tuple[str, str | None, Callable[[], bool] | None]:
+        try:
+            return self.site.get_source(environment, template)
+        except TemplateNotFound:
+            pass
+        source, filename, uptodate = self.package.get_source(environment, template)
+        override = self.folder.joinpath(*split_template_path(template))
+
+        def fresh() -> bool:
+            return not override.is_file() and (uptodate is None or uptodate())
+
+        return source, filename, fresh
+
+    def list_templates(self) -> list[str]:
+        return sorted(set(self.site.list_templates()) | set(self.package.list_templates()))
+
+
 def _templates(site: Site) -> Environment:
-    loaders: list[Any] = []
-    site_templates = site.root / site.settings.templates_dir
-    if site_templates.is_dir():
-        loaders.append(FileSystemLoader(site_templates))
-    loaders.append(PackageLoader("masthead.web", "templates"))
     env = Environment(
-        loader=ChoiceLoader(loaders),
+        loader=SiteTemplates(site.root / site.settings.templates_dir),
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,
         lstrip_blocks=True,

@@ -30,17 +30,15 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
-from starlette.formparsers import MultiPartException
-from starlette.types import Message
 
 from masthead import accounts
 from masthead.comments import identity, rules, sanitize, text
 from masthead.comments import threads as thread_tree
 from masthead.config import Language
-from masthead.errors import CommentError
+from masthead.errors import BadRequest, CommentError
 from masthead.store import comments as store
 from masthead.store import posts as posts_store
-from masthead.web import csrf, discussion
+from masthead.web import csrf, discussion, forms
 from masthead.web.redirects import location
 from masthead.web.routes import renderer, site_state
 from masthead.web.routes.guanli import SESSION_COOKIE
@@ -130,21 +128,19 @@ async def _body(request: Request) -> bytes:
 
 async def _form(request: Request, body: bytes) -> dict[str, Any]:
     """The text fields of a form whose `body` was read already (a file in place of one
-    counts as absent); a 400 `CommentError` for a malformed body."""
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if sent:
-            return {"type": "http.disconnect"}
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
+    counts as absent), decoded as UTF-8 (web/forms.py); a 400 `FormNotUTF8` when it is not
+    UTF-8, a 400 `CommentError` for a malformed body."""
     try:
-        form = await Request(request.scope, replay).form()
-    except (ValueError, KeyError, MultiPartException) as exc:
-        raise CommentError(400, f"the form cannot be read: {exc}") from None
+        form = await forms.parse(request.headers, body)
+    except forms.FormNotUTF8:
+        raise  # the caller keeps its text
+    except BadRequest as exc:
+        raise CommentError(400, exc.message) from None
     return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
+def _not_utf8(exc: forms.FormNotUTF8) -> CommentError:
+    return CommentError(400, exc.message, field=exc.field)
 
 
 def _text(data: dict[str, Any], name: str) -> str:
@@ -362,7 +358,11 @@ async def form_post(request: Request) -> Response:
     state = site_state(request)
     data: dict[str, Any] = {}
     try:
-        data = await _form(request, await _body(request))
+        try:
+            data = await _form(request, await _body(request))
+        except forms.FormNotUTF8 as exc:
+            data = {k: v for k, v in exc.kept.items() if isinstance(v, str)}
+            raise _not_utf8(exc) from None
         _origin_check(request)
         form = submission(data)
         # no script measured the fill time: that rule is skipped
@@ -569,7 +569,10 @@ async def api_post(request: Request) -> Response:
     try:
         is_json = _api_checks(request)
         raw = await _body(request)
-        data = _json_object(raw) if is_json else await _form(request, raw)
+        try:
+            data = _json_object(raw) if is_json else await _form(request, raw)
+        except forms.FormNotUTF8 as exc:
+            raise _not_utf8(exc) from None
         form = submission(data)
         elapsed = _elapsed(data) if is_json else None
         secret, who, outcome = await _submit(request, form, elapsed)

@@ -25,7 +25,7 @@ from masthead.i18n import gettext
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.store import users as store
-from masthead.web import csrf
+from masthead.web import csrf, forms
 from masthead.web.charts import bars, per_day
 from masthead.web.routes import renderer, site_state
 
@@ -129,8 +129,9 @@ def origin_problem(request: Request) -> str | None:
 
 async def checked_form(request: Request) -> tuple[accounts.SignedIn | None, dict[str, str], str]:
     """The session and form of a dashboard POST, and why it is refused ('' when it is not):
-    another site, no session, or a missing or wrong CSRF token."""
-    form = {k: str(v) for k, v in (await request.form()).items()}
+    another site, no session, or a missing or wrong CSRF token. A body that is not UTF-8 raises
+    `forms.FormNotUTF8` (a 400 page, nothing changed)."""
+    form = {k: str(v) for k, v in (await forms.read(request)).items()}
     why = origin_problem(request)
     signed = signed_in(request)
     if why is None and signed is None:
@@ -234,8 +235,14 @@ def login_form(
 
 
 async def login(request: Request) -> Response:
-    """Sign in: the form's `username` and `password`; a 303 to `next` (under /guanli/ only)."""
-    form = {k: str(v) for k, v in (await request.form()).items()}
+    """Sign in: the form's `username` and `password`; a 303 to `next` (under /guanli/ only).
+    A form that is not UTF-8 is the sign-in page again (400) with the name as sent."""
+    try:
+        form = {k: str(v) for k, v in (await forms.read(request)).items()}
+    except forms.FormNotUTF8 as exc:
+        kept = {k: str(v) for k, v in exc.kept.items()}
+        name = kept.get("username", "").strip()
+        return login_form(request, kept.get("next", ""), 400, exc.message, name)
     why = origin_problem(request)
     cookie = request.cookies.get(LOGIN_COOKIE, "")
     if why is None and (

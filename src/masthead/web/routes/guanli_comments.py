@@ -35,6 +35,7 @@ from starlette.concurrency import run_in_threadpool
 from masthead.comments import identity, rules, sanitize, text
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
+from masthead.web import forms
 from masthead.web.routes import site_state
 from masthead.web.routes.guanli import (
     PRIVATE,
@@ -234,7 +235,7 @@ async def act(request: Request) -> Response:
     signed, form, why = await checked_form(request)
     if why or signed is None:
         return refused(request, why, f"editor:{signed.user.name}" if signed else "anonymous")
-    multi = await request.form()
+    multi = await forms.read(request)  # the form checked_form read
     action = form.get("action", "")
     back = _back(form.get("back"))
     if action not in cs.ACTIONS:

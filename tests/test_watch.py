@@ -161,6 +161,40 @@ def test_a_rename_while_nothing_runs_is_followed_by_the_next_index(make_site):
         db.close()
 
 
+def test_a_renamed_posts_comments_follow_it_unless_a_translation_keeps_them(make_site, serve):
+    """Comments are keyed by the post's translation group; without a `translationKey` that key
+    comes from the file name. A rename moves the thread to the new key, so the comments stay on
+    the post; when a translation still has the old key, the thread stays with it."""
+    from masthead.store import comments as comments_store
+
+    from conftest import new_comment
+
+    site = make_site(
+        {
+            "posts/e.md": post("Epsilon", "2024-01-05", body="Same words.\n"),
+            "posts/f.md": post("Phi", "2024-01-06", body="Phi words.\n"),
+            "posts/f.zh.md": post("斐", "2024-01-06", body="斐的文字。\n"),
+        }
+    )
+    db = Database(site.database_path)
+    try:
+        index_site(site, db)
+        key = {u: k for u, k in db.read().execute("SELECT url, translation_key FROM posts")}
+        for url in ("/posts/e/", "/posts/f/"):
+            comments_store.add(
+                db, new_comment(key[url], f"Kept on {url}", status="approved"), "reader"
+            )
+        (site.content_dir / "posts/e.md").rename(site.content_dir / "posts/epsilon.md")
+        (site.content_dir / "posts/f.md").rename(site.content_dir / "posts/phi.md")
+        index_site(site, db)
+    finally:
+        db.close()
+    client = serve(site)
+    assert "Kept on /posts/e/" in client.get("/posts/epsilon/").text
+    # f's Chinese translation keeps the key "f": the thread stays on it
+    assert "Kept on /posts/f/" in client.get("/zh/posts/f/").text
+
+
 def test_images_beside_a_post(live):
     s = live({"posts/bundle/index.md": post("Bundle", "2024-01-01", body="![pic](pic.svg)\n")})
     assert s.status("/media/posts/bundle/pic.svg") == 404

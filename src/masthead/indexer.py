@@ -370,13 +370,14 @@ def commit(
         sources = [c.path for c in changes] + gone
         urls = store.urls_of(conn, sources)
         hashes = {p: r["sha256"] for p, r in store.sources_of(conn, gone).items()}
+        keys = store.translation_keys_of(conn, gone)
         for change in changes:
             apply_change(conn, change)
         for path in gone:
             store.delete_source(conn, path)
         urls |= {c.post.url for c in changes if c.post is not None}
         store.resolve_duplicates(conn, urls)
-        store.follow_renames(conn, hashes)  # a renamed file's old URLs lead to its new one
+        store.follow_renames(conn, hashes, keys)  # old URLs and comments follow a rename
 
     return store.commit_generation(db, apply)
 

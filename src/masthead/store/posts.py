@@ -15,6 +15,7 @@ from masthead.content import authors
 from masthead.content.post import Post, Term
 from masthead.errors import ContentIssue
 from masthead.search.document import SearchValues
+from masthead.store import comments as comments_store
 from masthead.store import search
 from masthead.store.db import Database
 
@@ -213,11 +214,18 @@ def resolve_duplicates(conn: sqlite3.Connection, urls: set[str] | None = None) -
     )
 
 
-def follow_renames(conn: sqlite3.Connection, gone: dict[str, str]) -> None:
+def follow_renames(
+    conn: sqlite3.Connection, gone: dict[str, str], keys: dict[str, str] | None = None
+) -> None:
     """`gone`: content files just forgotten → their SHA-256. One whose content another indexed
     file now has (parsed fine) was renamed or moved: the URLs it held (`url_history`) now lead
     to that file, so `alias_target` answers the old URL with the new one even when the post has
-    no `translationKey` (its key came from the old file name). One query over `sources`."""
+    no `translationKey` (its key came from the old file name). One query over `sources`.
+
+    `keys`: the gone files' translation keys (read before their posts were deleted). A renamed
+    post's comments follow it to its new key when no post keeps the old one (a translation
+    left behind keeps the thread): comments are never derived, and must not be left on a key
+    no page shows."""
     if not gone:
         return
     hashes = json.dumps(sorted(set(gone.values())))
@@ -233,6 +241,28 @@ def follow_renames(conn: sqlite3.Connection, gone: dict[str, str]) -> None:
             conn.execute(
                 "UPDATE url_history SET source = :new WHERE source = :old", {"new": new, "old": old}
             )
+            _move_thread(conn, (keys or {}).get(old), new)
+
+
+def _move_thread(conn: sqlite3.Connection, old_key: str | None, new_source: str) -> None:
+    """Move the comments of translation key `old_key` to the key of the post at `new_source`
+    when the two differ and no post has `old_key` any more (see `follow_renames`)."""
+    row = conn.execute(
+        "SELECT translation_key FROM posts WHERE source = :s", {"s": new_source}
+    ).fetchone()
+    if old_key is None or row is None or row[0] == old_key:
+        return
+    kept = conn.execute(
+        "SELECT 1 FROM posts WHERE translation_key = :k LIMIT 1", {"k": old_key}
+    ).fetchone()
+    if kept is not None:
+        return
+    moved = conn.execute(
+        "UPDATE comments SET thread = :new WHERE thread = :old", {"new": row[0], "old": old_key}
+    ).rowcount
+    if moved:
+        comments_store.touch(conn, row[0])
+        comments_store.touch(conn, old_key)
 
 
 def commit_generation(db: Database, apply: Callable[[sqlite3.Connection], None]) -> int:
@@ -282,6 +312,19 @@ def generation(conn: sqlite3.Connection) -> int:
 def sources(conn: sqlite3.Connection) -> dict[str, sqlite3.Row]:
     """Every known content file: path → (size, mtime_ns, sha256, status)."""
     return {r["path"]: r for r in conn.execute("SELECT * FROM sources")}
+
+
+def translation_keys_of(conn: sqlite3.Connection, paths: list[str]) -> dict[str, str]:
+    """The translation key of the post of each content file of `paths` that has one."""
+    if not paths:
+        return {}
+    names = {f"p{i}": p for i, p in enumerate(paths)}
+    rows = conn.execute(
+        f"SELECT source, translation_key FROM posts WHERE source IN "
+        f"({', '.join(':' + n for n in names)})",
+        names,
+    )
+    return {r[0]: r[1] for r in rows}
 
 
 def sources_of(conn: sqlite3.Connection, paths: list[str]) -> dict[str, sqlite3.Row]:

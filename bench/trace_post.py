@@ -66,6 +66,21 @@ STYLES = {
         ".prose>:nth-child(n+4),.post-nav,.related,.comments,.comment-form-section,.site-footer"
         "{content-visibility:auto;contain-intrinsic-size:auto 300px}"
     ),
+    "linuxfonts": (  # LH3: the Latin fonts Chromium on Linux draws, named first
+        ':root{--serif-latin:"Liberation Serif","Iowan Old Style",Charter,"Sitka Text",Georgia;'
+        '--sans-latin:"Liberation Sans",-apple-system,BlinkMacSystemFont,"Segoe UI",Roboto;'
+        '--mono:"DejaVu Sans Mono",ui-monospace,"Cascadia Code",Menlo,Consolas,monospace}'
+    ),
+    "notocjk": (  # LH3: Linux's CJK fonts before macOS's and Windows'
+        ':root{--serif-cjk:"Noto Serif CJK SC","WenQuanYi Zen Hei","Source Han Serif SC",'
+        '"Songti SC",STSong,SimSun;--sans-cjk:"Noto Sans CJK SC","WenQuanYi Zen Hei","PingFang SC",'
+        '"Microsoft YaHei","Source Han Sans SC"}'
+    ),
+    "cvblocks": (  # LH3: the body's blocks, what follows it and list cards
+        ".post-body>:is(p,h2,h3,h4,h5,h6,.code-block,pre,.table-scroll,figure,.admonition,.diagram),"
+        ".post-footer,.post-nav,.related,.comments,.comment-form-section,.site-footer,.list>.card"
+        "{content-visibility:auto;contain-intrinsic-size:auto var(--measure) auto 6em}"
+    ),
     "cv": (
         ".post-nav,.related,.comments,.comment-form-section,.site-footer"
         "{content-visibility:auto;contain-intrinsic-size:auto 600px}"

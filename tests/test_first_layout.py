@@ -120,9 +120,7 @@ LATE = ("hyphenation-and-justification", "a-checklist-for-your-next-long-read", 
 
 @pytest.mark.parametrize("width", [390, 1280])
 @pytest.mark.parametrize("target", LATE)
-def test_a_fragment_lands_on_its_target_over_blocks_not_yet_laid_out(
-    browser, base, target, width
-):
+def test_a_fragment_lands_on_its_target_over_blocks_not_yet_laid_out(browser, base, target, width):
     """The blocks between the first screen and the target are still skipped when the page opens
     at the target; blocks near it take their real size after the jump, and the target stays
     where the jump put it (html's scroll-padding and :target's scroll-margin: 48 px)."""
@@ -168,7 +166,8 @@ def test_the_reading_position_holds_when_a_block_above_it_grows(browser, base):
     page.evaluate("id => document.getElementById(id).scrollIntoView()", target)
     page.evaluate(FRAMES)
     before = _top(page, target)
-    page.evaluate("() => { const p = document.querySelector('.post-body > p'); p.append(p.textContent) }")
+    grow = "() => { const p = document.querySelector('.post-body > p'); p.append(p.textContent) }"
+    page.evaluate(grow)  # a block above the reading position grows
     page.evaluate(FRAMES)
     assert abs(_top(page, target) - before) <= 1, f"moved {_top(page, target) - before:+.0f} px"
     page.close()

@@ -37,8 +37,12 @@ PAGES = {
 WIDTHS = (390, 768, 1280, 1440)
 THEMES = ("light", "dark")
 # what a reader sees on scrolling through: a full-page capture draws only the blocks near the
-# viewport, and site.css skips the others (content-visibility: auto, LH3)
-DRAW_ALL = "* { content-visibility: visible !important; }"
+# viewport, and site.css skips the others (content-visibility: auto, LH3); and no room for a
+# scrollbar that headless Chromium hides (`--hide-scrollbars`) but would keep for it
+# (scrollbar-gutter): the page as with overlay scrollbars (phones, macOS)
+DRAW_ALL = (
+    "* { content-visibility: visible !important; } html { scrollbar-gutter: auto !important; }"
+)
 FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 

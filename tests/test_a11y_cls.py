@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from a11y_rig import demo_server
-from playwright.sync_api import Browser, Route, sync_playwright
+from playwright.sync_api import Browser, Route
 from test_browser import FLAGS, chromium_path, one_browser
 
 from conftest import uvicorn_server
@@ -158,15 +158,14 @@ def test_a_header_painted_before_it_is_parsed_to_the_end_does_not_move(browser, 
 
 
 @pytest.fixture(scope="module")
-def browser_with_scrollbars() -> Iterator[Browser]:
+def browser_with_scrollbars(browser) -> Iterator[Browser]:
     """Chromium as Lighthouse runs it: with classic scrollbars, which take room (Playwright's
     headless Chromium hides them by default: `--hide-scrollbars`)."""
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=chromium_path(), args=FLAGS, ignore_default_args=["--hide-scrollbars"]
-        )
-        yield b
-        b.close()
+    b = browser.browser_type.launch(
+        executable_path=chromium_path(), args=FLAGS, ignore_default_args=["--hide-scrollbars"]
+    )
+    yield b
+    b.close()
 
 
 # Issue 13 (LH3): CLS 0.005 on the English post in Lighthouse's desktop runs, now and then. A page

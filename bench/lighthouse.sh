@@ -12,7 +12,8 @@
 #
 # RUNS=N runs every page N times in rounds against the same server (each run is its own
 # Chromium); every report is kept as NAME.runK.json, and a second table gives each run's score,
-# metrics (ms), the 1-minute load average when it started and its longest main-thread task.
+# metrics (ms), the 1-minute load average when it started and its longest main-thread task; then
+# every layout shift Lighthouse found, with the element that moved.
 #
 # MASTHEAD=/path/to/other/checkout/.venv/bin/masthead serves the demo with another checkout's code
 # (its templates and static files), for before/after rounds on the same machine; OUT=dir keeps
@@ -101,6 +102,7 @@ print()
 print("| run | page | form factor | start (UTC) | load | performance | " + " | ".join(metrics)
       + " | longest task (simulated, ms) |")
 print("| --- | --- | --- | --- | ---: | ---: |" + " ---: |" * (len(metrics) + 1))
+shifted = []
 for line in open(f"{out}/runs.tsv"):
     run, factor, path, load, start = line.rstrip("\n").split("\t")
     name = "".join(c if c.isalnum() else "_" for c in path)
@@ -113,4 +115,11 @@ for line in open(f"{out}/runs.tsv"):
     cells = " | ".join("—" if v is None else f"{v:.0f}" for v in values)
     score = "—" if perf is None else round(perf * 100)
     print(f"| {run} | `{path}` | {factor} | {start} | {load} | {score} | {cells} | {longest:.0f} |")
+    shifts = audits.get("layout-shifts", {}).get("details", {}).get("items", [])
+    for item in shifts:  # what moved, when CLS is not 0 (Lighthouse's layout-shifts audit)
+        node = item.get("node", {})
+        shifted.append(f"run {run} {factor} {path}: {item.get('score', 0):.4f} "
+                       f"{node.get('selector', '?')} {node.get('snippet', '')[:90]}")
+print()
+print("\n".join(shifted) or "no layout shift in any run")
 EOF

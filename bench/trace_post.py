@@ -16,6 +16,8 @@ injected `<style>`), so one stylesheet change at a time is measured against the 
     oldfonts   the Latin stacks as they were before session 3 (7 names each, not 4)
     cvprose    `content-visibility: auto` on the body's blocks after the 3rd, and what follows
     cv         `content-visibility: auto` on what follows the body (links, comments, footer)
+    lh2fonts   the font stacks before LH3 (no Linux font first; WenQuanYi last)
+    nocv       no `content-visibility: auto` (LH3's skipped blocks laid out at load)
 
 "longest task" is wall time (what Lighthouse's simulation multiplies by 4); the other figures are
 CPU time (`tdur`, thread time, ms), which another process's load moves less, and counts of font
@@ -66,6 +68,13 @@ STYLES = {
         ".prose>:nth-child(n+4),.post-nav,.related,.comments,.comment-form-section,.site-footer"
         "{content-visibility:auto;contain-intrinsic-size:auto 300px}"
     ),
+    "lh2fonts": (  # the stacks before LH3 put the fonts Chromium draws on Linux first
+        ':root{--serif-latin:"Iowan Old Style",Charter,"Sitka Text",Georgia;'
+        '--serif-cjk:"Source Han Serif SC","Noto Serif CJK SC","Songti SC",STSong,SimSun,'
+        '"WenQuanYi Zen Hei";--sans-latin:-apple-system,BlinkMacSystemFont,"Segoe UI",Roboto;'
+        '--mono:ui-monospace,"Cascadia Code",Menlo,Consolas,monospace}'
+    ),
+    "nocv": "*{content-visibility:visible!important}",  # every block laid out at load
     "cv": (
         ".post-nav,.related,.comments,.comment-form-section,.site-footer"
         "{content-visibility:auto;contain-intrinsic-size:auto 600px}"

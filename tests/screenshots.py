@@ -36,6 +36,14 @@ PAGES = {
 }
 WIDTHS = (390, 768, 1280, 1440)
 THEMES = ("light", "dark")
+# what a reader sees on scrolling through: a full-page capture draws only the blocks near the
+# viewport, and site.css skips the others (content-visibility: auto, LH3); and no room for a
+# scrollbar that headless Chromium hides (`--hide-scrollbars`) but would keep for it
+# (scrollbar-gutter): the page as with overlay scrollbars (phones, macOS)
+DRAW_ALL = (
+    "* { content-visibility: visible !important; } html { scrollbar-gutter: auto !important; }"
+)
+FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 
 def shoot(out: Path) -> list[Path]:
@@ -53,10 +61,14 @@ def shoot(out: Path) -> list[Path]:
             for theme in THEMES:
                 for width in WIDTHS:
                     viewport = {"width": width, "height": 844 if width < 600 else 900}
-                    page = browser.new_page(viewport=viewport, color_scheme=theme)
+                    page = browser.new_page(  # bypass_csp: DRAW_ALL is an inline style
+                        viewport=viewport, color_scheme=theme, bypass_csp=True
+                    )
                     for name, path in PAGES.items():
                         page.goto(base + path)
                         page.wait_for_load_state("networkidle")
+                        page.add_style_tag(content=DRAW_ALL)
+                        page.evaluate(FRAMES)
                         file = out / f"{name}-{width}-{theme}.png"
                         page.screenshot(path=str(file), full_page=True)
                         written.append(file)

@@ -29,6 +29,7 @@ from conftest import uvicorn_server
 
 POST = "/posts/typography-for-long-reads/"
 POST_ZH = "/zh/posts/typography-for-long-reads/"
+SEARCH = "/search?q=kubelet"
 SCREENS = {390: 844, 412: 823, 1280: 900, 1350: 940}  # width: height (Lighthouse's are 412, 1350)
 WATCH = """document.addEventListener("contentvisibilityautostatechange",
   e => { e.target.dataset.skipped = e.skipped; }, true);"""
@@ -203,4 +204,38 @@ def test_each_stack_names_the_font_drawn_on_linux_before_other_systems_fonts(
     names = [name.strip().strip('"') for name in stack.split(",")]
     assert drawn in names, f"{selector} drawn in {drawn}, not in its stack {names}"
     assert names.index(drawn) <= before, f"{selector}: {names[: names.index(drawn)]} first"
+    page.close()
+
+
+# Chinese text on the English search page, and how many names of its stack may come before
+# the one that draws it: the CJK serif stack for titles and snippets, the CJK sans in facets
+MIXED = [
+    (".hit:has(a[hreflang='zh-Hans']) .hit__snippet", 2),
+    (".hit a[hreflang='zh-Hans']", 2),
+    (".facet a[href$='lang=zh']", 4),  # PingFang, YaHei, Source Han and Noto first
+    (".facet a[href*='tag=%E6']", 4),  # a tag of the Chinese post only (源码)
+]
+
+
+@pytest.mark.parametrize(("selector", "before"), MIXED)
+def test_a_hit_in_another_language_is_set_in_its_own_stack(browser, base, selector, before):
+    """A Chinese hit among English ones says its language (WCAG 3.1.2, Language of Parts), so
+    its Han characters take the CJK stack at once: without it each walked the whole Latin stack
+    first, one synchronous look-up per absent name and weight, in the page's first layout."""
+    page = _page(browser, 1280)
+    page.goto(base + SEARCH, wait_until="load")
+    element = page.locator(selector).first
+    assert element.evaluate("e => e.closest('[lang]').lang") == "zh-Hans"
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+    drawn = [
+        f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+    ]
+    stack = element.evaluate("e => getComputedStyle(e).fontFamily")
+    names = [name.strip().strip('"') for name in stack.split(",")]
+    late = [f for f in drawn if f not in names[: before + 1]]
+    assert not late, f"{selector} drawn in {drawn}; its stack {names}"
     page.close()

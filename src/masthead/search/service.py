@@ -75,6 +75,9 @@ class Facet:
     key: str
     name: str
     count: int
+    # the language code its name is written in: a language's own name, or a term only posts
+    # of one language have (a Chinese tag); None when posts of several languages share it
+    lang: str | None = None
 
 
 @dataclass
@@ -120,7 +123,9 @@ class Result:
                 for h in self.hits
             ],
             "facets": {
-                name: [{"key": f.key, "name": f.name, "count": f.count} for f in facets]
+                name: [
+                    {"key": f.key, "name": f.name, "count": f.count, "lang": f.lang} for f in facets
+                ]
                 for name, facets in self.facets.items()
             },
             "filters": copy.deepcopy(self.filters),
@@ -176,6 +181,8 @@ class Catalog:
     generation: int
     entries: dict[int, Entry]
     names: dict[tuple[str, str], str]  # (taxonomy, key) → name as first written
+    # (taxonomy, key) → the language of every post having it, when they share one
+    term_lang: dict[tuple[str, str], str] = field(default_factory=dict)
     newest: float = 0.0  # the latest date_ts: when it is past, every entry is published
     neg_date: dict[int, float] = field(default_factory=dict)  # id → -date_ts, for ordering
     by_date: list[int] = field(default_factory=list)  # every id, newest first (ties: id)
@@ -464,6 +471,10 @@ class SearchService:
                 tags=frozenset(tags),
                 categories=frozenset(cats),
             )
+        term_langs: dict[tuple[str, str], set[str]] = {}
+        for post_id, taxonomy, key, _ in term_rows:
+            if post_id in entries:
+                term_langs.setdefault((taxonomy, key), set()).add(entries[post_id].lang)
         neg_date = {i: -e.date_ts for i, e in entries.items()}
         by_date = sorted(neg_date, key=lambda i: (neg_date[i], i))
         numbers: dict[tuple[str, str], int] = {}
@@ -486,6 +497,7 @@ class SearchService:
             gen,
             entries,
             names,
+            term_lang={v: next(iter(ls)) for v, ls in term_langs.items() if len(ls) == 1},
             newest=max((e.date_ts for e in entries.values()), default=0.0),
             neg_date=neg_date,
             by_date=by_date,
@@ -709,9 +721,12 @@ class SearchService:
             return sorted(counts[name].items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
 
         return {
-            "lang": [Facet(code, self._lang_name(code), n) for code, n in top("lang")],
+            "lang": [Facet(code, self._lang_name(code), n, code) for code, n in top("lang")],
             **{
-                name: [Facet(k, catalog.names.get((name, k), k), n) for k, n in top(name)]
+                name: [
+                    Facet(k, catalog.names.get((name, k), k), n, catalog.term_lang.get((name, k)))
+                    for k, n in top(name)
+                ]
                 for name in ("tags", "categories")
             },
         }

@@ -301,7 +301,7 @@ def render_page(
         q=q,
         result=result,
         hits=[_hit_view(h, rendering, lang) for h in result.hits],
-        facet_links=_facet_links(path, params, result),
+        facet_links=_facet_links(path, params, result, rendering.site.languages),
         active=_active_filters(path, params),
         pager=_pager(path, params, result),
         search_path=path,
@@ -353,13 +353,17 @@ def _long_date(iso: str, locale: str) -> str:
     return long_date(datetime.fromisoformat(iso), locale)
 
 
-def _facet_links(path: str, params: dict[str, Any], result: Result) -> dict[str, list[dict]]:
-    """Each facet value with its count and a link that narrows the search to it."""
+def _facet_links(
+    path: str, params: dict[str, Any], result: Result, languages: dict[str, Language]
+) -> dict[str, list[dict]]:
+    """Each facet value with its count and a link that narrows the search to it, and the BCP 47
+    tag of the language its name is in (`Facet.lang`), else None."""
     param_of = {"lang": "lang", "tags": "tag", "categories": "category"}
     return {
         name: [
             {
                 "name": f.name,
+                "lang": languages[f.lang].hreflang if f.lang in languages else None,
                 "count": f.count,
                 "url": _url(path, {**params, param_of[name]: f.key}),
                 "active": str(params.get(param_of[name], "")) == f.key,

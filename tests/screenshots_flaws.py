@@ -182,6 +182,8 @@ def code_cue(page: Page, base: str, stem: str, out: Path) -> None:
 def header_lang(page: Page, base: str, stem: str, out: Path) -> None:
     page.goto(base + POST)
     say(stem, "中文 in " + fonts(page, ".lang-switch a"))
+    say(stem, "English in " + fonts(page, ".lang-switch [aria-current]"))
+    say(stem, "中文 lang=" + str(page.eval_on_selector(".lang-switch a", "a => a.lang")))
     shot(page, out / f"{stem}.png", ".lang-switch", pad=10)
 
 

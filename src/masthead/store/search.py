@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
 
@@ -22,6 +23,7 @@ COLUMNS = ("title", "tags", "categories", "excerpt", "body", "code", "extra", "b
 # characters in a row (across a word boundary, or inside a longer word)
 WEIGHTS = (10.0, 5.0, 4.0, 2.0, 1.0, 0.3, 0.8, 0.2)
 _BM25 = "bm25(search_fts, " + ", ".join(str(w) for w in WEIGHTS) + ")"
+BODY_SCAN = 1_000_000  # characters of a hit's text read for a snippet cut in Python
 MARK_OPEN, MARK_CLOSE = "\x02", "\x03"  # sentinels: escaped text cannot contain them
 
 
@@ -213,49 +215,66 @@ def catalog_terms(conn: sqlite3.Connection, drafts: bool = False) -> list[sqlite
 
 
 def page_rows(
-    conn: sqlite3.Connection, ids: list[int], match: str | None, lookups: bool = False
+    conn: sqlite3.Connection,
+    ids: list[int],
+    match: str | None,
+    lookups: bool = False,
+    snippets: Callable[[dict[str, Any]], bool] | None = None,
 ) -> dict[int, Any]:
     """Display columns of the posts `ids`, with `title_hl` and `snippet` marked by sentinels
     (`MARK_OPEN`/`MARK_CLOSE`; not yet escaped, U+200B not yet removed) when `match` is given.
-    snippet() is the costly part of a search, so it runs only for the page shown: with
-    `lookups`, one statement that seeks each post (`rowid IN`, cheap in a merged index), else
-    one pass over
-    the matches between the smallest and the largest id, the ids tested by `+rowid IN` (the
-    `+` keeps the list from FTS5, which would run the whole match once per value), so only
-    the page's rows reach highlight() and snippet() (cheaper for prefixes, phrases and column
-    filters, which cost much to set up)."""
+    `body_text` is the first `BODY_SCAN` characters of the text (`length()` would read all).
+    snippet() is the costly part of a search, so it runs only for the page shown, and only for
+    the rows `snippets(row)` accepts (all without it): FTS5 scores a fragment at each instance
+    of the query's phrases against every other one, so its time grows with the square of their
+    number (a 0.9 MB post with a word in every 18: 1.5 s); the others keep `snippet` None and
+    their title marks only (highlight() is linear). With `lookups`, one statement that seeks
+    each post (`rowid IN`, cheap in a merged index), else one pass over the matches between the
+    smallest and the largest id, the ids tested by `+rowid IN` (the `+` keeps the list from
+    FTS5, which would run the whole match once per value), so only the page's rows reach
+    highlight() and snippet() (cheaper for prefixes, phrases and column filters, which cost
+    much to set up)."""
     if not ids:
         return {}
     id_list = ",".join(str(int(i)) for i in ids)
     rows = {
         r["id"]: {**dict(r), "title_hl": None, "snippet": None}
         for r in conn.execute(
-            "SELECT id, title, url, lang, date, excerpt, body_text, draft FROM posts "
-            f"WHERE id IN ({id_list})"
+            "SELECT id, title, url, lang, date, excerpt, substr(body_text, 1, :scan) AS body_text, "
+            f"word_count, draft FROM posts WHERE id IN ({id_list})",
+            {"scan": BODY_SCAN},
         )
     }
-    marks = (
-        f"highlight(search_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}'), "
-        f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24)"
-    )
-    if match and rows and lookups:  # FTS5 runs the match once per value: a seek each
-        found = conn.execute(
+    if not match or not rows:
+        return rows
+    cut = [i for i in rows if snippets is None or snippets(rows[i])]
+    title = f"highlight(search_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}')"
+    body = f"snippet(search_fts, 4, '{MARK_OPEN}', '{MARK_CLOSE}', '…', 24)"
+    for chosen, marks in ((cut, f"{title}, {body}"), ([i for i in rows if i not in cut], title)):
+        for row in _marks(conn, match, chosen, marks, lookups):
+            if row[0] in rows:
+                rows[row[0]].update(title_hl=row[1], snippet=row[2] if len(row) > 2 else None)
+    return rows
+
+
+def _marks(
+    conn: sqlite3.Connection, match: str, ids: list[int], marks: str, lookups: bool
+) -> list[Any]:
+    """`rowid, marks…` of the rows `ids` matching `match` (see `page_rows`)."""
+    if not ids:
+        return []
+    id_list = ",".join(str(int(i)) for i in ids)
+    if lookups:  # FTS5 runs the match once per value: a seek each
+        return conn.execute(
             f"SELECT rowid, {marks} FROM search_fts WHERE search_fts MATCH :match "
-            f"AND rowid IN ({','.join(str(i) for i in rows)})",
+            f"AND rowid IN ({id_list})",
             {"match": match},
         ).fetchall()
-    elif match and rows:
-        found = conn.execute(
-            f"SELECT rowid, {marks} FROM search_fts WHERE search_fts MATCH :match "
-            f"AND rowid BETWEEN :lo AND :hi AND +rowid IN ({id_list})",
-            {"match": match, "lo": min(rows), "hi": max(rows)},
-        ).fetchall()
-    else:
-        found = []
-    for row in found:
-        if row is not None and row[0] in rows:
-            rows[row[0]].update(title_hl=row[1], snippet=row[2])
-    return rows
+    return conn.execute(
+        f"SELECT rowid, {marks} FROM search_fts WHERE search_fts MATCH :match "
+        f"AND rowid BETWEEN :lo AND :hi AND +rowid IN ({id_list})",
+        {"match": match, "lo": min(ids), "hi": max(ids)},
+    ).fetchall()
 
 
 def terms_like(conn: sqlite3.Connection, first: str, min_len: int, max_len: int) -> list[str]:

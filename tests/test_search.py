@@ -528,8 +528,10 @@ def test_api_parameters_are_typed_and_checked(lang_site):
     assert c.get("/api/search", params={"after": "2024-13"}).status_code == 422
     assert urls(api(c, "", tag=["kubernetes", "docker"])) == ["/posts/c/"], "all tags apply"
     assert urls(api(c, "ｋｕｂｅｌｅｔ")) == urls(api(c, "kubelet")), "full-width Latin"
-    page = c.get("/search", params={"q": "kubelet", "page": 0})
-    assert page.status_code == 200, "an out-of-range page is the nearest one, not an error"
+    for number in ("0", "-1", "-99999999999", "+2"):  # before the first page: the first
+        page = c.get("/search", params={"q": "kubelet", "page": number})
+        assert page.status_code == 200, f"page {number}: the nearest page, not an error"
+    assert c.get("/search", params={"q": "kubelet", "page": "two"}).status_code == 400
     assert "cdn" not in c.get("/api/openapi.json").text.lower()
     docs = c.get("/api/docs", follow_redirects=True)
     assert docs.status_code == 404, "no Swagger UI from a CDN"

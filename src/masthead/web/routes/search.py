@@ -88,9 +88,12 @@ def _page_number(value: int | str | None) -> int:
     if value is None or value == "":
         return 1
     text = str(value).strip()
-    if not text.isascii() or not text.isdigit():
+    digits = text[1:] if text[:1] in "+-" else text  # -1 is before the first page: page 1
+    if not digits.isascii() or not digits.isdigit():
         raise _invalid("page", "must be a whole number")
-    return max(1, int(text[:9]))  # past the last page is the last page: 9 digits are plenty
+    if text.startswith("-"):
+        return 1
+    return max(1, int(digits[:9]))  # past the last page is the last page: 9 digits are plenty
 
 
 def _texts(name: str, values: list[str]) -> list[str]:

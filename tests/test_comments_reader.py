@@ -532,6 +532,24 @@ def test_api_edit_and_delete_with_the_token_only(client):
     assert store.get(db_of(client).read(), first["id"]).status == "trash"
 
 
+def test_an_edit_token_does_not_pass_to_a_new_comment_that_reuses_the_id(client):
+    # SQLite reuses the largest rowid once that row is gone (deleted for good, or a restore
+    # of an older backup): the token of the comment that had the id must not open the new one
+    first = client.post("/api/comments", json={"post": EN, **_who(body="Mallory's.")}).json()
+    mallory = {"Authorization": f"Bearer {first['token']}"}
+    store.delete_permanently(db_of(client), [first["id"]], "editor:ann")
+    second = client.post("/api/comments", json={"post": EN, **_who(body="Victim's.")}).json()
+    assert second["id"] == first["id"]
+    url = f"/api/comments/{second['id']}"
+    defaced = client.patch(url, json={"body": "defaced"}, headers=mallory)
+    assert defaced.status_code == 403, defaced.text
+    assert client.delete(url, headers=mallory).status_code == 403
+    assert client.patch(url, json={"body": "defaced", "token": first["token"]}).status_code == 403
+    assert store.get(db_of(client).read(), second["id"]).body == "Victim's."
+    own = {"Authorization": f"Bearer {second['token']}"}
+    assert client.patch(url, json={"body": "Mine, edited."}, headers=own).status_code == 200
+
+
 def test_api_mine_lists_own_pending_by_the_signed_cookie(client):
     posted = client.post("/api/comments", json={"post": EN, **_who()})
     assert posted.status_code == 201

@@ -264,4 +264,11 @@ MIGRATIONS: list[list[str]] = [
         "CREATE INDEX IF NOT EXISTS posts_menu ON posts (lang, kind) "
         "WHERE instr(extra, '\"menu') > 0",
     ],
+    # 9: a random key per comment, signed into its edit token (`comments.identity.edit_token`):
+    # ids are reused (a restore, a delete of the newest rows), so the id alone cannot say
+    # which comment a token was given for; tokens made before this stop working
+    [
+        "ALTER TABLE comments ADD COLUMN edit_key TEXT NOT NULL DEFAULT ''",
+        "UPDATE comments SET edit_key = lower(hex(randomblob(16)))",
+    ],
 ]

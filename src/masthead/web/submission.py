@@ -168,7 +168,8 @@ def _log_throttle(conn: sqlite3.Connection, ctx: _Context, decision: Decision) -
 
 def _answer(secret: bytes, ctx: _Context, comment: store.Comment, duplicate: bool) -> Outcome:
     mine = bool(ctx.client_hash) and comment.client_hash == ctx.client_hash
-    token = identity.edit_token(secret, comment.id, now=comment.created) if mine else ""
+    made = comment.created
+    token = identity.edit_token(secret, comment.id, comment.edit_key, now=made) if mine else ""
     return Outcome(
         id=comment.id,
         status="approved" if comment.status == "approved" else "pending",

@@ -287,9 +287,32 @@ def test_thread_pages_by_top_level_comments(client):
     assert nxt == EN + "?cpage=2#mh-comments"
     third = soup(client.get(EN + "?cpage=3"))
     assert [li["id"] for li in third.select("#mh-comments li.comment")] == [f"c-{ids[4]}"]
-    assert client.get(EN + "?cpage=4").status_code == 404
-    assert client.get(EN + "?cpage=x").status_code == 404
-    assert client.get(EN + "?cpage=01").status_code == 404
+    # a page past the end (moderation trimmed the thread under a shared link) is the last page;
+    # anything that is no page number is the first: the post never vanishes for it
+    past = ["4", "999999999", "99999999999999999999"]
+    before = ["0", "x", "-2", "01", "", "\u0663", "2.5"]
+    for asked, shown in [*((a, 3) for a in past), *((b, 1) for b in before)]:
+        answer = client.get(EN, params={"cpage": asked})
+        assert answer.status_code == 200, (asked, answer.status_code)
+        page = soup(answer)
+        label = page.select_one(".comments__pages span").get_text()
+        assert label.startswith(f"Comments page {shown} "), (asked, label)
+        assert page.select_one("link[rel=canonical]")["href"] == "https://example.com" + EN
+        expected = {1: f"c-{ids[0]}", 3: f"c-{ids[4]}"}[shown]
+        assert page.select_one("#mh-comments li.comment")["id"] == expected
+
+
+@pytest.mark.parametrize("site", ["comments_per_page = 1"], indirect=True)
+def test_a_shared_link_to_a_page_of_comments_outlives_moderation_trimming_it(client):
+    first, second = seed(client, "Ann", created=MAY_2), seed(client, "Ben", created=MAY_2 + 1)
+    shared = EN + "?cpage=2"
+    assert soup(client.get(shared)).select_one(f"#c-{second}") is not None  # cached now
+    store.set_status(db_of(client), [second], "trash", "editor:ann")
+    answer = client.get(shared)
+    assert answer.status_code == 200
+    page = soup(answer)
+    assert page.select_one(f"#c-{first}") is not None and page.select_one(f"#c-{second}") is None
+    assert page.select_one("link[rel=canonical]")["href"] == "https://example.com" + EN
 
 
 # --- C39 and C40 over HTTP ---------------------------------------------------------------------

@@ -456,6 +456,31 @@ def test_reply_page_without_script(client):
     assert client.get(f"/comments/{pending}/reply").status_code == 404
 
 
+def test_a_reply_to_a_comment_that_is_not_published_says_so(client):
+    held = seed(client, "Held", status="pending")
+    removed = seed(client, "Gone", status="trash")
+    for parent, words in [(held, "not published yet"), (removed, "was removed")]:
+        # the JSON API and the no-script form say the same
+        answer = client.post("/api/comments", json={"post": EN, "parent": parent, **_who()})
+        assert answer.status_code == 400, answer.text
+        error = answer.json()["error"]
+        assert error["field"] == "parent" and words in error["message"], error
+        assert "not on this post" not in error["message"]
+        form = client.post("/comments", data=form_fields(parent=str(parent)), headers=SAME_ORIGIN)
+        assert form.status_code == 400 and words in soup(form).get_text(" ")
+    # a comment of no post, or of another one, is still "not on this post"
+    quiet = thread_of(client, "/posts/quiet/")
+    elsewhere = store.NewComment(
+        thread=quiet, post_url="/posts/quiet/", parent_id=None, lang="en", status="approved",
+        author_name="Eve", author_email="", author_url="", body="x", body_html="<p>x</p>",
+        created=MAY_2,
+    )  # fmt: skip
+    for parent in (999, store.add(db_of(client), elsewhere, "import")):
+        answer = client.post("/api/comments", json={"post": EN, "parent": parent, **_who()})
+        assert answer.status_code == 400
+        assert "not on this post" in answer.json()["error"]["message"]
+
+
 # --- the JSON API -------------------------------------------------------------------------------
 
 

@@ -486,7 +486,7 @@ def test_a_database_made_by_release_3_is_migrated_keeps_its_search_log_and_takes
     conn.close()
 
 
-def test_migration_9_gives_every_stored_comment_its_own_edit_key(site):
+def test_migration_9_gives_every_stored_comment_its_own_token_key(site):
     conn = _database_at(site.database_path, 8)
     conn.executemany(
         "INSERT INTO comments (thread, post_url, lang, status, author_name, author_email, "
@@ -496,7 +496,7 @@ def test_migration_9_gives_every_stored_comment_its_own_edit_key(site):
         [("Ann", NEW_YEAR), ("Ben", NEW_YEAR)],
     )
     conn.close()
-    keys = [c.edit_key for c in rows(site).values()]
+    keys = [c.token_key for c in rows(site).values()]
     assert len(set(keys)) == 2 and all(len(k) == 32 and int(k, 16) >= 0 for k in keys)
 
 

@@ -457,8 +457,9 @@ def test_reply_page_without_script(client):
 
 
 def test_a_reply_to_a_comment_that_is_not_published_says_so(client):
-    held = seed(client, "Held", status="pending")
-    removed = seed(client, "Gone", status="trash")
+    now = time.time()  # recent: housekeeping empties the trash of old comments
+    held = seed(client, "Held", status="pending", created=now)
+    removed = seed(client, "Gone", status="trash", created=now)
     for parent, words in [(held, "not published yet"), (removed, "was removed")]:
         # the JSON API and the no-script form say the same
         answer = client.post("/api/comments", json={"post": EN, "parent": parent, **_who()})

@@ -111,7 +111,7 @@ def _parent(raw: int | str | None) -> int | None:
     return int(text)
 
 
-def unpublished_parent(status: str) -> str:
+def _unpublished_parent(status: str) -> str:
     """Why a comment of this very thread in `status` (not 'approved') takes no reply, for the
     reader: held for moderation (their own, most likely), or removed."""
     if status == "pending":
@@ -131,7 +131,7 @@ def _check_parent(conn: sqlite3.Connection, ctx: _Context) -> None:
     if parent is None or parent.thread != ctx.thread:
         raise CommentError(400, "The comment replied to is not on this post.", "parent")
     if parent.status != "approved":
-        raise CommentError(400, unpublished_parent(parent.status), "parent")
+        raise CommentError(400, _unpublished_parent(parent.status), "parent")
 
 
 def _lang(state: SiteState, form: Submission, post: sqlite3.Row) -> str:
@@ -184,7 +184,7 @@ def _log_throttle(conn: sqlite3.Connection, ctx: _Context, decision: Decision) -
 def _answer(secret: bytes, ctx: _Context, comment: store.Comment, duplicate: bool) -> Outcome:
     mine = bool(ctx.client_hash) and comment.client_hash == ctx.client_hash
     made = comment.created
-    token = identity.edit_token(secret, comment.id, comment.edit_key, now=made) if mine else ""
+    token = identity.edit_token(secret, comment.id, comment.token_key, now=made) if mine else ""
     return Outcome(
         id=comment.id,
         status="approved" if comment.status == "approved" else "pending",

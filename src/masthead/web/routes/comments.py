@@ -640,7 +640,7 @@ def _own_comment(request: Request, comment_id: int, token: str) -> store.Comment
         raise CommentError(403, "comments cannot be edited or deleted on this site")
     secret = store.site_secret(state.db)
     found = store.get(state.db.read(), comment_id) if token else None
-    key = found.edit_key if found is not None else ""  # the token is bound to this row
+    key = found.token_key if found is not None else ""  # the token is bound to this row
     if not identity.check_edit_token(secret, token, comment_id, key, minutes * 60):
         raise CommentError(
             403, f"the edit token is not valid for this comment (or {minutes} minutes passed)"

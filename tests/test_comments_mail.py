@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
-from itsdangerous import TimestampSigner, URLSafeTimedSerializer
+from itsdangerous import TimestampSigner, URLSafeSerializer, URLSafeTimedSerializer
 from test_browser import FLAGS, chromium_path
 from typer.testing import CliRunner
 
@@ -258,13 +258,16 @@ def test_the_token_is_bound_to_its_comment_and_action_and_expires(site, smtp, se
     links = links_in(inbox.wait(2)[0])
     secret = cs.site_secret(db)
     token = links["Mark as spam"].rsplit("/", 1)[1]
-    assert tokens.read_action(secret, token) == tokens.Action(cid, "spam", tokens.read_action(
-        secret, token).version)  # fmt: skip
+    key = cs.get(db.read(), cid).token_key
+    read = tokens.read_action(secret, token)
+    assert read == tokens.Action(cid, "spam", read.version, key)
     # a changed letter, another site's secret, an unsubscribe token: invalid
     forged = token[:-2] + ("AA" if token[-2:] != "AA" else "BB")
-    other = tokens.action_token(b"x" * 32, cid, "approve", 0)
-    unsub = tokens.unsubscribe_token(secret, cid)
-    for bad in (forged, other, unsub, "nonsense"):
+    other = tokens.action_token(b"x" * 32, cid, "approve", 0, key)
+    unsub = tokens.unsubscribe_token(secret, cid, key)
+    # made before the comment's key was in it (three items): no longer taken
+    keyless = URLSafeTimedSerializer(secret, "masthead.mail.action").dumps([cid, "approve", 0])
+    for bad in (forged, other, unsub, keyless, "nonsense"):
         assert client.get(f"/guanli/mail/{bad}").status_code == 400
         assert client.post(f"/guanli/mail/{bad}").status_code == 400
     # an honest token for another comment moves only that one
@@ -278,7 +281,7 @@ def test_the_token_is_bound_to_its_comment_and_action_and_expires(site, smtp, se
             return int(time.time()) - 8 * 86400
 
     old = URLSafeTimedSerializer(secret, "masthead.mail.action", signer=Past).dumps(
-        [cid, "approve", version]
+        [cid, "approve", version, key]
     )
     assert tokens.read_action(secret, str(old), max_age=9 * 86400).comment_id == cid
     r = client.post(f"/guanli/mail/{old}")
@@ -370,6 +373,44 @@ def test_one_click_unsubscribe_by_post_per_rfc_8058(site, smtp, serve):
     assert len(inbox.received) == 1
     assert client.get("/comments/unsubscribe/forged").status_code == 400
     assert client.post("/comments/unsubscribe/forged").status_code == 400
+    # a link in a mail sent before tokens carried the comment's key (the bare id) still works
+    secret = cs.site_secret(db)
+    legacy = URLSafeSerializer(secret, "masthead.mail.unsubscribe").dumps(alice)
+    assert client.get(f"/comments/unsubscribe/{legacy}").status_code == 200
+
+
+def test_mail_links_from_before_a_restore_do_not_act_on_comments_that_reuse_the_ids(
+    site, smtp, serve, tmp_path
+):
+    inbox, _ = smtp
+    client = serve(site)
+    db = client.app.state.masthead.db
+    cs.site_secret(db)  # made before the backup, as on any site that has had comments
+    backup = tmp_path / "backup.db"
+    assert CliRunner().invoke(cli, ["backup", str(site.root), str(backup)]).exit_code == 0
+    alice = add(db, status="approved", name="Alice", email_="alice@example.org", notify=True)
+    add(db, status="approved", name="Carol", email_="c@example.org", parent=alice)
+    held = add(db, body="Held, by Mallory")
+    mails = inbox.wait(3)
+    (reply,) = [m for m in mails if m["List-Unsubscribe"]]
+    unsubscribe = urlsplit(reply["List-Unsubscribe"].strip().strip("<>")).path
+    links = links_in(next(m for m in mails if not m["List-Unsubscribe"]))
+    restored = CliRunner().invoke(cli, ["restore", str(site.root), str(backup), "--yes"])
+    assert restored.exit_code == 0, restored.output
+    again = Database(site.database_path)
+    try:  # the same ids, now other people's comments
+        victim = add(again, status="approved", name="Vic", email_="vic@example.org", notify=True)
+        add(again, status="approved", name="Dan", email_="d@example.org")
+        other = add(again, body="Held, by Vic")
+        assert (victim, other) == (alice, held)
+        inbox.wait(5)
+        for answer in (client.post(links["Approve"]), client.post(unsubscribe)):
+            assert answer.status_code == 410, answer.text
+        assert status(again, other) == "pending"
+        found = cs.get(again.read(), victim)
+        assert found is not None and found.notify
+    finally:
+        again.close()
 
 
 # --- what no input may do ----------------------------------------------------------------

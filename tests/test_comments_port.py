@@ -29,7 +29,7 @@ from masthead.store import comments as store
 from masthead.store.db import Database
 from masthead.store.migrations import MIGRATIONS
 
-from conftest import DATA, post
+from conftest import BILINGUAL_TOML, DATA, post
 
 CASES = DATA / "cases"
 runner = CliRunner()
@@ -486,6 +486,20 @@ def test_a_database_made_by_release_3_is_migrated_keeps_its_search_log_and_takes
     conn.close()
 
 
+def test_migration_9_gives_every_stored_comment_its_own_token_key(site):
+    conn = _database_at(site.database_path, 8)
+    conn.executemany(
+        "INSERT INTO comments (thread, post_url, lang, status, author_name, author_email, "
+        "author_url, body, body_html, created, ip_hash, client_hash, fingerprint, reason) "
+        "VALUES ('t', '/posts/tides/', 'en', 'approved', ?, '', '', 'x', '<p>x</p>', ?, "
+        "'', '', '', '')",
+        [("Ann", NEW_YEAR), ("Ben", NEW_YEAR)],
+    )
+    conn.close()
+    keys = [c.token_key for c in rows(site).values()]
+    assert len(set(keys)) == 2 and all(len(k) == 32 and int(k, 16) >= 0 for k in keys)
+
+
 def test_a_backup_taken_with_comments_restores_them_under_a_serving_site(site, tmp_path, serve):
     masthead("comments", "import", site.root, CASES / "C55-wxr-import.xml")
     saved = rows(site)
@@ -514,6 +528,31 @@ def test_a_backup_taken_with_comments_restores_them_under_a_serving_site(site, t
     assert health.status_code == 200 and health.json()["generation"] > generation
     assert client.get("/posts/tides/").status_code == 200
     assert not list(site.database_path.parent.glob("*.restoring*"))
+
+
+def test_an_edit_token_from_before_a_restore_cannot_edit_the_comment_that_reuses_its_id(
+    make_site, tmp_path, serve
+):
+    unthrottled = "comments_flood_seconds = 0\ncomments_per_minute = 0\n"
+    site = make_site(POSTS, unthrottled + BILINGUAL_TOML)
+    client = serve(site)
+    client.base_url = "https://testserver"
+    url = "/posts/harbour-lights/"
+    who = {"name": "Ann", "email": "ann@example.org", "url": ""}
+    assert client.post("/api/comments", json={"post": url, "body": "First.", **who}).is_success
+    code, out = masthead("backup", site.root, tmp_path / "backup.db")  # the site secret too
+    assert code == 0, out
+    who = {"name": "Mallory", "email": "m@example.org", "url": ""}
+    mallory = client.post("/api/comments", json={"post": url, "body": "Hi.", **who}).json()
+    code, out = masthead("restore", site.root, tmp_path / "backup.db", "--yes")
+    assert code == 0, out
+    who = {"name": "Victim", "email": "v@example.org", "url": ""}
+    victim = client.post("/api/comments", json={"post": url, "body": "Mine.", **who}).json()
+    assert victim["id"] == mallory["id"]
+    bearer = {"Authorization": f"Bearer {mallory['token']}"}
+    answer = client.patch(f"/api/comments/{victim['id']}", json={"body": "defaced"}, headers=bearer)
+    assert answer.status_code == 403, answer.text
+    assert rows(site)[str(victim["id"])].body == "Mine."
 
 
 def test_restore_refuses_a_damaged_file_a_newer_schema_or_another_database(site, tmp_path):

@@ -287,9 +287,32 @@ def test_thread_pages_by_top_level_comments(client):
     assert nxt == EN + "?cpage=2#mh-comments"
     third = soup(client.get(EN + "?cpage=3"))
     assert [li["id"] for li in third.select("#mh-comments li.comment")] == [f"c-{ids[4]}"]
-    assert client.get(EN + "?cpage=4").status_code == 404
-    assert client.get(EN + "?cpage=x").status_code == 404
-    assert client.get(EN + "?cpage=01").status_code == 404
+    # a page past the end (moderation trimmed the thread under a shared link) is the last page;
+    # anything that is no page number is the first: the post never vanishes for it
+    past = ["4", "999999999", "99999999999999999999"]
+    before = ["0", "x", "-2", "01", "", "\u0663", "2.5"]
+    for asked, shown in [*((a, 3) for a in past), *((b, 1) for b in before)]:
+        answer = client.get(EN, params={"cpage": asked})
+        assert answer.status_code == 200, (asked, answer.status_code)
+        page = soup(answer)
+        label = page.select_one(".comments__pages span").get_text()
+        assert label.startswith(f"Comments page {shown} "), (asked, label)
+        assert page.select_one("link[rel=canonical]")["href"] == "https://example.com" + EN
+        expected = {1: f"c-{ids[0]}", 3: f"c-{ids[4]}"}[shown]
+        assert page.select_one("#mh-comments li.comment")["id"] == expected
+
+
+@pytest.mark.parametrize("site", ["comments_per_page = 1"], indirect=True)
+def test_a_shared_link_to_a_page_of_comments_outlives_moderation_trimming_it(client):
+    first, second = seed(client, "Ann", created=MAY_2), seed(client, "Ben", created=MAY_2 + 1)
+    shared = EN + "?cpage=2"
+    assert soup(client.get(shared)).select_one(f"#c-{second}") is not None  # cached now
+    store.set_status(db_of(client), [second], "trash", "editor:ann")
+    answer = client.get(shared)
+    assert answer.status_code == 200
+    page = soup(answer)
+    assert page.select_one(f"#c-{first}") is not None and page.select_one(f"#c-{second}") is None
+    assert page.select_one("link[rel=canonical]")["href"] == "https://example.com" + EN
 
 
 # --- C39 and C40 over HTTP ---------------------------------------------------------------------
@@ -433,6 +456,32 @@ def test_reply_page_without_script(client):
     assert client.get(f"/comments/{pending}/reply").status_code == 404
 
 
+def test_a_reply_to_a_comment_that_is_not_published_says_so(client):
+    now = time.time()  # recent: housekeeping empties the trash of old comments
+    held = seed(client, "Held", status="pending", created=now)
+    removed = seed(client, "Gone", status="trash", created=now)
+    for parent, words in [(held, "not published yet"), (removed, "was removed")]:
+        # the JSON API and the no-script form say the same
+        answer = client.post("/api/comments", json={"post": EN, "parent": parent, **_who()})
+        assert answer.status_code == 400, answer.text
+        error = answer.json()["error"]
+        assert error["field"] == "parent" and words in error["message"], error
+        assert "not on this post" not in error["message"]
+        form = client.post("/comments", data=form_fields(parent=str(parent)), headers=SAME_ORIGIN)
+        assert form.status_code == 400 and words in soup(form).get_text(" ")
+    # a comment of no post, or of another one, is still "not on this post"
+    quiet = thread_of(client, "/posts/quiet/")
+    elsewhere = store.NewComment(
+        thread=quiet, post_url="/posts/quiet/", parent_id=None, lang="en", status="approved",
+        author_name="Eve", author_email="", author_url="", body="x", body_html="<p>x</p>",
+        created=MAY_2,
+    )  # fmt: skip
+    for parent in (999, store.add(db_of(client), elsewhere, "import")):
+        answer = client.post("/api/comments", json={"post": EN, "parent": parent, **_who()})
+        assert answer.status_code == 400
+        assert "not on this post" in answer.json()["error"]["message"]
+
+
 # --- the JSON API -------------------------------------------------------------------------------
 
 
@@ -530,6 +579,24 @@ def test_api_edit_and_delete_with_the_token_only(client):
     gone = client.delete(url, headers=bearer)
     assert gone.status_code == 200
     assert store.get(db_of(client).read(), first["id"]).status == "trash"
+
+
+def test_an_edit_token_does_not_pass_to_a_new_comment_that_reuses_the_id(client):
+    # SQLite reuses the largest rowid once that row is gone (deleted for good, or a restore
+    # of an older backup): the token of the comment that had the id must not open the new one
+    first = client.post("/api/comments", json={"post": EN, **_who(body="Mallory's.")}).json()
+    mallory = {"Authorization": f"Bearer {first['token']}"}
+    store.delete_permanently(db_of(client), [first["id"]], "editor:ann")
+    second = client.post("/api/comments", json={"post": EN, **_who(body="Victim's.")}).json()
+    assert second["id"] == first["id"]
+    url = f"/api/comments/{second['id']}"
+    defaced = client.patch(url, json={"body": "defaced"}, headers=mallory)
+    assert defaced.status_code == 403, defaced.text
+    assert client.delete(url, headers=mallory).status_code == 403
+    assert client.patch(url, json={"body": "defaced", "token": first["token"]}).status_code == 403
+    assert store.get(db_of(client).read(), second["id"]).body == "Victim's."
+    own = {"Authorization": f"Bearer {second['token']}"}
+    assert client.patch(url, json={"body": "Mine, edited."}, headers=own).status_code == 200
 
 
 def test_api_mine_lists_own_pending_by_the_signed_cookie(client):

@@ -517,10 +517,15 @@ def test_the_edit_token_is_for_that_comment_and_expires(rig):
     out = r.send()
     secret = store.site_secret(r.state.db)
     minutes = r.state.site.settings.comments_edit_minutes
-    now = r.now[0]
-    assert identity.check_edit_token(secret, out.token, out.id, minutes * 60, now=now + 60)
-    assert not identity.check_edit_token(secret, out.token, out.id + 1, minutes * 60, now=now)
-    assert not identity.check_edit_token(secret, out.token, out.id, minutes * 60, now=now + 901)
+    now, key = r.now[0], r.comment(out.id).token_key
+    assert identity.check_edit_token(secret, out.token, out.id, key, minutes * 60, now=now + 60)
+    assert not identity.check_edit_token(secret, out.token, out.id + 1, key, minutes * 60, now=now)
+    late = now + 901
+    assert not identity.check_edit_token(secret, out.token, out.id, key, minutes * 60, now=late)
+    # the same id on another row (a restore, a delete of the newest rows): another key
+    other = store.new_token_key()
+    assert not identity.check_edit_token(secret, out.token, out.id, other, minutes * 60, now=now)
+    assert not identity.check_edit_token(secret, out.token, out.id, "", minutes * 60, now=now)
 
 
 def test_the_ip_is_stored_as_a_keyed_hash_only(rig):

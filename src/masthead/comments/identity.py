@@ -166,26 +166,38 @@ class _Clocked(TimestampSigner):
         return int(time.time() if self._now is None else self._now)
 
 
-def edit_token(secret: bytes, comment_id: int, *, now: float | None = None) -> str:
+def _edit_value(comment_id: int, token_key: str) -> bytes:
+    return f"{comment_id}.{token_key}".encode()
+
+
+def edit_token(secret: bytes, comment_id: int, token_key: str, *, now: float | None = None) -> str:
     """A token that lets its holder edit or delete comment `comment_id` (signed, timestamped
     `now`, seconds since the epoch, default the system clock: `check_edit_token` enforces the
-    age)."""
-    return _Clocked(secret, now).sign(str(comment_id)).decode()
+    age). `token_key` is that row's random `token_key` column: ids are reused (a restore of an
+    older backup, a delete of the newest rows), so the token is bound to the row, not the id."""
+    return _Clocked(secret, now).sign(_edit_value(comment_id, token_key)).decode()
 
 
 def check_edit_token(
-    secret: bytes, token: str, comment_id: int, max_age: int, *, now: float | None = None
+    secret: bytes,
+    token: str,
+    comment_id: int,
+    token_key: str,
+    max_age: int,
+    *,
+    now: float | None = None,
 ) -> bool:
-    """True when `token` was made by `edit_token` for this very `comment_id` at most `max_age`
-    seconds before `now` (`comments_edit_minutes` * 60); False for another id, an old, forged
-    or malformed token, or `max_age` <= 0."""
-    if max_age <= 0 or not token:
+    """True when `token` was made by `edit_token` for this very comment (`comment_id` and its
+    row's `token_key`) at most `max_age` seconds before `now` (`comments_edit_minutes` * 60);
+    False for another comment (one that has the id now, too), an old, forged or malformed
+    token, an empty `token_key`, or `max_age` <= 0."""
+    if max_age <= 0 or not token or not token_key:
         return False
     try:
         value = _Clocked(secret, now).unsign(token, max_age=max_age)
     except (SignatureExpired, BadSignature):
         return False
-    return hmac.compare_digest(value, str(comment_id).encode())
+    return hmac.compare_digest(value, _edit_value(comment_id, token_key))
 
 
 def fingerprint(thread: str, parent: int | None, name: str, email: str, body: str) -> str:

@@ -90,11 +90,13 @@ def build(
     order: str = "oldest",
     per_page: int = 50,
     page: int = 1,
+    nearest: bool = False,
 ) -> ThreadView:
     """The tree of `rows` (one thread, any order) as described in the module docstring.
 
     Raises `ValueError` for `depth` or `per_page` below 1 or an unknown `order`, and
-    `PageOutOfRange` for a `page` outside 1..pages (page 1 of an empty thread exists)."""
+    `PageOutOfRange` for a `page` outside 1..pages (page 1 of an empty thread exists); with
+    `nearest`, such a page is the nearest one the thread has instead (the view's `page`)."""
     if depth < 1 or per_page < 1 or order not in ("oldest", "newest"):
         raise ValueError(f"bad thread options: depth={depth} per_page={per_page} order={order}")
     by_id = {r.id: r for r in rows}
@@ -112,7 +114,9 @@ def build(
     tree = _Tree(by_id, children, shown, depth)
     groups = [tree.draw(cid, None, 1) for cid in roots if cid in shown]
     pages = max(1, math.ceil(len(groups) / per_page))
-    if page < 1 or page > pages:
+    if nearest:
+        page = min(max(page, 1), pages)
+    elif page < 1 or page > pages:
         raise PageOutOfRange(f"page {page} of {pages}")
     nodes = [n for g in groups[(page - 1) * per_page : page * per_page] for n in g]
     total = sum(1 for cid in shown if cid in by_id and by_id[cid].status == "approved")

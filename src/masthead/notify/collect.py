@@ -101,8 +101,9 @@ def _held(
     if comment is None:
         return 0
     version = outbox.comment_version(conn, cid)
-    approve = links.moderate(tokens.action_token(secret, cid, "approve", version))
-    spam = links.moderate(tokens.action_token(secret, cid, "spam", version))
+    key = comment.token_key
+    approve = links.moderate(tokens.action_token(secret, cid, "approve", version, key))
+    spam = links.moderate(tokens.action_token(secret, cid, "spam", version, key))
     queued = 0
     for editor in site.settings.editor_emails:
         try:
@@ -152,7 +153,9 @@ def _reply(
             post_title=_post_title(conn, parent, now),
             reply_link=links.page(parent.post_url + comment_anchor(rid)),
             comment=_text(reply),
-            unsubscribe_link=links.unsubscribe(tokens.unsubscribe_token(secret, pid)),
+            unsubscribe_link=links.unsubscribe(
+                tokens.unsubscribe_token(secret, pid, parent.token_key)
+            ),
             now=now,
         )
         raw = msg.as_bytes()

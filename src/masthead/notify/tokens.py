@@ -1,14 +1,20 @@
 """Signed one-click tokens for links in mails (itsdangerous, HMAC-SHA1 over a compact JSON
 payload, keyed by the site secret; URL-safe: letters, digits, `-`, `_` and `.`).
 
+Both carry the comment's id and its row's random `token_key` (migration 9): ids are reused (a
+restore of an older backup, a delete of the newest rows), and a link mailed for one comment
+must never act on another that has its id now. The caller compares the key with the row's.
+
 - An *action* token (moderation links to editors) carries the comment id, the action
-  (`approve` or `spam`) and the comment's version when the mail was made (the id of its latest
-  audit-log row): it is bound to that comment and that action, expires after `ACTION_MAX_AGE`,
-  and a change to the comment since the mail (another status, an edit) makes it stale. Single
-  use is kept by the caller (`store.outbox.use_token`).
-- An *unsubscribe* token (reply mails to a commenter) carries the id of the comment whose author
-  asked to be told; it does not expire (RFC 8058 links must keep working in old mails) and may
-  be used again (stopping twice changes nothing).
+  (`approve` or `spam`), the comment's version when the mail was made (the id of its latest
+  audit-log row) and its key: it is bound to that comment and that action, expires after
+  `ACTION_MAX_AGE`, and a change to the comment since the mail (another status, an edit) makes
+  it stale. Single use is kept by the caller (`store.outbox.use_token`). Tokens made before
+  the key (three items) are invalid: they lasted a week.
+- An *unsubscribe* token (reply mails to a commenter) carries the id and key of the comment
+  whose author asked to be told; it does not expire (RFC 8058 links must keep working in old
+  mails) and may be used again (stopping twice changes nothing). One made before the key (the
+  bare id) is still read, with no key to compare, so that old mails keep working.
 
 The two kinds use different salts, so one can never stand for the other.
 """
@@ -39,13 +45,16 @@ class Action:
     comment_id: int
     action: str  # a key of ACTIONS
     version: int  # the comment's audit version when the link was made
+    key: str  # the comment's `token_key` when the link was made
 
 
-def action_token(secret: bytes, comment_id: int, action: str, version: int) -> str:
-    """A token for `action` (a key of `ACTIONS`) on comment `comment_id` at `version`."""
+def action_token(secret: bytes, comment_id: int, action: str, version: int, key: str) -> str:
+    """A token for `action` (a key of `ACTIONS`) on comment `comment_id` at `version`, whose
+    row has `token_key` `key`."""
     if action not in ACTIONS:
         raise ValueError(f"unknown action {action!r}")
-    return str(URLSafeTimedSerializer(secret, _ACTION_SALT).dumps([comment_id, action, version]))
+    payload = [comment_id, action, version, key]
+    return str(URLSafeTimedSerializer(secret, _ACTION_SALT).dumps(payload))
 
 
 def read_action(secret: bytes, token: str, max_age: int = ACTION_MAX_AGE) -> Action:
@@ -58,22 +67,27 @@ def read_action(secret: bytes, token: str, max_age: int = ACTION_MAX_AGE) -> Act
     except BadSignature:
         raise TokenError("invalid") from None
     match payload:
-        case [int(cid), str(action), int(version)] if action in ACTIONS:
-            return Action(cid, action, version)
+        case [int(cid), str(action), int(version), str(key)] if action in ACTIONS and key:
+            return Action(cid, action, version, key)
     raise TokenError("invalid")
 
 
-def unsubscribe_token(secret: bytes, comment_id: int) -> str:
-    """A token that stops reply mails to the author of comment `comment_id`."""
-    return str(URLSafeSerializer(secret, _UNSUBSCRIBE_SALT).dumps(comment_id))
+def unsubscribe_token(secret: bytes, comment_id: int, key: str) -> str:
+    """A token that stops reply mails to the author of comment `comment_id` (`token_key`
+    `key`)."""
+    return str(URLSafeSerializer(secret, _UNSUBSCRIBE_SALT).dumps([comment_id, key]))
 
 
-def read_unsubscribe(secret: bytes, token: str) -> int:
-    """The comment id `token` signs; raises `TokenError("invalid")` when it is not ours."""
+def read_unsubscribe(secret: bytes, token: str) -> tuple[int, str | None]:
+    """`(comment id, key)` that `token` signs, the key None for a token made before keys (a
+    bare id); raises `TokenError("invalid")` when it is not ours."""
     try:
         payload = URLSafeSerializer(secret, _UNSUBSCRIBE_SALT).loads(token)
     except BadSignature:
         raise TokenError("invalid") from None
-    if type(payload) is not int:
-        raise TokenError("invalid")
-    return payload
+    match payload:
+        case int(cid) if type(cid) is int:  # not a bool
+            return cid, None
+        case [int(cid), str(key)] if type(cid) is int and key:
+            return cid, key
+    raise TokenError("invalid")

@@ -66,6 +66,7 @@ class Comment:
     email_confirmed: bool
     source: str
     source_id: str
+    token_key: str  # never shown: what its edit token and mail links are bound to (migration 9)
 
     @property
     def removed(self) -> bool:
@@ -97,6 +98,12 @@ class Comment:
         return shape
 
 
+def new_token_key() -> str:
+    """A fresh `token_key` for a comment: 128 random bits as 32 hex digits (as migration 9
+    gives the rows it found). Unique to the row, unlike its id, which SQLite reuses."""
+    return secrets.token_hex(16)
+
+
 @dataclass
 class NewComment:
     """A comment to insert: the columns of `Comment` but `id` and `updated`."""
@@ -122,6 +129,7 @@ class NewComment:
     email_confirmed: bool = False
     source: str = ""
     source_id: str = ""
+    token_key: str = field(default_factory=new_token_key)
 
 
 @dataclass(frozen=True)

@@ -264,4 +264,12 @@ MIGRATIONS: list[list[str]] = [
         "CREATE INDEX IF NOT EXISTS posts_menu ON posts (lang, kind) "
         "WHERE instr(extra, '\"menu') > 0",
     ],
+    # 9: a random key per comment, signed into the tokens given out for it (its edit token,
+    # `comments.identity.edit_token`; its mail links, `notify.tokens`): ids are reused (a
+    # restore, a delete of the newest rows), so the id alone cannot say which comment a token
+    # was given for; edit tokens and moderation links made before this stop working
+    [
+        "ALTER TABLE comments ADD COLUMN token_key TEXT NOT NULL DEFAULT ''",
+        "UPDATE comments SET token_key = lower(hex(randomblob(16)))",
+    ],
 ]

@@ -105,9 +105,12 @@ def page_of(view: threads.ThreadView, base: str) -> dict[str, Any]:
     }
 
 
-def thread_view(conn: sqlite3.Connection, thread: str, site: Site, page: int) -> threads.ThreadView:
+def thread_view(
+    conn: sqlite3.Connection, thread: str, site: Site, page: int, *, nearest: bool = False
+) -> threads.ThreadView:
     """The thread `thread`'s page `page` with the site's settings; raises
-    `threads.PageOutOfRange` for a page it does not have."""
+    `threads.PageOutOfRange` for a page it does not have, unless `nearest` (then the nearest
+    page it has: the post page, where a link to a page that moderation emptied still works)."""
     s = site.settings
     return threads.build(
         store.public_thread(conn, thread),
@@ -115,6 +118,7 @@ def thread_view(conn: sqlite3.Connection, thread: str, site: Site, page: int) ->
         order=s.comments_order,
         per_page=s.comments_per_page,
         page=page,
+        nearest=nearest,
     )
 
 
@@ -122,10 +126,11 @@ def block(
     conn: sqlite3.Connection, row: sqlite3.Row, site: Site, lang: Language, now: float, page: int
 ) -> dict[str, Any] | None:
     """The context of a post's comments block, or None when the post has none (a page, or
-    front matter `comments: false`). Raises `threads.PageOutOfRange`."""
+    front matter `comments: false`). A `page` the thread does not have (below 1, past the
+    end) shows its nearest page."""
     if row["kind"] != "post" or not row["comments"]:
         return None
-    view = thread_view(conn, row["translation_key"], site, page)
+    view = thread_view(conn, row["translation_key"], site, page, nearest=True)
     nodes = [node_context(n, site, lang) for n in view.nodes]
     langs = {n.comment.lang for n in view.walk() if n.comment is not None and not n.removed}
     total = view.total

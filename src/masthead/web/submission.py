@@ -111,12 +111,27 @@ def _parent(raw: int | str | None) -> int | None:
     return int(text)
 
 
+def _unpublished_parent(status: str) -> str:
+    """Why a comment of this very thread in `status` (not 'approved') takes no reply, for the
+    reader: held for moderation (their own, most likely), or removed."""
+    if status == "pending":
+        return (
+            "The comment replied to is not published yet (it awaits moderation): "
+            "it can be replied to once it is."
+        )
+    return "The comment replied to was removed: it cannot be replied to."
+
+
 def _check_parent(conn: sqlite3.Connection, ctx: _Context) -> None:
+    """A reply goes under an approved comment of the same thread; a 400 on `parent` saying
+    which of those is not so."""
     if ctx.parent is None:
         return
     parent = store.get(conn, ctx.parent)
-    if parent is None or parent.thread != ctx.thread or parent.status != "approved":
+    if parent is None or parent.thread != ctx.thread:
         raise CommentError(400, "The comment replied to is not on this post.", "parent")
+    if parent.status != "approved":
+        raise CommentError(400, _unpublished_parent(parent.status), "parent")
 
 
 def _lang(state: SiteState, form: Submission, post: sqlite3.Row) -> str:
@@ -168,7 +183,8 @@ def _log_throttle(conn: sqlite3.Connection, ctx: _Context, decision: Decision) -
 
 def _answer(secret: bytes, ctx: _Context, comment: store.Comment, duplicate: bool) -> Outcome:
     mine = bool(ctx.client_hash) and comment.client_hash == ctx.client_hash
-    token = identity.edit_token(secret, comment.id, now=comment.created) if mine else ""
+    made = comment.created
+    token = identity.edit_token(secret, comment.id, comment.token_key, now=made) if mine else ""
     return Outcome(
         id=comment.id,
         status="approved" if comment.status == "approved" else "pending",

@@ -21,7 +21,6 @@ from urllib.parse import urljoin
 from jinja2 import Environment
 from markupsafe import Markup
 
-from masthead.comments.threads import PageOutOfRange
 from masthead.config import Language, Site
 from masthead.content import authors as people
 from masthead.content import sanitize, urls
@@ -564,7 +563,8 @@ class Renderer:
     def post(
         self, lang: Language, url: str, comment_page: int = 1, preview: bool = False
     ) -> tuple[str, int]:
-        """A post or page at `url`; a post shows page `comment_page` of its comment thread.
+        """A post or page at `url`; a post shows page `comment_page` of its comment thread (the
+        nearest page it has when it has not that one).
         With `preview` (a signed-in editor), a draft or a post dated in the future too,
         marked and noindex (the caller never caches it)."""
         conn = self.state.db.read()
@@ -576,10 +576,7 @@ class Renderer:
         if row is None:
             raise NotFound("no such post")
         self.state.reads_thread(row["translation_key"])  # cached until its thread changes
-        try:
-            comments = discussion.block(conn, row, self.site, lang, now, comment_page)
-        except PageOutOfRange:
-            raise NotFound("no such page of comments") from None
+        comments = discussion.block(conn, row, self.site, lang, now, comment_page)
         terms = store.terms_of(conn, [row["id"]])[row["id"]]
         others = store.translations(conn, row, now, drafts=self.state.dev)
         versions = {row["lang"]: row["url"], **{o["lang"]: o["url"] for o in others}}

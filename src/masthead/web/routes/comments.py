@@ -631,18 +631,20 @@ def _token(request: Request, data: dict[str, Any] | None = None) -> str:
 
 
 def _own_comment(request: Request, comment_id: int, token: str) -> store.Comment:
-    """The comment `comment_id` when `token` is its edit token and still valid; a 403 or 404
-    `CommentError` otherwise."""
+    """The comment `comment_id` when `token` is its edit token (made for this very row, not
+    only this id) and still valid; a 403 `CommentError` otherwise (no row has the id: no token
+    is valid for it), a 404 when the comment is in the trash or a placeholder."""
     state = site_state(request)
     minutes = state.site.settings.comments_edit_minutes
     if minutes <= 0:
         raise CommentError(403, "comments cannot be edited or deleted on this site")
     secret = store.site_secret(state.db)
-    if not token or not identity.check_edit_token(secret, token, comment_id, minutes * 60):
+    found = store.get(state.db.read(), comment_id) if token else None
+    key = found.token_key if found is not None else ""  # the token is bound to this row
+    if not identity.check_edit_token(secret, token, comment_id, key, minutes * 60):
         raise CommentError(
             403, f"the edit token is not valid for this comment (or {minutes} minutes passed)"
         )
-    found = store.get(state.db.read(), comment_id)
     if found is None or found.status not in ("pending", "approved", "spam"):
         raise CommentError(404, "no such comment")
     return found

@@ -17,6 +17,7 @@ noindex, `Cache-Control: no-store` and `Referrer-Policy: same-origin` (the token
 
 from __future__ import annotations
 
+import hmac
 import time
 from typing import Any
 
@@ -92,13 +93,18 @@ def _check(request: Request, token: str) -> tuple[tokens.Action, store.Comment] 
                      message=_t(lang, key))  # fmt: skip
     conn = state.db.read()
     comment = store.get(conn, action.comment_id)
-    if comment is None or comment.status == store.PLACEHOLDER:
+    if comment is None or comment.status == store.PLACEHOLDER or not _same(comment, action.key):
         return _page(request, lang, 410, title, message=_t(lang, "mail_comment_gone"))
     if outbox.token_used(conn, token):
         return _page(request, lang, 410, title, message=_t(lang, "mail_link_used"))
     if comment.status != "pending" or outbox.comment_version(conn, comment.id) != action.version:
         return _stale(request, lang, comment)
     return action, comment
+
+
+def _same(comment: store.Comment, key: str) -> bool:
+    """Whether `comment` is the row a link was mailed for (not another that has its id now)."""
+    return hmac.compare_digest(comment.token_key, key)
 
 
 def _stale(request: Request, lang: Language, comment: store.Comment) -> Response:
@@ -168,14 +174,19 @@ def moderate(request: Request, token: str) -> Response:
 def _unsubscribe_check(request: Request, token: str) -> tuple[Language, int] | Response:
     state = site_state(request)
     try:
-        comment_id = tokens.read_unsubscribe(store.site_secret(state.db), token)
+        comment_id, key = tokens.read_unsubscribe(store.site_secret(state.db), token)
     except tokens.TokenError:
         lang = state.site.default_language
         return _page(request, lang, 400, _t(lang, "unsubscribe_title"),
                      message=_t(lang, "mail_link_invalid"))  # fmt: skip
     comment = store.get(state.db.read(), comment_id)
     code = comment.lang if comment is not None else ""
-    return state.site.languages.get(code, state.site.default_language), comment_id
+    lang = state.site.languages.get(code, state.site.default_language)
+    if key is not None and (comment is None or not _same(comment, key)):
+        # that comment is gone: its id may be someone else's now, whose mails must go on
+        return _page(request, lang, 410, _t(lang, "unsubscribe_title"),
+                     message=_t(lang, "mail_comment_gone"))  # fmt: skip
+    return lang, comment_id
 
 
 def unsubscribe_page(request: Request, token: str) -> Response:

@@ -10,7 +10,6 @@ so their prefix wins over the default language's `/{slug}/`.
 
 from __future__ import annotations
 
-import re
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
@@ -21,7 +20,6 @@ from masthead.content import urls
 from masthead.errors import NotFound
 from masthead.web.redirects import redirect
 from masthead.web.routes import (
-    PageNumber,
     add,
     bound,
     guanli,
@@ -117,14 +115,18 @@ def _preview(request: Request, lang: Language, url: str, n: int = 1) -> Response
     return HTMLResponse(html, status, headers=guanli.PRIVATE)
 
 
+MAX_COMMENT_PAGE = 999_999_999  # the largest list page number too (`PageNumber`)
+
+
 def comment_page(request: Request) -> int:
-    """`?cpage=N` (1 to 999,999,999, no leading zero; 1 when absent); 404 for anything else."""
-    raw = request.query_params.get("cpage")
-    if raw is None:
+    """`?cpage=N`: the page of comments asked for, 1 to 999,999,999 (a longer number is the
+    largest); 1 when absent, 0 or no whole number (ASCII digits). Never an error: a link to a
+    page of comments must not make the post vanish, and the post shows the page nearest to
+    the number (`discussion.block`), as the search page does for `page`."""
+    text = request.query_params.get("cpage", "").strip().lstrip("0")
+    if not text.isascii() or not text.isdigit():
         return 1
-    if not re.fullmatch(PageNumber.regex, raw):
-        raise NotFound("no such page of comments")
-    return int(raw)
+    return int(text) if len(text) <= len(str(MAX_COMMENT_PAGE)) else MAX_COMMENT_PAGE
 
 
 def page(request: Request, slug: str) -> Response:

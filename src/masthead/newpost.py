@@ -4,14 +4,19 @@ The file goes where the site's layout puts a post of that language: `content/pos
 the default language, `content/posts/SLUG.LANG.md` for another, or `content/FOLDER/posts/SLUG.md`
 when the language has a content folder (Hugo's layout). A translation (`--translation-of PATH`)
 takes the original's base name instead (the same path under the language's folder or with its
-suffix, `NAME/index.LANG.md` for a page bundle), so the two are linked as translations, and
-carries its `translationKey` when it has one.
+suffix, `NAME/index.LANG.md` for a page bundle), and both files get one `translationKey` (the
+original's, else its translation base, e.g. `posts/harbour`, written into the original as one
+more front-matter line, nothing else of the file changed), so the pair stays linked, comments
+and all, when either file is renamed later.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
+import os
 import re
+import tempfile
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
@@ -55,8 +60,15 @@ def slugify(title: str) -> str:
 
 @dataclass(frozen=True)
 class NewPost:
-    path: Path  # absolute
+    """A file to create: `path` (absolute) with `text`; and, for a translation of an original
+    without a `translationKey`, that original (`original`: absolute path, its bytes as read
+    `original_was`, and as they are to be written `original_now`)."""
+
+    path: Path
     text: str
+    original: Path | None = None
+    original_was: bytes = b""
+    original_now: bytes = b""
 
 
 def plan(
@@ -84,16 +96,43 @@ def plan(
     lines.append(f"date: {now.astimezone(site.tz).replace(microsecond=0).isoformat()}")
     if lang_code:
         lines.append(f"lang: {lang.code}")
+    original = None
     if translation_of is not None:
-        rel, key, bundle = _original(site, translation_of, lang)
-        where = _translation_path(site, rel, lang, bundle)
-        if key:
-            lines.append(f"translationKey: {json.dumps(key, ensure_ascii=False)}")
+        original = _original(site, translation_of, lang)
+        where = _translation_path(site, original.base, lang, original.bundle)
+        lines.append(_key_line(original.key or original.base, "\n").rstrip("\n"))
     else:
         where = _post_path(lang, slugify(title))
     lines.append("draft: true")
     text = "---\n" + "\n".join(lines) + "\n---\n\n"
-    return NewPost(site.content_dir / where, text)
+    if original is None or original.key:
+        return NewPost(site.content_dir / where, text)
+    now_bytes = _with_key(original.path, original.raw, original.base)
+    return NewPost(site.content_dir / where, text, original.path, original.raw, now_bytes)
+
+
+def _key_line(key: str, newline: str) -> str:
+    return f"translationKey: {json.dumps(key, ensure_ascii=False)}{newline}"
+
+
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|$)")
+_CLOSE = re.compile(rb"(?:---|\.\.\.)[ \t]*")  # frontmatter._DELIM, on bytes
+
+
+def _with_key(path: Path, raw: bytes, key: str) -> bytes:
+    """`raw` (an original whose front matter parsed, `frontmatter.split`) with one line
+    `translationKey: "key"` added just before the line that closes its front matter, ended as
+    the file's first line is (LF, CRLF or CR); every other byte (a UTF-8 byte-order mark too)
+    kept. Raises NewPostError when the closing line cannot be found."""
+    start = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
+    lines = [m for m in _LINE.finditer(raw, start) if m.group()]
+    first = lines[0].group() if lines else b""
+    newline = first[len(first.rstrip(b"\r\n")) :] or b"\n"
+    for match in lines[1:]:
+        if _CLOSE.fullmatch(match.group().rstrip(b"\r\n")):
+            at = match.start()
+            return raw[:at] + _key_line(key, newline.decode()).encode() + raw[at:]
+    raise NewPostError(f"{path}: the end of its front matter was not found; not changed")
 
 
 def _post_path(lang: Language, slug: str) -> str:
@@ -104,9 +143,22 @@ def _post_path(lang: Language, slug: str) -> str:
     return f"posts/{slug}.md"
 
 
-def _original(site: Site, path: Path, lang: Language) -> tuple[str, str, bool]:
-    """The content-relative path of the original, its `translationKey` ("" for none) and
-    whether it is a page bundle (`NAME/index.md`)."""
+@dataclass(frozen=True)
+class _Original:
+    """The post a translation is made of: its absolute `path` and bytes `raw`, content-relative
+    translation `base`, `translationKey` ("" for none) and whether it is a page bundle."""
+
+    path: Path
+    raw: bytes
+    base: str
+    key: str
+    bundle: bool
+
+
+def _original(site: Site, path: Path, lang: Language) -> _Original:
+    """The original of a translation into `lang`. Raises NewPostError: no such Markdown file
+    in the content folder, front matter that does not parse (the message says where), an
+    empty `translationKey`, or an original already in `lang`."""
     content = site.content_dir.resolve()
     candidates = [path, site.root / path, site.content_dir / path]
     found = next((p.resolve() for p in candidates if p.exists()), None)
@@ -119,16 +171,20 @@ def _original(site: Site, path: Path, lang: Language) -> tuple[str, str, bool]:
     rel = found.relative_to(content).as_posix()
     info = classify(site, rel)
     shown = site.settings.content_dir + "/" + rel
+    raw = found.read_bytes()
     try:
-        data = frontmatter.split(shown, source.decode(shown, found.read_bytes())).data
+        data = frontmatter.split(shown, source.decode(shown, raw)).data
     except ContentError as exc:
-        raise NewPostError(f"{exc}") from None
+        raise NewPostError(f"{exc} (fix the original first; nothing was written)") from None
+    if "translationKey" in data and not data["translationKey"]:
+        raise NewPostError(f"{shown}: its translationKey is empty; give it one or remove it")
     written = site.resolve_language(str(data.get("lang") or "")) if data.get("lang") else None
     original_lang = written.code if written else (info.lang or site.settings.default_language)
     if original_lang == lang.code:
         raise NewPostError(f"{path} is already in {lang.name}; give another --lang")
     stem = found.name.rsplit(".", 1)[0].split(".", 1)[0]
-    return info.base, str(data.get("translationKey") or ""), stem == "index"
+    key = str(data.get("translationKey") or "")
+    return _Original(found, raw, info.base, key, stem == "index")
 
 
 def _bundle_index(given: Path, folder: Path) -> Path:
@@ -162,11 +218,35 @@ def _translation_path(site: Site, base: str, lang: Language, bundle: bool) -> st
 
 
 def create(post: NewPost) -> Path:
-    """Write `post` (its folders too); never over an existing file. Raises NewPostError."""
+    """Write `post` (its folders too); never over an existing file; then give its original the
+    `translationKey` it lacked (`post.original`), unless that file changed since it was read:
+    then the new file is removed again. Raises NewPostError."""
     post.path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with open(post.path, "x", encoding="utf-8", newline="\n") as file:
             file.write(post.text)
     except FileExistsError:
         raise NewPostError(f"{post.path} exists already; not overwritten") from None
+    if post.original is not None:
+        try:
+            _rewrite(post.original, post.original_was, post.original_now)
+        except BaseException:
+            post.path.unlink(missing_ok=True)
+            raise
     return post.path
+
+
+def _rewrite(path: Path, was: bytes, now: bytes) -> None:
+    """Replace the file at `path` by `now` if it still holds `was`, in one rename (an editor
+    or the watcher never reads half of it), its permission bits kept. Raises NewPostError."""
+    if path.read_bytes() != was:
+        raise NewPostError(f"{path} changed meanwhile; nothing was written (try again)")
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(now)
+        os.chmod(name, path.stat().st_mode & 0o7777)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise

@@ -261,6 +261,15 @@ def follow_renames(
             _move_thread(conn, (keys or {}).get(old), new)
 
 
+def follow_key_changes(conn: sqlite3.Connection, keys: dict[str, str]) -> None:
+    """`keys`: re-parsed content files → their translation key before this change. A post
+    whose key changed in place (a `translationKey` added or edited, as `masthead new
+    --translation-of` adds one to the original) takes its comments to the new key when no
+    post keeps the old one (see `_move_thread`)."""
+    for source, old_key in keys.items():
+        _move_thread(conn, old_key, source)
+
+
 def _move_thread(conn: sqlite3.Connection, old_key: str | None, new_source: str) -> None:
     """Move the comments of translation key `old_key` to the key of the post at `new_source`
     when the two differ and no post has `old_key` any more (see `follow_renames`)."""

@@ -92,3 +92,29 @@ def test_new_translation_of_an_original_that_does_not_parse_is_refused(make_site
     assert "content/posts/bad.md" in result.output
     assert (site.content_dir / "posts/bad.md").read_text() == bad
     assert not (site.content_dir / "posts/bad.zh.md").exists()
+
+
+def test_titles_with_no_words_get_free_names_and_never_overwrite(make_site):
+    site = make_site({"posts/a.md": post("A")})
+    made = []
+    for title in ("!!!", "???", "…", "!!!"):
+        result = cli("new", str(site.root), title)
+        assert result.exit_code == 0, result.output
+        made.append(Path(result.output.strip()))
+    names = [p.relative_to(site.content_dir).as_posix() for p in made]
+    assert names == [
+        "posts/untitled.md",
+        "posts/untitled-2.md",
+        "posts/untitled-3.md",
+        "posts/untitled-4.md",
+    ]
+    assert [p.read_text(encoding="utf-8").split("\n")[1] for p in made] == [
+        'title: "!!!"',
+        'title: "???"',
+        'title: "…"',
+        'title: "!!!"',
+    ]
+    zh = cli("new", str(site.root), "！！", "--lang", "zh")
+    assert zh.exit_code == 0 and zh.output.strip().endswith("posts/untitled.zh.md"), zh.output
+    again = cli("new", str(site.root), "A")  # a title with words: its file, or a clear refusal
+    assert again.exit_code == 2 and "exists already; not overwritten" in again.output

@@ -13,6 +13,7 @@ and all, when either file is renamed later.
 from __future__ import annotations
 
 import codecs
+import itertools
 import json
 import os
 import re
@@ -30,6 +31,7 @@ from masthead.content.discover import MARKDOWN_SUFFIXES, classify
 from masthead.errors import ContentError, MastheadError
 
 SLUG_LIMIT = 80  # characters; longer titles are cut at a word
+UNTITLED = "untitled"  # the slug of a title with no words; numbered when taken (`untitled-2`)
 _WORD = re.compile(r"\w+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -42,7 +44,7 @@ def slugify(title: str) -> str:
     """A URL slug for `title`: its words lower-cased and joined by `-` (`Hello, World!` →
     `hello-world`); Chinese text is cut into words by rjieba (`长文阅读的排版` →
     `长文-阅读-的-排版`), kept as written (IRIs, as Hugo keeps them). At most `SLUG_LIMIT`
-    characters, cut at a word; `untitled` when no word is left."""
+    characters, cut at a word; `UNTITLED` when no word is left."""
     text = unicodedata.normalize("NFKC", title).casefold()
     words: list[str] = []
     for token in rjieba.cut(text) if _CJK.search(text) else [text]:
@@ -55,7 +57,7 @@ def slugify(title: str) -> str:
         if len(longer) > SLUG_LIMIT:
             break
         slug = longer
-    return slug or "untitled"
+    return slug or UNTITLED
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,8 @@ def plan(
         where = _translation_path(site, original.base, lang, original.bundle)
         lines.append(_key_line(original.key or original.base, "\n").rstrip("\n"))
     else:
-        where = _post_path(lang, slugify(title))
+        slug = slugify(title)
+        where = _post_path(lang, slug) if slug != UNTITLED else _untitled_path(site, lang)
     lines.append("draft: true")
     text = "---\n" + "\n".join(lines) + "\n---\n\n"
     if original is None or original.key:
@@ -133,6 +136,17 @@ def _with_key(path: Path, raw: bytes, key: str) -> bytes:
             at = match.start()
             return raw[:at] + _key_line(key, newline.decode()).encode() + raw[at:]
     raise NewPostError(f"{path}: the end of its front matter was not found; not changed")
+
+
+def _untitled_path(site: Site, lang: Language) -> str:
+    """Where a post whose title has no words ("!!!") goes: `UNTITLED`, else the first of
+    `untitled-2`, `untitled-3`… with neither a file nor a page bundle folder of that name."""
+    for number in itertools.count(1):
+        where = _post_path(lang, UNTITLED if number == 1 else f"{UNTITLED}-{number}")
+        path = site.content_dir / where
+        if not path.exists() and not path.with_name(path.name.split(".", 1)[0]).exists():
+            return where
+    raise AssertionError("unreachable")  # pragma: no cover - itertools.count never ends
 
 
 def _post_path(lang: Language, slug: str) -> str:

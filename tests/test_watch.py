@@ -523,3 +523,19 @@ def test_a_new_file_with_a_taken_slug_never_takes_the_url_from_its_holder(live, 
     assert len(errors) == 1, check.stdout
     assert errors[0].startswith("content/posts/dup.md:"), errors
     assert "already belongs to content/posts/writing.md" in errors[0]
+
+
+def test_a_changed_settings_file_is_a_warning_that_says_restart(live, caplog):
+    """Settings are read at start-up: a masthead.toml saved while serving is not applied, and
+    the log says so (once per change, naming the file), instead of nothing at all."""
+    s = live({"posts/a.md": post("Alpha", "2024-01-01")})
+    config = s.site.root / "masthead.toml"
+    with caplog.at_level(logging.INFO, logger="masthead"):
+        config.write_text(BILINGUAL_TOML + "comments_flood_seconds = 0\n")
+        s.until(lambda: "restart" in caplog.text, "a warning about the settings")
+        warnings = [r for r in caplog.records if "restart" in r.getMessage()]
+        assert [r.levelno for r in warnings] == [logging.WARNING]
+        assert str(config) in warnings[0].getMessage()
+        (s.content / "posts/b.md").write_text(post("Beta", "2024-01-02"))
+        s.until(lambda: s.shows("/", "Beta"), "the next content change")
+    assert s.shows("/", "Alpha")

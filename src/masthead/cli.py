@@ -1,4 +1,4 @@
-"""The `masthead` command: serve, init, index, build, check, search-log, backup, restore,
+"""The `masthead` command: serve, init, index, build, check, search-log, backup, vacuum, restore,
 comments (import, export, export-person, erase).
 
 Errors a user can fix (bad settings, a missing folder, a full disk, a database folder or file
@@ -497,6 +497,41 @@ def backup(
     typer.echo(
         f"Backed up {_visible(str(s.database_path))} to {_visible(str(destination))} "
         f"({pages} pages, {size:,} bytes)"
+    )
+
+
+@app.command()
+def vacuum(
+    site: Annotated[Path, typer.Argument(help="Site folder whose database to compact.")],
+) -> None:
+    """Give the space of deleted posts and comments back to the disk: merge the search
+    index's segments (FTS5 optimize), then rebuild the site's database in place (SQLite's
+    VACUUM). Safe while the site is serving: pages and search are
+    answered throughout, and writes (the watcher, new comments) wait until it is done. Needs
+    free disk space of about twice the database."""
+    from masthead.store import search as search_store
+    from masthead.store.db import Database, file_size, storage_error
+    from masthead.store.db import vacuum as sqlite_vacuum
+
+    try:
+        s = _site(site)
+        if not s.database_path.exists():
+            raise ConfigError(f"{s.database_path}: no database yet (run masthead index first)")
+        before = file_size(s.database_path)
+        db = Database(s.database_path)
+        try:  # FTS5 keeps a deleted post's terms until its segments merge: merge them first
+            with db.write() as conn:
+                search_store.optimize(conn)
+        except sqlite3.Error as exc:
+            raise storage_error(s.database_path, exc) from None
+        finally:
+            db.close()
+        after = sqlite_vacuum(s.database_path)[1]
+    except MastheadError as exc:
+        raise _fail(exc) from None
+    typer.echo(
+        f"Compacted {_visible(str(s.database_path))}: {before:,} bytes before, {after:,} bytes "
+        f"after ({max(before - after, 0):,} bytes given back)"
     )
 
 

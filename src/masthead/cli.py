@@ -11,6 +11,7 @@ escaped: no terminal escape sequence from a file name or a link target reaches t
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import logging
 import os
@@ -38,6 +39,8 @@ app = typer.Typer(
     help="masthead: an editorial web platform on Markdown files and SQLite.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,  # plain help: paragraphs re-wrapped as prose, no <bool> per flag
+    context_settings={"max_content_width": 100},  # help as wide as the terminal, up to 100
 )
 err = Console(stderr=True)
 out = Console()
@@ -540,6 +543,7 @@ def vacuum(
 comments_app = typer.Typer(
     help="Comments: import (WordPress WXR, Disqus XML, masthead JSON), export, data requests.",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 app.add_typer(comments_app, name="comments")
 SiteFolder = Annotated[Path, typer.Argument(help="Site folder (with masthead.toml).")]
@@ -707,6 +711,21 @@ def _subcommands() -> None:
 
     app.add_typer(admin, name="admin")
     app.add_typer(mail, name="mail")
+    for group in (app, comments_app, admin, mail):
+        _short_helps(group)
+
+
+def _short_helps(group: typer.Typer) -> None:
+    """Give each command of `group` its docstring's first paragraph, on one line, as the text
+    listed in its group's help (Click would cut it to one line of the terminal, with "...")."""
+    for info in group.registered_commands:
+        doc = info.help or inspect.getdoc(info.callback) or ""
+        if info.short_help is None:
+            info.short_help = " ".join(doc.split("\n\n")[0].split())
+    for sub in group.registered_groups:  # their help is given as `typer.Typer(help=...)`
+        if sub.typer_instance is not None and isinstance(sub.typer_instance.info.help, str):
+            first = sub.typer_instance.info.help.split("\n\n")[0]
+            sub.typer_instance.info.short_help = " ".join(first.split())
 
 
 _subcommands()

@@ -13,7 +13,7 @@ from masthead.indexer import index_site
 from masthead.store import comments as comments_store
 from masthead.store.db import Database
 
-from conftest import new_comment, post
+from conftest import BILINGUAL_TOML, new_comment, post
 
 runner = CliRunner()
 
@@ -118,3 +118,40 @@ def test_titles_with_no_words_get_free_names_and_never_overwrite(make_site):
     assert zh.exit_code == 0 and zh.output.strip().endswith("posts/untitled.zh.md"), zh.output
     again = cli("new", str(site.root), "A")  # a title with words: its file, or a clear refusal
     assert again.exit_code == 2 and "exists already; not overwritten" in again.output
+
+
+TRILINGUAL_TOML = BILINGUAL_TOML + '\n[languages.fr]\nname = "Français"\nprefix = "fr"\n'
+
+
+def test_a_third_language_keeps_the_pair_the_original_had_by_its_file_name(make_site, serve):
+    """x.md and x.zh.md are translations by base name (no key): a French translation made of
+    x.md writes the key into both, so the English–Chinese pair and its comments stay whole."""
+    site = make_site(
+        {
+            "posts/x.md": post("Ex", "2024-03-01", body="English words.\n"),
+            "posts/x.zh.md": post("叉", "2024-03-01", body="中文。\n"),
+        },
+        TRILINGUAL_TOML,
+    )
+    key = _thread(site, "/posts/x/")
+    db = Database(site.database_path)
+    try:
+        comments_store.add(db, new_comment(key, "On the pair", post_url="/posts/x/"), "reader")
+    finally:
+        db.close()
+    result = cli(
+        "new", str(site.root), "Ixe", "--lang", "fr", "--translation-of", "content/posts/x.md"
+    )
+    assert result.exit_code == 0, result.output
+    for name in ("x.md", "x.zh.md", "x.fr.md"):
+        text = (site.content_dir / "posts" / name).read_text(encoding="utf-8")
+        assert text.count('translationKey: "posts/x"') == 1, name
+    made = site.content_dir / "posts/x.fr.md"
+    made.write_text(made.read_text(encoding="utf-8").replace("draft: true\n", ""), "utf-8")
+    assert _thread(site, "/posts/x/") == _thread(site, "/zh/posts/x/") == "k:posts/x"
+    client = serve(site)
+    for url in ("/posts/x/", "/zh/posts/x/", "/fr/posts/x/"):
+        page = client.get(url).text
+        assert "On the pair" in page, url
+        for other in {"/posts/x/", "/zh/posts/x/", "/fr/posts/x/"} - {url}:
+            assert f'href="https://example.com{other}"' in page, (url, other)

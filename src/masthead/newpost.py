@@ -5,9 +5,9 @@ the default language, `content/posts/SLUG.LANG.md` for another, or `content/FOLD
 when the language has a content folder (Hugo's layout). A translation (`--translation-of PATH`)
 takes the original's base name instead (the same path under the language's folder or with its
 suffix, `NAME/index.LANG.md` for a page bundle), and both files get one `translationKey` (the
-original's, else its translation base, e.g. `posts/harbour`, written into the original as one
-more front-matter line, nothing else of the file changed), so the pair stays linked, comments
-and all, when either file is renamed later.
+original's, else its translation base, e.g. `posts/harbour`, written into the original, and into
+the translations it already has by that base name, as one more front-matter line, nothing else
+of the files changed), so the set stays linked, comments and all, when a file is renamed later.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import rjieba
 
 from masthead.config import Language, Site
 from masthead.content import frontmatter, source
-from masthead.content.discover import MARKDOWN_SUFFIXES, classify
+from masthead.content.discover import MARKDOWN_SUFFIXES, classify, walk
 from masthead.errors import ContentError, MastheadError
 
 SLUG_LIMIT = 80  # characters; longer titles are cut at a word
@@ -61,16 +61,24 @@ def slugify(title: str) -> str:
 
 
 @dataclass(frozen=True)
+class Rewrite:
+    """An existing content file given a `translationKey`: absolute `path`, its bytes as read
+    (`was`) and as they are to be written (`now`)."""
+
+    path: Path
+    was: bytes
+    now: bytes
+
+
+@dataclass(frozen=True)
 class NewPost:
     """A file to create: `path` (absolute) with `text`; and, for a translation of an original
-    without a `translationKey`, that original (`original`: absolute path, its bytes as read
-    `original_was`, and as they are to be written `original_now`)."""
+    without a `translationKey`, the original and the translations it has by its base name, each
+    given the key (`rewrites`)."""
 
     path: Path
     text: str
-    original: Path | None = None
-    original_was: bytes = b""
-    original_now: bytes = b""
+    rewrites: tuple[Rewrite, ...] = ()
 
 
 def plan(
@@ -110,8 +118,39 @@ def plan(
     text = "---\n" + "\n".join(lines) + "\n---\n\n"
     if original is None or original.key:
         return NewPost(site.content_dir / where, text)
-    now_bytes = _with_key(original.path, original.raw, original.base)
-    return NewPost(site.content_dir / where, text, original.path, original.raw, now_bytes)
+    rewrites = tuple(
+        Rewrite(path, raw, _with_key(path, raw, original.base))
+        for path, raw in _linked_by_name(site, original)
+    )
+    return NewPost(site.content_dir / where, text, rewrites)
+
+
+def _linked_by_name(site: Site, original: _Original) -> list[tuple[Path, bytes]]:
+    """The original (absolute path, bytes) and every other content file of its translation
+    base without a `translationKey` of its own: the posts its derived key joins today, so that
+    giving them all the key keeps them together. Raises NewPostError for one whose front
+    matter does not parse (whether it has a key cannot be told)."""
+    out = [(original.path, original.raw)]
+    for rel in walk(site.content_dir):
+        path = site.content_dir / rel
+        if path.resolve() == original.path or classify(site, rel).base != original.base:
+            continue
+        shown = site.settings.content_dir + "/" + rel
+        raw = path.read_bytes()
+        try:
+            data = frontmatter.split(shown, source.decode(shown, raw)).data
+        except ContentError as exc:
+            raise NewPostError(
+                f"{exc} (a translation of the original by its file name: fix it first; "
+                "nothing was written)"
+            ) from None
+        if not data.get("translationKey"):
+            if "translationKey" in data:
+                raise NewPostError(
+                    f"{shown}: its translationKey is empty; give it one or remove it"
+                )
+            out.append((path, raw))
+    return out
 
 
 def _key_line(key: str, newline: str) -> str:
@@ -232,33 +271,38 @@ def _translation_path(site: Site, base: str, lang: Language, bundle: bool) -> st
 
 
 def create(post: NewPost) -> Path:
-    """Write `post` (its folders too); never over an existing file; then give its original the
-    `translationKey` it lacked (`post.original`), unless that file changed since it was read:
-    then the new file is removed again. Raises NewPostError."""
+    """Write `post` (its folders too); never over an existing file; then give the files of
+    `post.rewrites` the `translationKey` they lacked, unless one changed since it was read:
+    then none is changed and the new file is removed again. Raises NewPostError."""
     post.path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with open(post.path, "x", encoding="utf-8", newline="\n") as file:
             file.write(post.text)
     except FileExistsError:
         raise NewPostError(f"{post.path} exists already; not overwritten") from None
-    if post.original is not None:
-        try:
-            _rewrite(post.original, post.original_was, post.original_now)
-        except BaseException:
-            post.path.unlink(missing_ok=True)
-            raise
+    done: list[Rewrite] = []
+    try:
+        for rewrite in post.rewrites:
+            if rewrite.path.read_bytes() != rewrite.was:
+                raise NewPostError(f"{rewrite.path} changed meanwhile; nothing was written")
+        for rewrite in post.rewrites:
+            _replace(rewrite.path, rewrite.now)
+            done.append(rewrite)
+    except BaseException:
+        for rewrite in done:  # all or none: put back the ones already written
+            _replace(rewrite.path, rewrite.was)
+        post.path.unlink(missing_ok=True)
+        raise
     return post.path
 
 
-def _rewrite(path: Path, was: bytes, now: bytes) -> None:
-    """Replace the file at `path` by `now` if it still holds `was`, in one rename (an editor
-    or the watcher never reads half of it), its permission bits kept. Raises NewPostError."""
-    if path.read_bytes() != was:
-        raise NewPostError(f"{path} changed meanwhile; nothing was written (try again)")
+def _replace(path: Path, data: bytes) -> None:
+    """Replace the file at `path` by `data` in one rename (an editor or the watcher never reads
+    half of it), its permission bits kept."""
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as file:
-            file.write(now)
+            file.write(data)
         os.chmod(name, path.stat().st_mode & 0o7777)
         os.replace(name, path)
     except BaseException:

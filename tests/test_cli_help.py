@@ -5,6 +5,10 @@ flag): the real program (CliRunner) at a fixed width."""
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import typer
@@ -65,3 +69,19 @@ def test_the_command_list_shows_each_first_paragraph_whole():
         first = (command.help or "").split("\n\n")[0]
         assert " ".join(first.split()) in flat, name
     assert "..." not in text.partition("Commands:")[2]  # none cut short
+
+
+@pytest.mark.parametrize("group", [(), ("comments",), ("admin",), ("mail",)])
+def test_a_group_without_a_command_prints_its_help(group):
+    """As before the plain formatter: the help on stdout, exit 2, no `error:` line."""
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("masthead")), *group],  # the installed program
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": str(WIDTH)},
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr == ""
+    assert result.stdout.startswith(f"Usage: masthead {' '.join(group)}".rstrip() + " [OPTIONS]")
+    assert "Commands:" in result.stdout

@@ -742,6 +742,9 @@ def main() -> None:
         code = 1
     except typer.TyperException as exc:  # click's ClickException and UsageError
         code = exc.exit_code
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a group alone: its help (Typer's test)
+            typer.echo(exc.format_message())
+            sys.exit(code)
         message = exc.format_message().strip().rstrip(".")
         ctx = getattr(exc, "ctx", None)
         if message:  # empty for a bare command group: its help is printed already

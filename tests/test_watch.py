@@ -482,3 +482,60 @@ def test_without_dev_a_new_static_folder_is_served_at_once(live):
     (s.site.root / "static").mkdir()
     (s.site.root / "static" / "mine.css").write_text("p { margin: 0; }\n")
     s.until(lambda: s.status("/static/mine.css") == 200, "a file of a new static folder")
+
+
+def test_a_new_file_with_a_taken_slug_never_takes_the_url_from_its_holder(live, caplog):
+    """A file added while serving with the slug of a live post and an older date: the post
+    that holds the URL keeps it (page, search, comments), the newcomer is the one reported, in
+    the serve log (a WARNING naming both files) and by `masthead check`."""
+    from masthead.store import comments as comments_store
+
+    from conftest import new_comment
+
+    s = live({"posts/writing.md": post("The real post", "2024-06-01", slug="writing-docs")})
+    db = Database(s.site.database_path)
+    try:
+        key = db.read().execute("SELECT translation_key FROM posts").fetchone()[0]
+        comment = new_comment(key, "Kept on the real post", post_url="/posts/writing-docs/")
+        comments_store.add(db, comment, "reader")
+    finally:
+        db.close()
+    s.until(lambda: s.shows("/posts/writing-docs/", "Kept on the real post"), "the comment")
+    with caplog.at_level(logging.WARNING, logger="masthead"):
+        (s.content / "posts/dup.md").write_text(
+            post("The impostor", "2020-01-01", body="Impostor words.\n", slug="writing-docs")
+        )
+        s.until(lambda: "posts/dup.md" in caplog.text, "a warning about the duplicate")
+    warning = next(r for r in caplog.records if "posts/dup.md" in r.getMessage())
+    assert warning.levelno == logging.WARNING
+    assert "content/posts/writing.md" in warning.getMessage()
+    page = s.get("/posts/writing-docs/").text
+    assert "The real post" in page and "Kept on the real post" in page
+    assert "The impostor" not in page
+    assert s.found("real") == ["/posts/writing-docs/"] and s.found("impostor") == []
+    check = subprocess.run(
+        [sys.executable, "-m", "masthead", "check", str(s.site.root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    errors = [line for line in check.stdout.splitlines() if "duplicate slug" in line]
+    assert len(errors) == 1, check.stdout
+    assert errors[0].startswith("content/posts/dup.md:"), errors
+    assert "already belongs to content/posts/writing.md" in errors[0]
+
+
+def test_a_changed_settings_file_is_a_warning_that_says_restart(live, caplog):
+    """Settings are read at start-up: a masthead.toml saved while serving is not applied, and
+    the log says so (once per change, naming the file), instead of nothing at all."""
+    s = live({"posts/a.md": post("Alpha", "2024-01-01")})
+    config = s.site.root / "masthead.toml"
+    with caplog.at_level(logging.INFO, logger="masthead"):
+        config.write_text(BILINGUAL_TOML + "comments_flood_seconds = 0\n")
+        s.until(lambda: "restart" in caplog.text, "a warning about the settings")
+        warnings = [r for r in caplog.records if "restart" in r.getMessage()]
+        assert [r.levelno for r in warnings] == [logging.WARNING]
+        assert str(config) in warnings[0].getMessage()
+        (s.content / "posts/b.md").write_text(post("Beta", "2024-01-02"))
+        s.until(lambda: s.shows("/", "Beta"), "the next content change")
+    assert s.shows("/", "Alpha")

@@ -1,7 +1,9 @@
-"""`masthead check`: validate every content file without touching the database.
+"""`masthead check`: validate every content file without writing the database.
 
-Reports parse errors (the file would be left out), duplicate slugs (the older post keeps the URL),
-unknown shortcodes, links to content files that do not exist, covers that are no readable image,
+Reports parse errors (the file would be left out), duplicate slugs (blaming the newcomer: the post
+the site's index shows at the URL keeps it, read from the database when there is one, opened
+read-only; the older post by date only between posts the index does not have), unknown shortcodes,
+links to content files that do not exist, covers that are no readable image,
 two posts of one language with one `translationKey` and front-matter menu entries left out or
 partly ignored (warnings), and every file and folder the site skips (`discover.skipped`): info
 for what a normal site has (`_index.md`, `.git/`, editor backups), a warning for a content
@@ -10,6 +12,7 @@ format masthead does not render (`.org`, `.adoc`, `.rst`…), whose text would s
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from masthead.config import Site
@@ -17,6 +20,7 @@ from masthead.content import sanitize, urls
 from masthead.content.discover import skipped, walk
 from masthead.content.post import Post, parse_post
 from masthead.errors import ContentError, ContentIssue
+from masthead.store.posts import DUPLICATE_RULE
 
 
 def check_site(site: Site) -> list[ContentIssue]:
@@ -34,8 +38,11 @@ def check_site(site: Site) -> list[ContentIssue]:
             continue
         posts.append(post)
         issues.extend(post.warnings)
+    incumbents = _incumbents(site)
     holders: dict[tuple[str, bool], Post] = {}
-    for post in sorted(posts, key=lambda p: (p.date, p.source)):
+    for post in sorted(
+        posts, key=lambda p: (incumbents.get((p.url, p.draft)) != p.source, p.date, p.source)
+    ):
         holder = holders.setdefault((post.url, post.draft), post)
         if holder is not post:
             issues.append(
@@ -43,7 +50,7 @@ def check_site(site: Site) -> list[ContentIssue]:
                     post.source,
                     1,
                     f"duplicate slug: {post.url} already belongs to {holder.source} "
-                    "(the older post keeps the URL; set another slug)",
+                    f"({DUPLICATE_RULE}; set another slug)",
                 )
             )
     table = {p.source: (p.url, p.lang) for p in posts}
@@ -68,6 +75,29 @@ def check_site(site: Site) -> list[ContentIssue]:
     issues.extend(_translation_clashes(site, posts))
     issues.extend(_skipped(site))
     return sorted(issues, key=lambda i: (i.path, i.line, i.reason))
+
+
+def _incumbents(site: Site) -> dict[tuple[str, bool], str]:
+    """(URL, draft) → the content file that holds it in the site's index (a post shown there,
+    else the last holder in `url_history`), as `store.posts.resolve_duplicates` decides; empty
+    when there is no database or it cannot be read. Opened read-only: `check` never writes."""
+    path = site.database_path
+    if not path.is_file():
+        return {}
+    try:
+        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    except sqlite3.Error:
+        return {}
+    try:
+        rows = conn.execute(
+            "SELECT url, 0, source, 0 AS shown FROM url_history UNION ALL "
+            "SELECT url, draft, source, 1 FROM posts WHERE shadowed = 0 ORDER BY shown"
+        ).fetchall()
+    except sqlite3.Error:
+        return {}  # not a masthead database, or an older schema: the date rule alone
+    finally:
+        conn.close()
+    return {(url, bool(draft)): source for url, draft, source, _ in rows}  # shown ones last
 
 
 def _links(post: Post, prefix: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""The `masthead` command: serve, init, index, build, check, search-log, backup, restore,
+"""The `masthead` command: serve, init, index, build, check, search-log, backup, vacuum, restore,
 comments (import, export, export-person, erase).
 
 Errors a user can fix (bad settings, a missing folder, a full disk, a database folder or file
@@ -11,6 +11,7 @@ escaped: no terminal escape sequence from a file name or a link target reaches t
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import logging
 import os
@@ -38,6 +39,8 @@ app = typer.Typer(
     help="masthead: an editorial web platform on Markdown files and SQLite.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,  # plain help: paragraphs re-wrapped as prose, no <bool> per flag
+    context_settings={"max_content_width": 100},  # help as wide as the terminal, up to 100
 )
 err = Console(stderr=True)
 out = Console()
@@ -500,11 +503,47 @@ def backup(
     )
 
 
+@app.command()
+def vacuum(
+    site: Annotated[Path, typer.Argument(help="Site folder whose database to compact.")],
+) -> None:
+    """Give the space of deleted posts and comments back to the disk: merge the search
+    index's segments (FTS5 optimize), then rebuild the site's database in place (SQLite's
+    VACUUM). Safe while the site is serving: pages and search are
+    answered throughout, and writes (the watcher, new comments) wait until it is done. Needs
+    free disk space of about twice the database."""
+    from masthead.store import search as search_store
+    from masthead.store.db import Database, file_size, storage_error
+    from masthead.store.db import vacuum as sqlite_vacuum
+
+    try:
+        s = _site(site)
+        if not s.database_path.exists():
+            raise ConfigError(f"{s.database_path}: no database yet (run masthead index first)")
+        before = file_size(s.database_path)
+        db = Database(s.database_path)
+        try:  # FTS5 keeps a deleted post's terms until its segments merge: merge them first
+            with db.write() as conn:
+                search_store.optimize(conn)
+        except sqlite3.Error as exc:
+            raise storage_error(s.database_path, exc) from None
+        finally:
+            db.close()
+        after = sqlite_vacuum(s.database_path)[1]
+    except MastheadError as exc:
+        raise _fail(exc) from None
+    typer.echo(
+        f"Compacted {_visible(str(s.database_path))}: {before:,} bytes before, {after:,} bytes "
+        f"after ({max(before - after, 0):,} bytes given back)"
+    )
+
+
 # --- comments: import, export and a commenter's data request (comments_io) ---------------------
 
 comments_app = typer.Typer(
     help="Comments: import (WordPress WXR, Disqus XML, masthead JSON), export, data requests.",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 app.add_typer(comments_app, name="comments")
 SiteFolder = Annotated[Path, typer.Argument(help="Site folder (with masthead.toml).")]
@@ -672,6 +711,21 @@ def _subcommands() -> None:
 
     app.add_typer(admin, name="admin")
     app.add_typer(mail, name="mail")
+    for group in (app, comments_app, admin, mail):
+        _short_helps(group)
+
+
+def _short_helps(group: typer.Typer) -> None:
+    """Give each command of `group` its docstring's first paragraph, on one line, as the text
+    listed in its group's help (Click would cut it to one line of the terminal, with "...")."""
+    for info in group.registered_commands:
+        doc = info.help or inspect.getdoc(info.callback) or ""
+        if info.short_help is None:
+            info.short_help = " ".join(doc.split("\n\n")[0].split())
+    for sub in group.registered_groups:  # their help is given as `typer.Typer(help=...)`
+        if sub.typer_instance is not None and isinstance(sub.typer_instance.info.help, str):
+            first = sub.typer_instance.info.help.split("\n\n")[0]
+            sub.typer_instance.info.short_help = " ".join(first.split())
 
 
 _subcommands()
@@ -688,6 +742,9 @@ def main() -> None:
         code = 1
     except typer.TyperException as exc:  # click's ClickException and UsageError
         code = exc.exit_code
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a group alone: its help (Typer's test)
+            typer.echo(exc.format_message())
+            sys.exit(code)
         message = exc.format_message().strip().rstrip(".")
         ctx = getattr(exc, "ctx", None)
         if message:  # empty for a bare command group: its help is printed already

@@ -20,7 +20,9 @@ from masthead.errors import visible as _visible
 from masthead.store.db import Database
 
 T = TypeVar("T")
-admin = typer.Typer(help="Accounts of the /guanli dashboard.", no_args_is_help=True)
+admin = typer.Typer(
+    help="Accounts of the /guanli dashboard.", no_args_is_help=True, rich_markup_mode=None
+)
 SitePath = Annotated[Path, typer.Argument(help="Site folder (with masthead.toml).")]
 Name = Annotated[str, typer.Argument(help="User name (letters, digits, '.', '_', '-').")]
 Stdin = Annotated[

@@ -13,7 +13,11 @@ import typer
 from masthead.errors import ConfigError, MastheadError
 from masthead.errors import visible as _visible
 
-mail = typer.Typer(help="Notification mails: the outbox and its sending.", no_args_is_help=True)
+mail = typer.Typer(
+    help="Notification mails: the outbox and its sending.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 SiteArg = Annotated[
     Path | None, typer.Argument(help="Site folder (with masthead.toml); default: this folder.")
 ]

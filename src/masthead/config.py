@@ -2,9 +2,11 @@
 
 Each setting is declared once below, with its type, default and help text (the README's settings
 table is checked against these declarations by the tests). Unknown keys and bad types raise
-`ConfigError` at start-up, naming the key. Booleans are strict (`StrictBool`): in the file only
-TOML's `true` and `false` (a string "yes" or a number 1 is refused, not guessed); a `MASTHEAD_*`
-variable is text, so there one of `ENV_TRUE` or `ENV_FALSE` (any case) stands for a boolean.
+`ConfigError` at start-up, naming the key. Booleans and numbers are strict (`StrictBool`,
+`StrictInt`): in the file only TOML's `true` and `false`, and TOML integers (a string "yes" or
+"5", a number 1 for a boolean, a float 5.0 are refused, not guessed); a `MASTHEAD_*` variable is
+text, so there one of `ENV_TRUE` or `ENV_FALSE` (any case) stands for a boolean, and decimal
+digits (`ENV_INT`) for a number.
 """
 
 from __future__ import annotations
@@ -20,7 +22,15 @@ from typing import Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+)
 
 from masthead.content import permalinks
 from masthead.errors import ConfigError
@@ -29,6 +39,7 @@ CONFIG_FILE = "masthead.toml"
 ENV_PREFIX = "MASTHEAD_"
 ENV_TRUE = ("true", "1", "yes", "on")  # MASTHEAD_* spellings of a boolean, compared lower-cased
 ENV_FALSE = ("false", "0", "no", "off")
+ENV_INT = re.compile(r"[+-]?[0-9]+")  # a MASTHEAD_* number, spaces around it stripped
 
 
 class LanguageSettings(BaseModel):
@@ -82,7 +93,7 @@ class MenuItem(BaseModel):
         min_length=1, alias="name", description="Link text (Hugo's `name` is accepted too)."
     )
     url: str = Field(description="A site path (/about/) or an absolute http(s) URL.")
-    weight: int = Field(0, description="Order: lower first, then as written (Hugo's weight).")
+    weight: StrictInt = Field(0, description="Order: lower first, then as written (Hugo's weight).")
 
     @field_validator("url")
     @classmethod
@@ -122,7 +133,7 @@ class SecuritySettings(BaseModel):
         description="Sources added to Content-Security-Policy directives, e.g. "
         '{"frame-src" = ["https://www.youtube-nocookie.com"]}.',
     )
-    hsts_max_age: int = Field(
+    hsts_max_age: StrictInt = Field(
         63_072_000,
         ge=0,
         description="Strict-Transport-Security max-age in seconds, sent when base_url is https "
@@ -166,21 +177,23 @@ class Settings(BaseModel):
     static_dir: str = Field("static", description="Folder of the site's own static files.")
     templates_dir: str = Field("templates", description="Folder of template overrides.")
     database: str = Field(".masthead/site.db", description="SQLite file, site-relative.")
-    posts_per_page: int = Field(10, ge=1, le=100, description="Posts per list page.")
-    toc_levels: list[int] = Field(
+    posts_per_page: StrictInt = Field(10, ge=1, le=100, description="Posts per list page.")
+    toc_levels: list[StrictInt] = Field(
         default_factory=lambda: [2, 3], description="Lowest and highest heading level in a TOC."
     )
     raw_html: StrictBool = Field(
         False, description="Trust authors' raw HTML; by default posts pass an allowlist sanitizer."
     )
-    search_log_days: int = Field(
+    search_log_days: StrictInt = Field(
         90, ge=0, description="Days the search log keeps each query (0: forever)."
     )
-    feed_items: int = Field(20, ge=1, le=500, description="Newest posts in each RSS and Atom feed.")
+    feed_items: StrictInt = Field(
+        20, ge=1, le=500, description="Newest posts in each RSS and Atom feed."
+    )
     feed_full_text: StrictBool = Field(
         True, description="Feeds carry each post's full text; false: only its excerpt."
     )
-    sitemap_max_urls: int = Field(
+    sitemap_max_urls: StrictInt = Field(
         50_000,
         ge=1,
         le=50_000,
@@ -203,35 +216,35 @@ class Settings(BaseModel):
         description="Origins (scheme://host[:port]) whose pages may call /api/ (CORS); "
         "see 'Static export and CDNs'.",
     )
-    comments_close_after_days: int = Field(
+    comments_close_after_days: StrictInt = Field(
         0, ge=0, description="Close a post's comments this many days after its date (0: never)."
     )
-    comments_depth: int = Field(
+    comments_depth: StrictInt = Field(
         5, ge=1, le=10, description="Levels of nested replies drawn; deeper ones at the last."
     )
     comments_order: str = Field(
         "oldest", pattern="^(oldest|newest)$", description="Top-level order: oldest or newest."
     )
-    comments_per_page: int = Field(
+    comments_per_page: StrictInt = Field(
         50, ge=1, le=500, description="Top-level comments per page of a thread."
     )
-    comments_edit_minutes: int = Field(
+    comments_edit_minutes: StrictInt = Field(
         15, ge=0, description="Minutes a commenter may edit or delete their comment (0: never)."
     )
-    comments_flood_seconds: int = Field(
+    comments_flood_seconds: StrictInt = Field(
         15, ge=0, description="Seconds between two comments from one client on one post (0: off)."
     )
-    comments_per_minute: int = Field(
+    comments_per_minute: StrictInt = Field(
         3, ge=0, description="Comments one client may post per minute (0: off)."
     )
-    comments_min_seconds: int = Field(
+    comments_min_seconds: StrictInt = Field(
         3, ge=0, description="Seconds a scripted form must be open before it posts (0: off)."
     )
     comments_moderation: StrictBool = Field(False, description="Hold every comment for moderation.")
     comments_previously_approved: StrictBool = Field(
         True, description="Hold a comment unless its author is known to have one approved."
     )
-    comments_max_links: int = Field(
+    comments_max_links: StrictInt = Field(
         2, ge=0, description="Hold a comment with this many links or more (0: off)."
     )
     moderation_keys: list[str] = Field(
@@ -240,10 +253,10 @@ class Settings(BaseModel):
     disallowed_keys: list[str] = Field(
         default_factory=list, description="Words that send a comment to spam."
     )
-    comments_ip_days: int = Field(
+    comments_ip_days: StrictInt = Field(
         30, ge=0, description="Days a comment keeps its client's IP hash (0: forever)."
     )
-    comments_trash_days: int = Field(
+    comments_trash_days: StrictInt = Field(
         30, ge=0, description="Days spam and trash are kept before they are emptied (0: forever)."
     )
     trusted_proxies: list[str] = Field(
@@ -257,7 +270,7 @@ class Settings(BaseModel):
         None, description="URL POSTed the changed URLs (JSON) after a change."
     )
     smtp_host: str | None = Field(None, description="SMTP server for notifications (unset: none).")
-    smtp_port: int = Field(587, ge=1, le=65535, description="SMTP port.")
+    smtp_port: StrictInt = Field(587, ge=1, le=65535, description="SMTP port.")
     smtp_tls: str = Field(
         "starttls", pattern="^(starttls|tls|none)$", description="starttls, tls or none."
     )
@@ -480,7 +493,12 @@ def _env_overrides() -> dict[str, Any]:
         raw = os.environ.get(ENV_PREFIX + name.upper())
         if raw is None or field.annotation not in (str, int, bool, str | None):
             continue
-        out[name] = _env_bool(raw) if field.annotation is bool else raw
+        if field.annotation is bool:
+            out[name] = _env_bool(raw)
+        elif field.annotation is int and ENV_INT.fullmatch(raw.strip()):
+            out[name] = int(raw.strip())
+        else:
+            out[name] = raw  # a number that is no digits: the strict field refuses it, named
     return out
 
 
@@ -525,7 +543,12 @@ def _from_env(loc: tuple[Any, ...], from_env: dict[str, Any], overrides: dict[st
 
 
 def _message(err: Any, from_env: dict[str, Any], overrides: dict[str, Any]) -> str:
-    """Pydantic's message, or for a boolean what is accepted where the value came from."""
+    """Pydantic's message, or for a boolean or a number what is accepted where the value came
+    from."""
+    if err["type"] == "int_type":
+        if _from_env(err["loc"], from_env, overrides):
+            return f"must be a whole number (decimal digits), not {err['input']!r}"
+        return f"must be a whole number (a TOML integer, unquoted), not {err['input']!r}"
     if err["type"] != "bool_type":
         return str(err["msg"])
     if _from_env(err["loc"], from_env, overrides):

@@ -371,6 +371,7 @@ def commit(
         urls = store.urls_of(conn, sources)
         hashes = {p: r["sha256"] for p, r in store.sources_of(conn, gone).items()}
         keys = store.translation_keys_of(conn, gone)
+        parsed = store.translation_keys_of(conn, [c.path for c in changes if c.post is not None])
         for change in changes:
             apply_change(conn, change)
         for path in gone:
@@ -378,6 +379,7 @@ def commit(
         urls |= {c.post.url for c in changes if c.post is not None}
         store.resolve_duplicates(conn, urls)
         store.follow_renames(conn, hashes, keys)  # old URLs and comments follow a rename
+        store.follow_key_changes(conn, parsed)  # and a translationKey added or changed
 
     return store.commit_generation(db, apply)
 

@@ -4,14 +4,20 @@ The file goes where the site's layout puts a post of that language: `content/pos
 the default language, `content/posts/SLUG.LANG.md` for another, or `content/FOLDER/posts/SLUG.md`
 when the language has a content folder (Hugo's layout). A translation (`--translation-of PATH`)
 takes the original's base name instead (the same path under the language's folder or with its
-suffix, `NAME/index.LANG.md` for a page bundle), so the two are linked as translations, and
-carries its `translationKey` when it has one.
+suffix, `NAME/index.LANG.md` for a page bundle), and both files get one `translationKey` (the
+original's, else its translation base, e.g. `posts/harbour`, written into the original, and into
+the translations it already has by that base name, as one more front-matter line, nothing else
+of the files changed), so the set stays linked, comments and all, when a file is renamed later.
 """
 
 from __future__ import annotations
 
+import codecs
+import itertools
 import json
+import os
 import re
+import tempfile
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,10 +27,11 @@ import rjieba
 
 from masthead.config import Language, Site
 from masthead.content import frontmatter, source
-from masthead.content.discover import MARKDOWN_SUFFIXES, classify
+from masthead.content.discover import MARKDOWN_SUFFIXES, classify, walk
 from masthead.errors import ContentError, MastheadError
 
 SLUG_LIMIT = 80  # characters; longer titles are cut at a word
+UNTITLED = "untitled"  # the slug of a title with no words; numbered when taken (`untitled-2`)
 _WORD = re.compile(r"\w+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -37,7 +44,7 @@ def slugify(title: str) -> str:
     """A URL slug for `title`: its words lower-cased and joined by `-` (`Hello, World!` →
     `hello-world`); Chinese text is cut into words by rjieba (`长文阅读的排版` →
     `长文-阅读-的-排版`), kept as written (IRIs, as Hugo keeps them). At most `SLUG_LIMIT`
-    characters, cut at a word; `untitled` when no word is left."""
+    characters, cut at a word; `UNTITLED` when no word is left."""
     text = unicodedata.normalize("NFKC", title).casefold()
     words: list[str] = []
     for token in rjieba.cut(text) if _CJK.search(text) else [text]:
@@ -50,13 +57,28 @@ def slugify(title: str) -> str:
         if len(longer) > SLUG_LIMIT:
             break
         slug = longer
-    return slug or "untitled"
+    return slug or UNTITLED
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """An existing content file given a `translationKey`: absolute `path`, its bytes as read
+    (`was`) and as they are to be written (`now`)."""
+
+    path: Path
+    was: bytes
+    now: bytes
 
 
 @dataclass(frozen=True)
 class NewPost:
-    path: Path  # absolute
+    """A file to create: `path` (absolute) with `text`; and, for a translation of an original
+    without a `translationKey`, the original and the translations it has by its base name, each
+    given the key (`rewrites`)."""
+
+    path: Path
     text: str
+    rewrites: tuple[Rewrite, ...] = ()
 
 
 def plan(
@@ -84,16 +106,86 @@ def plan(
     lines.append(f"date: {now.astimezone(site.tz).replace(microsecond=0).isoformat()}")
     if lang_code:
         lines.append(f"lang: {lang.code}")
+    original = None
     if translation_of is not None:
-        rel, key, bundle = _original(site, translation_of, lang)
-        where = _translation_path(site, rel, lang, bundle)
-        if key:
-            lines.append(f"translationKey: {json.dumps(key, ensure_ascii=False)}")
+        original = _original(site, translation_of, lang)
+        where = _translation_path(site, original.base, lang, original.bundle)
+        lines.append(_key_line(original.key or original.base, "\n").rstrip("\n"))
     else:
-        where = _post_path(lang, slugify(title))
+        slug = slugify(title)
+        where = _post_path(lang, slug) if slug != UNTITLED else _untitled_path(site, lang)
     lines.append("draft: true")
     text = "---\n" + "\n".join(lines) + "\n---\n\n"
-    return NewPost(site.content_dir / where, text)
+    if original is None or original.key:
+        return NewPost(site.content_dir / where, text)
+    rewrites = tuple(
+        Rewrite(path, raw, _with_key(path, raw, original.base))
+        for path, raw in _linked_by_name(site, original)
+    )
+    return NewPost(site.content_dir / where, text, rewrites)
+
+
+def _linked_by_name(site: Site, original: _Original) -> list[tuple[Path, bytes]]:
+    """The original (absolute path, bytes) and every other content file of its translation
+    base without a `translationKey` of its own: the posts its derived key joins today, so that
+    giving them all the key keeps them together. Raises NewPostError for one whose front
+    matter does not parse (whether it has a key cannot be told)."""
+    out = [(original.path, original.raw)]
+    for rel in walk(site.content_dir):
+        path = site.content_dir / rel
+        if path.resolve() == original.path or classify(site, rel).base != original.base:
+            continue
+        shown = site.settings.content_dir + "/" + rel
+        raw = path.read_bytes()
+        try:
+            data = frontmatter.split(shown, source.decode(shown, raw)).data
+        except ContentError as exc:
+            raise NewPostError(
+                f"{exc} (a translation of the original by its file name: fix it first; "
+                "nothing was written)"
+            ) from None
+        if not data.get("translationKey"):
+            if "translationKey" in data:
+                raise NewPostError(
+                    f"{shown}: its translationKey is empty; give it one or remove it"
+                )
+            out.append((path, raw))
+    return out
+
+
+def _key_line(key: str, newline: str) -> str:
+    return f"translationKey: {json.dumps(key, ensure_ascii=False)}{newline}"
+
+
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|$)")
+_CLOSE = re.compile(rb"(?:---|\.\.\.)[ \t]*")  # frontmatter._DELIM, on bytes
+
+
+def _with_key(path: Path, raw: bytes, key: str) -> bytes:
+    """`raw` (an original whose front matter parsed, `frontmatter.split`) with one line
+    `translationKey: "key"` added just before the line that closes its front matter, ended as
+    the file's first line is (LF, CRLF or CR); every other byte (a UTF-8 byte-order mark too)
+    kept. Raises NewPostError when the closing line cannot be found."""
+    start = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
+    lines = [m for m in _LINE.finditer(raw, start) if m.group()]
+    first = lines[0].group() if lines else b""
+    newline = first[len(first.rstrip(b"\r\n")) :] or b"\n"
+    for match in lines[1:]:
+        if _CLOSE.fullmatch(match.group().rstrip(b"\r\n")):
+            at = match.start()
+            return raw[:at] + _key_line(key, newline.decode()).encode() + raw[at:]
+    raise NewPostError(f"{path}: the end of its front matter was not found; not changed")
+
+
+def _untitled_path(site: Site, lang: Language) -> str:
+    """Where a post whose title has no words ("!!!") goes: `UNTITLED`, else the first of
+    `untitled-2`, `untitled-3`… with neither a file nor a page bundle folder of that name."""
+    for number in itertools.count(1):
+        where = _post_path(lang, UNTITLED if number == 1 else f"{UNTITLED}-{number}")
+        path = site.content_dir / where
+        if not path.exists() and not path.with_name(path.name.split(".", 1)[0]).exists():
+            return where
+    raise AssertionError("unreachable")  # pragma: no cover - itertools.count never ends
 
 
 def _post_path(lang: Language, slug: str) -> str:
@@ -104,9 +196,22 @@ def _post_path(lang: Language, slug: str) -> str:
     return f"posts/{slug}.md"
 
 
-def _original(site: Site, path: Path, lang: Language) -> tuple[str, str, bool]:
-    """The content-relative path of the original, its `translationKey` ("" for none) and
-    whether it is a page bundle (`NAME/index.md`)."""
+@dataclass(frozen=True)
+class _Original:
+    """The post a translation is made of: its absolute `path` and bytes `raw`, content-relative
+    translation `base`, `translationKey` ("" for none) and whether it is a page bundle."""
+
+    path: Path
+    raw: bytes
+    base: str
+    key: str
+    bundle: bool
+
+
+def _original(site: Site, path: Path, lang: Language) -> _Original:
+    """The original of a translation into `lang`. Raises NewPostError: no such Markdown file
+    in the content folder, front matter that does not parse (the message says where), an
+    empty `translationKey`, or an original already in `lang`."""
     content = site.content_dir.resolve()
     candidates = [path, site.root / path, site.content_dir / path]
     found = next((p.resolve() for p in candidates if p.exists()), None)
@@ -119,16 +224,20 @@ def _original(site: Site, path: Path, lang: Language) -> tuple[str, str, bool]:
     rel = found.relative_to(content).as_posix()
     info = classify(site, rel)
     shown = site.settings.content_dir + "/" + rel
+    raw = found.read_bytes()
     try:
-        data = frontmatter.split(shown, source.decode(shown, found.read_bytes())).data
+        data = frontmatter.split(shown, source.decode(shown, raw)).data
     except ContentError as exc:
-        raise NewPostError(f"{exc}") from None
+        raise NewPostError(f"{exc} (fix the original first; nothing was written)") from None
+    if "translationKey" in data and not data["translationKey"]:
+        raise NewPostError(f"{shown}: its translationKey is empty; give it one or remove it")
     written = site.resolve_language(str(data.get("lang") or "")) if data.get("lang") else None
     original_lang = written.code if written else (info.lang or site.settings.default_language)
     if original_lang == lang.code:
         raise NewPostError(f"{path} is already in {lang.name}; give another --lang")
     stem = found.name.rsplit(".", 1)[0].split(".", 1)[0]
-    return info.base, str(data.get("translationKey") or ""), stem == "index"
+    key = str(data.get("translationKey") or "")
+    return _Original(found, raw, info.base, key, stem == "index")
 
 
 def _bundle_index(given: Path, folder: Path) -> Path:
@@ -162,11 +271,40 @@ def _translation_path(site: Site, base: str, lang: Language, bundle: bool) -> st
 
 
 def create(post: NewPost) -> Path:
-    """Write `post` (its folders too); never over an existing file. Raises NewPostError."""
+    """Write `post` (its folders too); never over an existing file; then give the files of
+    `post.rewrites` the `translationKey` they lacked, unless one changed since it was read:
+    then none is changed and the new file is removed again. Raises NewPostError."""
     post.path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with open(post.path, "x", encoding="utf-8", newline="\n") as file:
             file.write(post.text)
     except FileExistsError:
         raise NewPostError(f"{post.path} exists already; not overwritten") from None
+    done: list[Rewrite] = []
+    try:
+        for rewrite in post.rewrites:
+            if rewrite.path.read_bytes() != rewrite.was:
+                raise NewPostError(f"{rewrite.path} changed meanwhile; nothing was written")
+        for rewrite in post.rewrites:
+            _replace(rewrite.path, rewrite.now)
+            done.append(rewrite)
+    except BaseException:
+        for rewrite in done:  # all or none: put back the ones already written
+            _replace(rewrite.path, rewrite.was)
+        post.path.unlink(missing_ok=True)
+        raise
     return post.path
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Replace the file at `path` by `data` in one rename (an editor or the watcher never reads
+    half of it), its permission bits kept."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.chmod(name, path.stat().st_mode & 0o7777)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise

@@ -18,6 +18,10 @@ A batch that cannot be written (a full disk, SQLITE_FULL; the database locked by
 process) is kept and retried with backoff, up to `RETRY_MAX` apart, until it is written: the
 author does not have to save the file again. The failure is logged once, the recovery once.
 
+Settings are read at start-up only: a change to `masthead.toml` is not applied while serving,
+so the watcher logs a WARNING naming the file ("restart to apply"), once for each new content of
+it (an editor's save that leaves it as it was, or a `touch`, says nothing).
+
 Readiness: watchfiles has no "armed" callback, so the watcher writes a probe file into a private
 temporary folder it also watches; the first event seen for it proves the file-system watches are
 in place (`WatchStats.armed`, on /healthz; `Watcher.armed`, a threading.Event).
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import sqlite3
 import tempfile
@@ -39,7 +44,7 @@ from pathlib import Path
 from watchfiles import Change as FsChange
 from watchfiles import awatch
 
-from masthead.config import Site
+from masthead.config import CONFIG_FILE, Site
 from masthead.content.discover import is_content_file, is_ignored
 from masthead.indexer import Change, build_change, commit, index_site
 from masthead.store import posts as store
@@ -98,6 +103,9 @@ class Watcher:
             (site.root / site.settings.templates_dir).resolve(),
             (site.root / site.settings.static_dir).resolve(),
         ]
+        self.config = (site.root / CONFIG_FILE).resolve()
+        self._config_seen = _digest(self.config)  # the settings this process runs with
+        self._config_started = self._config_seen
 
     # --- which events matter ---------------------------------------------------------------
 
@@ -109,6 +117,8 @@ class Watcher:
         if self._probe_dir is not None and self._inside(path, self._probe_dir):
             self._arm()
             return False
+        if path == self.config:
+            return True
         if self._inside(path, self.database_dir) or is_ignored(path.name):
             return False
         if self._inside(path, self.content):  # the folder itself too: it may be replaced
@@ -209,6 +219,9 @@ class Watcher:
         rescan = False
         for _change, raw in batch:
             path = Path(raw)
+            if path == self.config:
+                self._settings_changed()
+                continue
             if not self._inside(path, self.content):
                 kinds.add("theme")
                 continue
@@ -251,6 +264,22 @@ class Watcher:
             self.stats.last_batch_ms,
         )
         return kinds
+
+    def _settings_changed(self) -> None:
+        """Log that `masthead.toml` changed and is not applied until a restart: a WARNING once
+        for each new content (its SHA-256), an INFO when it is back as this process read it."""
+        now = _digest(self.config)
+        if now == self._config_seen:
+            return
+        self._config_seen = now
+        if now == self._config_started:
+            log.info("%s is back as it was at start-up", self.config)
+        else:
+            log.warning(
+                "%s changed: settings are read at start-up only; restart masthead serve to "
+                "apply them (this process keeps serving with the settings it started with)",
+                self.config,
+            )
 
     # --- settling ----------------------------------------------------------------------------
 
@@ -333,3 +362,11 @@ class Watcher:
         ):
             return "same"
         return change
+
+
+def _digest(path: Path) -> str | None:
+    """The SHA-256 (hex) of the file at `path`, None while it is missing or unreadable."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None

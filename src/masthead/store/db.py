@@ -179,6 +179,44 @@ def backup(source: Path, destination: Path, *, replace: bool = False) -> int:
     return int(pages)
 
 
+def file_size(path: Path) -> int:
+    """Bytes the database at `path` takes on disk: the file and its -wal file."""
+    path = Path(path)
+    return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.exists())
+
+
+def vacuum(path: Path) -> tuple[int, int]:
+    """Rebuild the database at `path` into as few pages as its data needs (SQLite's VACUUM,
+    https://www.sqlite.org/lang_vacuum.html), then fold the WAL back into the file and truncate
+    it (`PRAGMA wal_checkpoint(TRUNCATE)`, https://www.sqlite.org/pragma.html#pragma_wal_checkpoint):
+    the space of deleted posts, comments and search rows goes back to the file system. Returns
+    the bytes on disk (file and -wal) before and after.
+
+    Safe while the site serves: in WAL mode VACUUM is one write transaction, so readers go on
+    reading their snapshot and other writers (the watcher, a comment) wait for it, up to the
+    busy timeout; no rowid that masthead keeps changes (every table it refers to by rowid has
+    an INTEGER PRIMARY KEY). It needs free disk space of about twice the database (a temporary
+    copy and the WAL). Raises `StorageError` (a full disk, a lock held too long, a damaged or
+    read-only file)."""
+    path = Path(path)
+    before = file_size(path)
+    try:
+        conn = _open(path)
+    except sqlite3.Error as exc:
+        raise storage_error(path, exc) from None
+    try:
+        conn.execute("PRAGMA busy_timeout = 30000")  # a batch of the watcher's may be writing
+        if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+            raise StorageError(path, "not a masthead database (no schema version); not changed")
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except sqlite3.Error as exc:
+        raise storage_error(path, exc) from None
+    finally:
+        conn.close()
+    return before, file_size(path)
+
+
 _FULL = {errno.ENOSPC, errno.EDQUOT}
 _DENIED = {errno.EACCES, errno.EPERM, errno.EROFS}
 

@@ -7,6 +7,7 @@ take any connection. Timestamps (`now`) are seconds since the epoch.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -18,6 +19,10 @@ from masthead.search.document import SearchValues
 from masthead.store import comments as comments_store
 from masthead.store import search
 from masthead.store.db import Database
+
+log = logging.getLogger(__name__)
+# who keeps a URL two posts claim (`resolve_duplicates`, and `masthead check` by the same rule)
+DUPLICATE_RULE = "the post that held the URL keeps it; the older one if neither did"
 
 _POST_COLUMNS = (
     "source, kind, lang, slug, url, title, date, date_ts, updated, authors, excerpt, cover, draft, "
@@ -163,11 +168,15 @@ def urls_of(conn: sqlite3.Connection, sources: list[str]) -> set[str]:
 
 
 def resolve_duplicates(conn: sqlite3.Connection, urls: set[str] | None = None) -> None:
-    """Mark every post whose URL an older post (by date, then path) already holds as shadowed,
-    and record a `duplicate-slug` error for it. Drafts take part only among drafts. Then remember
-    which file holds each of these URLs (`url_history`; drafts never held a public URL), so that
-    the URL still leads to that post once it has moved (a new pattern, a new slug): see
-    `alias_target`.
+    """Mark every post whose URL another post holds as shadowed, and record a `duplicate-slug`
+    error for it. The holder is the incumbent: the post `url_history` says holds the URL, else
+    one that was not shadowed before; only between posts neither of which held it (a first
+    index) does the older post by date (then path) keep it. So a file added later with a taken
+    slug never takes the URL, its comments and its search rows from the post that has them,
+    whatever its date. Drafts take part only among drafts. A post newly shadowed is logged as
+    a WARNING naming both files. Then remember which file holds each of these URLs
+    (`url_history`; drafts never held a public URL), so that the URL still leads to that post
+    once it has moved (a new pattern, a new slug): see `alias_target`.
 
     With `urls`, only the posts at those URLs are looked at (an incremental change cannot create
     or end a clash anywhere else); without, every post.
@@ -177,36 +186,44 @@ def resolve_duplicates(conn: sqlite3.Connection, urls: set[str] | None = None) -
         if not urls:
             return
         params = {f"u{i}": u for i, u in enumerate(urls)}
-        scope = f"WHERE url IN ({', '.join(':' + n for n in params)})"
-    sources = f"SELECT source FROM posts {scope}"
+        scope = f"WHERE p.url IN ({', '.join(':' + n for n in params)})"
+    # ranked before the reset below: the shadowed flag still says who was not shadowed before
+    rows = conn.execute(
+        "SELECT id, source, url, holder, was FROM ("
+        "  SELECT p.id, p.source, p.url, p.shadowed AS was, ROW_NUMBER() OVER w AS rn,"
+        "  FIRST_VALUE(p.source) OVER w AS holder"
+        f"  FROM posts p LEFT JOIN url_history h ON h.url = p.url {scope}"
+        "  WINDOW w AS (PARTITION BY p.url, p.draft"
+        "  ORDER BY p.source IS h.source DESC, p.shadowed, p.date_ts, p.source)"
+        ") WHERE rn > 1",
+        params,
+    ).fetchall()
+    sources = f"SELECT p.source FROM posts p {scope}"
     conn.execute(
         f"DELETE FROM content_issues WHERE code = 'duplicate-slug' AND path IN ({sources})",
         params,
     )
     conn.execute(f"UPDATE posts SET shadowed = 0 WHERE shadowed = 1 AND source IN ({sources})",
                  params)  # fmt: skip
-    rows = conn.execute(
-        "SELECT id, source, url, holder FROM ("
-        "  SELECT id, source, url, ROW_NUMBER() OVER w AS rn, FIRST_VALUE(source) OVER w AS holder"
-        f"  FROM posts {scope} WINDOW w AS (PARTITION BY url, draft ORDER BY date_ts, source)"
-        ") WHERE rn > 1",
-        params,
-    ).fetchall()
     for row in rows:
         conn.execute("UPDATE posts SET shadowed = 1 WHERE id = :id", {"id": row["id"]})
+        issue = ContentIssue(
+            row["source"],
+            1,
+            f"duplicate slug: {row['url']} already belongs to {row['holder']} "
+            f"({DUPLICATE_RULE}; set another slug)",
+        )
         conn.execute(
             "INSERT INTO content_issues (path, line, severity, code, reason) "
             "VALUES (:p, 1, 'error', 'duplicate-slug', :r)",
-            {
-                "p": row["source"],
-                "r": f"duplicate slug: {row['url']} already belongs to {row['holder']} "
-                "(the older post keeps the URL; set another slug)",
-            },
+            {"p": issue.path, "r": issue.reason},
         )
+        if not row["was"]:
+            log.warning("%s", issue.format())
     holders = f"{scope} AND" if scope else "WHERE"
     conn.execute(
         "INSERT INTO url_history (url, source, translation_key, lang, kind) "
-        f"SELECT url, source, translation_key, lang, kind FROM posts {holders} shadowed = 0 "
+        f"SELECT url, source, translation_key, lang, kind FROM posts p {holders} shadowed = 0 "
         "AND draft = 0 "
         "ON CONFLICT (url) DO UPDATE SET source = excluded.source, "
         "translation_key = excluded.translation_key, lang = excluded.lang, kind = excluded.kind",
@@ -242,6 +259,15 @@ def follow_renames(
                 "UPDATE url_history SET source = :new WHERE source = :old", {"new": new, "old": old}
             )
             _move_thread(conn, (keys or {}).get(old), new)
+
+
+def follow_key_changes(conn: sqlite3.Connection, keys: dict[str, str]) -> None:
+    """`keys`: re-parsed content files → their translation key before this change. A post
+    whose key changed in place (a `translationKey` added or edited, as `masthead new
+    --translation-of` adds one to the original) takes its comments to the new key when no
+    post keeps the old one (see `_move_thread`)."""
+    for source, old_key in keys.items():
+        _move_thread(conn, old_key, source)
 
 
 def _move_thread(conn: sqlite3.Connection, old_key: str | None, new_source: str) -> None:

@@ -138,9 +138,15 @@ def test_housekeeping_forgets_ips_and_empties_old_spam_and_trash(db, make_site):
 
     day = 86400.0
     now = 1_800_000_000.0
-    old_spam = cs.add(db, new(status="spam", created=now - 31 * day, ip_hash="x"), "reader")
-    old_trash = cs.add(db, new(status="trash", created=now - 40 * day), "reader")
-    recent = cs.add(db, new(status="spam", created=now - 2 * day, ip_hash="y"), "reader")
+    # counted from when each went to spam or trash (`trashed`), not from `created`
+    spam_at, trash_at = now - 31 * day, now - 40 * day
+    old_spam = cs.add(
+        db, new(status="spam", created=now - 31 * day, trashed=spam_at, ip_hash="x"), "reader"
+    )
+    old_trash = cs.add(db, new(status="trash", created=now - 40 * day, trashed=trash_at), "reader")
+    recent = cs.add(
+        db, new(status="spam", created=now - 2 * day, trashed=now - 2 * day, ip_hash="y"), "reader"
+    )
     kept = cs.add(db, new(status="approved", created=now - 90 * day, ip_hash="z"), "reader")
     done = housekeeping.sweep(db, Settings(), now)
     assert (done.spam, done.trash) == (1, 1)

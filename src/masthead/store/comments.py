@@ -30,6 +30,7 @@ from masthead.store.db import Database
 
 T = TypeVar("T")
 STATUSES = ("pending", "approved", "spam", "trash")
+TRASHED = ("spam", "trash")  # the statuses that are emptied, counted from `trashed`
 PLACEHOLDER = "deleted"
 SECRET_KEY = "secret"  # nosec B105  # pragma: allowlist secret (a site_state key)
 VERSION_KEY = "comments_version"
@@ -67,6 +68,7 @@ class Comment:
     source: str
     source_id: str
     token_key: str  # never shown: what its edit token and mail links are bound to (migration 9)
+    trashed: float | None = None  # when it went to spam or trash, else None (migration 10)
 
     @property
     def removed(self) -> bool:
@@ -130,6 +132,7 @@ class NewComment:
     source: str = ""
     source_id: str = ""
     token_key: str = field(default_factory=new_token_key)
+    trashed: float | None = None  # spam or trash since (None: now, the time it is stored)
 
 
 @dataclass(frozen=True)
@@ -241,6 +244,10 @@ def insert(conn: sqlite3.Connection, new: NewComment, actor: str) -> int:
     values = {c: getattr(new, c) for c in _COLUMNS}  # asdict() deep-copies: slow in bulk
     values["notify"] = int(new.notify)
     values["email_confirmed"] = int(new.email_confirmed)
+    # an imported spam or trash comment starts its countdown when it is stored, not at its date
+    values["trashed"] = (
+        (time.time() if new.trashed is None else new.trashed) if new.status in TRASHED else None
+    )
     cur = conn.execute(
         f"INSERT INTO comments ({', '.join(_COLUMNS)}) "  # nosec B608: fixed column names
         f"VALUES ({', '.join(':' + c for c in _COLUMNS)})",
@@ -274,15 +281,21 @@ def set_status(
     *,
     expect: Collection[str] | None = None,
     reason: str = "",
+    at: float | None = None,
 ) -> Changed:
     """Move each comment of `ids` to status `to`: the one status change (a reader deleting
-    their own, the dashboard, mailed links, housekeeping). A comment changes only while its
-    status is in `expect` (None: any status but `to`); others, placeholders and missing ids
-    are `skipped`. One audit row per change; `reason` replaces the stored reason when given.
-    Raises `ValueError` for an unknown status."""
+    their own, the dashboard, mailed links, rules, an undo, housekeeping). A comment changes
+    only while its status is in `expect` (None: any status but `to`); others, placeholders and
+    missing ids are `skipped`. One audit row per change; `reason` replaces the stored reason
+    when given. Moving into spam or trash sets `trashed` to `at` (seconds, default now), the
+    start of its emptying countdown; any other status clears it. Raises `ValueError` for an
+    unknown status."""
     if to not in STATUSES:
         raise ValueError(f"unknown comment status {to!r}")
     wanted = list(dict.fromkeys(int(i) for i in ids))
+
+    when = time.time() if at is None else at
+    trashed = when if to in TRASHED else None
 
     def apply(conn: sqlite3.Connection) -> Changed:
         changed, skipped = [], []
@@ -300,9 +313,9 @@ def set_status(
                 skipped.append(comment_id)
                 continue
             conn.execute(
-                "UPDATE comments SET status = :to, reason = CASE WHEN :reason = '' "
-                "THEN reason ELSE :reason END WHERE id = :id",
-                {"to": to, "reason": reason, "id": comment_id},
+                "UPDATE comments SET status = :to, trashed = :trashed, reason = CASE "
+                "WHEN :reason = '' THEN reason ELSE :reason END WHERE id = :id",
+                {"to": to, "trashed": trashed, "reason": reason, "id": comment_id},
             )
             log_event(
                 conn,
@@ -312,6 +325,7 @@ def set_status(
                 from_status=status,
                 to_status=to,
                 detail={"reason": reason} if reason else None,
+                at=when,
             )
             if "approved" in (status, to):
                 touch(conn, row["thread"])
@@ -459,12 +473,14 @@ def empty(
     before: float | None = None,
     max_id: int | None = None,
 ) -> Changed:
-    """Delete for good the comments in `status` ('spam' or 'trash') created before `before`
-    and with ids up to `max_id` (what a page listed: newcomers stay, C53)."""
-    if status not in ("spam", "trash"):
+    """Delete for good the comments in `status` ('spam' or 'trash') that went there before
+    `before` (their `trashed` time, never their own date: an old comment marked spam today
+    is kept its full term) and with ids up to `max_id` (what a page listed: newcomers stay,
+    C53). Raises `ValueError` for another status."""
+    if status not in TRASHED:
         raise ValueError("only spam and trash are emptied")
     rows = db.read().execute(
-        "SELECT id FROM comments WHERE status = :s AND created < :before AND id <= :max_id",
+        "SELECT id FROM comments WHERE status = :s AND trashed < :before AND id <= :max_id",
         {
             "s": status,
             "before": time.time() + 1 if before is None else before,

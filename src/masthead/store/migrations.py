@@ -272,4 +272,12 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE comments ADD COLUMN token_key TEXT NOT NULL DEFAULT ''",
         "UPDATE comments SET token_key = lower(hex(randomblob(16)))",
     ],
+    # 10: when a comment went to spam or trash (`trashed`, NULL in any other status): spam and
+    # trash are emptied `comments_trash_days` after that, as WordPress counts EMPTY_TRASH_DAYS,
+    # never by the comment's own date; the spam and trash found here start their count now
+    [
+        "ALTER TABLE comments ADD COLUMN trashed REAL",
+        "UPDATE comments SET trashed = (julianday('now') - 2440587.5) * 86400.0 "
+        "WHERE status IN ('spam', 'trash')",
+    ],
 ]

@@ -1,0 +1,123 @@
+"""Moderation data after a second fresh-user trial (session 6, round 2), on a real SQLite file
+and the real app over HTTP: spam and trash emptied by when they went there, never by the
+comment's own date."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+
+from test_comments_port import CASES, POSTS
+from test_guanli_comments import add, csrf, m1, site, statuses  # noqa: F401  (fixtures)
+
+from masthead import housekeeping
+from masthead.comments_io import import_file
+from masthead.config import Settings
+from masthead.indexer import index_and_log
+from masthead.store import comments as cs
+from masthead.store.db import Database
+from masthead.store.migrations import MIGRATIONS
+
+from conftest import new_comment
+
+DAY = 86400.0
+
+
+def test_imported_spam_and_trash_are_kept_their_full_term(make_site):
+    s = make_site(POSTS)
+    db = Database(s.database_path)
+    try:
+        index_and_log(s, db)
+        report = import_file(db, CASES / "C55-wxr-import.xml", default_lang="en")
+        assert not report.problems
+        conn = db.read()
+        held = conn.execute(
+            "SELECT status, created FROM comments WHERE status IN ('spam', 'trash')"
+        ).fetchall()
+        assert sorted(r["status"] for r in held) == ["spam", "trash"]
+        assert all(r["created"] < time.time() - 365 * DAY for r in held)  # old comments
+        # the first `masthead serve` sweeps at once: nothing imported goes
+        assert housekeeping.sweep(db, Settings(), time.time()) == housekeeping.Swept()
+        # the countdown started at import time: after comments_trash_days they go
+        later = housekeeping.sweep(db, Settings(), time.time() + 30 * DAY + 60)
+        assert (later.spam, later.trash) == (1, 1)
+    finally:
+        db.close()
+
+
+def test_old_comments_marked_spam_in_bulk_survive_a_restart_and_undo(site, m1):  # noqa: F811
+    ids = add(site, 2)  # created in 2023, pending until now
+    page = m1.get("/guanli/comments?status=pending")
+    done = m1.post(
+        "/guanli/comments/act",
+        data={
+            "csrf": csrf(page),
+            "action": "spam",
+            "ids": [str(i) for i in ids],
+            "seen": re.findall(r'name="seen" value="([^"]+)"', page.text),
+            "back": "/guanli/comments?status=pending",
+        },
+    )
+    assert done.status_code == 303
+    notice = m1.get(done.headers["location"])
+    assert statuses(site, ids) == ["spam", "spam"]
+    db = Database(site.database_path)
+    try:
+        assert housekeeping.sweep(db, Settings(), time.time()) == housekeeping.Swept()
+    finally:
+        db.close()
+    undone = m1.post(
+        "/guanli/comments/undo",
+        data={
+            "csrf": csrf(notice),
+            "notice": re.search(r'name="notice" value="(\d+)"', notice.text).group(1),
+        },
+    )
+    assert undone.status_code == 303
+    assert "2 changes undone" in m1.get(undone.headers["location"]).text
+    assert statuses(site, ids) == ["pending", "pending"]
+
+
+def test_every_move_into_spam_or_trash_restarts_the_count_and_leaving_clears_it(tmp_path):
+    db = Database(tmp_path / "site.db")
+    try:
+        cid = cs.add(db, new_comment("t1", status="pending", created=1_000.0), "reader")
+        assert cs.get(db.read(), cid).trashed is None
+        cs.set_status(db, [cid], "trash", "reader", at=5_000.0)
+        assert cs.get(db.read(), cid).trashed == 5_000.0
+        cs.moderate(db, "restore", [cid], "editor:m")
+        assert cs.get(db.read(), cid).trashed is None
+        cs.set_status(db, [cid], "spam", "mail", at=9_000.0)
+        assert cs.empty(db, "spam", "system", before=8_999.0).changed == []
+        assert cs.empty(db, "spam", "system", before=9_001.0).changed == [cid]
+    finally:
+        db.close()
+
+
+def test_migration_10_starts_the_count_of_existing_spam_and_trash_now(tmp_path):
+    path = tmp_path / "site.db"
+    conn = sqlite3.connect(path)
+    for number, statements in enumerate(MIGRATIONS[:9], start=1):
+        for sql in statements:
+            conn.execute(sql)
+        conn.execute(f"PRAGMA user_version = {number}")
+    for status in ("spam", "trash", "approved"):
+        conn.execute(
+            "INSERT INTO comments (thread, post_url, lang, status, author_name, author_email, "
+            "author_url, body, body_html, created, ip_hash, client_hash, fingerprint, reason) "
+            "VALUES ('t', '/a/', 'en', ?, 'A', '', '', 'x', '<p>x</p>', 1000.0, '', '', '', '')",
+            (status,),
+        )
+    conn.commit()
+    conn.close()
+    before = time.time()
+    db = Database(path)
+    try:
+        rows = {r["status"]: r["trashed"] for r in db.read().execute("SELECT * FROM comments")}
+        assert rows["approved"] is None
+        assert before - 1 <= rows["spam"] <= time.time() + 1
+        assert before - 1 <= rows["trash"] <= time.time() + 1
+        assert housekeeping.sweep(db, Settings(), time.time()) == housekeeping.Swept()
+    finally:
+        db.close()

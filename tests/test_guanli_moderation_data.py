@@ -8,7 +8,7 @@ import re
 import sqlite3
 import time
 
-from test_comments_port import CASES, POSTS
+from test_comments_port import CASES, POSTS, masthead
 from test_guanli_comments import add, csrf, m1, site, statuses  # noqa: F401  (fixtures)
 
 from masthead import housekeeping
@@ -119,5 +119,46 @@ def test_migration_10_starts_the_count_of_existing_spam_and_trash_now(tmp_path):
         assert before - 1 <= rows["spam"] <= time.time() + 1
         assert before - 1 <= rows["trash"] <= time.time() + 1
         assert housekeeping.sweep(db, Settings(), time.time()) == housekeeping.Swept()
+    finally:
+        db.close()
+
+
+def test_erase_scrubs_a_quick_edits_previous_values_from_the_audit_log(site, m1):  # noqa: F811
+    (cid,) = add(site, 1, status="approved", body="Secret plans of Eve", name="Eve Example")
+    page = m1.get("/guanli/comments")
+    edited = m1.post(
+        "/guanli/comments/edit",
+        data={
+            "csrf": csrf(page),
+            "id": str(cid),
+            "body": "Plans",
+            "name": "E.",
+            "email": "e@example.net",
+            "url": "",
+        },
+    )
+    assert edited.status_code == 303
+    db = Database(site.database_path)
+    try:
+        assert "Secret plans of Eve" in cs.history(db.read(), cid)[-1]["detail"]  # kept till now
+    finally:
+        db.close()
+    code, out = masthead("comments", "erase", site.root, "e@example.net", "--yes")
+    assert code == 0, out
+    db = Database(site.database_path)
+    try:
+        rows = cs.history(db.read(), cid)
+        assert [r["action"] for r in rows] == ["create", "edit", "delete"]  # who did what, kept
+        text = " ".join(r["detail"] for r in rows)
+        for personal in ("Secret plans", "Eve Example", "s0@example.org", "e@example.net"):
+            assert personal not in text
+        edit = next(r for r in rows if r["action"] == "edit")
+        assert edit["actor"] == "editor:m1" and '"edited"' in edit["detail"]
+        # a comment whose address an edit changed away keeps its audit row, scrubbed too
+        other = cs.add(db, new_comment("t1", "Mine", author_email="z@x.org"), "r")
+        cs.edit(db, other, "editor:m1", author_email="someone@else.org")
+        assert cs.erase_person(db, "Z@x.org ", "system") == 0
+        assert "z@x.org" not in cs.history(db.read(), other)[-1]["detail"]
+        assert cs.get(db.read(), other).author_email == "someone@else.org"
     finally:
         db.close()

@@ -431,14 +431,41 @@ def erase_person(db: Database, email: str, actor: str) -> int:
     """Answer an erasure request: every comment written with `email` (trimmed, case-folded)
     is deleted for good, leaving anonymous placeholders where replies hang (the thread keeps
     its shape), and the mails to that address or quoting those comments go with them, in one
-    transaction. Returns how many comments were erased."""
+    transaction. Their audit rows stay (who did what when) without the personal data: an
+    edit's previous values become only the names of the fields it changed (in the rows of any
+    comment that had this address before an edit too). Returns how many comments were
+    erased."""
 
     def apply(conn: sqlite3.Connection) -> int:
         ids = [c.id for c in by_email(conn, email)]
         outbox.erase_person(conn, email, ids)
+        # and comments that had the address before an edit: the audit row still holds it
+        was = conn.execute(
+            "SELECT DISTINCT comment_id FROM audit_log WHERE action = 'edit' AND "
+            "lower(trim(json_extract(detail, '$.previous.author_email'))) = :e",
+            {"e": email.strip().lower()},
+        )
+        _scrub_audit(conn, sorted({*ids, *(r[0] for r in was)}))
         return len(_delete_all(conn, ids, actor).changed) if ids else 0
 
     return commit(db, apply)
+
+
+def _scrub_audit(conn: sqlite3.Connection, ids: list[int]) -> None:
+    rows = conn.execute(
+        "SELECT id, detail FROM audit_log WHERE comment_id IN (SELECT value FROM json_each(:ids)) "
+        "AND detail LIKE '%\"previous\"%'",
+        {"ids": json.dumps(ids)},
+    ).fetchall()
+    for row in rows:
+        detail = json.loads(row["detail"])
+        previous = detail.pop("previous", None)
+        if isinstance(previous, dict):
+            detail["edited"] = sorted(previous)
+        conn.execute(
+            "UPDATE audit_log SET detail = :d WHERE id = :id",
+            {"d": json.dumps(detail, ensure_ascii=False), "id": row["id"]},
+        )
 
 
 def expire_ips(db: Database, before: float) -> int:

@@ -9,9 +9,9 @@ import sqlite3
 import time
 
 from test_comments_port import CASES, POSTS, masthead
-from test_guanli_comments import add, csrf, m1, site, statuses  # noqa: F401  (fixtures)
+from test_guanli_comments import PASSWORD, add, csrf, m1, signed_client, site, statuses  # noqa: F401  (fixtures)
 
-from masthead import housekeeping
+from masthead import accounts, housekeeping
 from masthead.comments_io import import_file
 from masthead.config import Settings
 from masthead.indexer import index_and_log
@@ -162,3 +162,50 @@ def test_erase_scrubs_a_quick_edits_previous_values_from_the_audit_log(site, m1)
         assert cs.get(db.read(), other).author_email == "someone@else.org"
     finally:
         db.close()
+
+
+WXR = """<?xml version="1.0" encoding="UTF-8" ?>
+<rss version="2.0" xmlns:wp="http://wordpress.org/export/1.2/"><channel>
+<wp:wxr_version>1.2</wp:wxr_version><item><title>Harbour lights</title>
+<link>https://old.example.com/?p=7</link><wp:post_name>harbour-lights</wp:post_name>
+<wp:comment><wp:comment_id>31</wp:comment_id><wp:comment_parent>0</wp:comment_parent>
+<wp:comment_approved>1</wp:comment_approved><wp:comment_author>Ann</wp:comment_author>
+<wp:comment_date_gmt>2020-01-01 02:00:00</wp:comment_date_gmt>
+<wp:comment_content><![CDATA[<p>First! <b>bold</b> and
+<a href="https://a.example/">a link</a></p>]]></wp:comment_content>
+</wp:comment></item></channel></rss>
+"""
+
+
+def test_quick_editing_an_imported_html_comment_never_publishes_escaped_tags(make_site, tmp_path):
+    s = make_site(POSTS)
+    export = tmp_path / "wordpress.xml"
+    export.write_text(WXR, encoding="utf-8")
+    db = Database(s.database_path)
+    try:
+        index_and_log(s, db)
+        assert not import_file(db, export, default_lang="en").problems
+        accounts.add_user(db, "m1", PASSWORD)
+        (imported,) = [c for c in cs.all_comments(db.read()) if c.source == "wxr"]
+    finally:
+        db.close()
+    client = signed_client(s)
+    try:
+        page = client.get("/guanli/comments")
+        assert "&lt;b&gt;bold&lt;/b&gt;" in page.text  # the textarea holds the stored HTML
+        body = imported.body.replace("First!", "First, edited!") + "<script>x()</script>"
+        done = client.post(
+            "/guanli/comments/edit",
+            data={"csrf": csrf(page), "id": str(imported.id), "body": body, "name": "Ann"},
+        )
+        assert done.status_code == 303
+        post = client.get(imported.post_url).text
+        feed = client.get("/comments/feed.xml").text
+    finally:
+        client.__exit__(None, None, None)
+    assert "First, edited! <b>bold</b>" in post and "&lt;b&gt;" not in post
+    assert "&lt;p&gt;" not in post and "<script>x()" not in post
+    assert 'href="https://a.example/"' in post
+    assert "First, edited!" in feed and "&amp;lt;b&amp;gt;" not in feed
+    ld = re.search(r'<script type="application/ld\+json">(.*?)</script>', post, re.S)
+    assert ld and "&lt;b&gt;" not in ld.group(1) and "First, edited!" in ld.group(1)

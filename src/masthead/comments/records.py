@@ -12,6 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 STATUSES = ("approved", "pending", "spam", "trash")
+# the `source` of a stored comment whose `body` is the HTML as exported (cleaned into
+# `body_html` as `comments_io` imports it); every other comment's `body` is the Markdown a
+# reader typed ('' written here; 'json' keeps the source it was exported with)
+HTML_SOURCES = frozenset({"wxr", "disqus"})
 KINDS = ("comment", "pingback", "trackback")
 
 

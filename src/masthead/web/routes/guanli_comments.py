@@ -32,7 +32,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from masthead.comments import identity, rules, sanitize, text
+from masthead.comments import identity, records, rules, sanitize, text, wxr
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.web import forms
@@ -483,9 +483,19 @@ async def reply(request: Request) -> Response:
     return RedirectResponse(_with_notice(_back(form.get("back")), notice), 303, headers=PRIVATE)
 
 
+def _body_html(source: str, body: str) -> str:
+    """A comment's edited `body` as HTML, in the body's own format: an imported comment's is
+    HTML, cleaned as its import cleaned it (WordPress's paragraphs, the allowlist); any
+    other is Markdown, rendered (`records.HTML_SOURCES`)."""
+    if source in records.HTML_SOURCES:
+        return sanitize.clean(wxr.autop(body) if source == "wxr" else body)
+    return sanitize.render(body)
+
+
 async def quick_edit(request: Request) -> Response:
     """Change a comment's text, name, email and website; the original author stays, the audit
-    row keeps the previous values. A website that is not an http(s) URL is dropped (C33)."""
+    row keeps the previous values. A website that is not an http(s) URL is dropped (C33). An
+    imported comment's text is edited as the HTML it was imported as (`_body_html`)."""
     checked = await _row_form(request)
     if isinstance(checked, Response):
         return checked
@@ -498,7 +508,7 @@ async def quick_edit(request: Request) -> Response:
         url = sanitize.website(_text_field(form, "url", required=False))
     except BadListing as exc:
         return render(request, "guanli/message.html", 400, title="400", message=str(exc))
-    html = await run_in_threadpool(sanitize.render, body)
+    html = await run_in_threadpool(_body_html, found.source, body)
     actor = f"editor:{signed.user.name}"
     cs.edit(
         db,

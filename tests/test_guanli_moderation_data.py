@@ -8,6 +8,7 @@ import re
 import sqlite3
 import time
 
+import pytest
 from test_comments_port import CASES, POSTS, masthead
 from test_guanli_comments import PASSWORD, add, csrf, m1, signed_client, site, statuses  # noqa: F401  (fixtures)
 
@@ -209,3 +210,47 @@ def test_quick_editing_an_imported_html_comment_never_publishes_escaped_tags(mak
     assert "First, edited!" in feed and "&amp;lt;b&amp;gt;" not in feed
     ld = re.search(r'<script type="application/ld\+json">(.*?)</script>', post, re.S)
     assert ld and "&lt;b&gt;" not in ld.group(1) and "First, edited!" in ld.group(1)
+
+
+@pytest.mark.parametrize(
+    ("stored", "typed"),
+    [
+        ("Иван", "иван"),
+        ("иван", "ИВАН"),
+        ("Müller", "MÜLLER"),
+        ("José", "JOSÉ"),
+        ("Jose\u0301", "JOSÉ"),  # a combining accent in the text, a precomposed one typed
+        ("Straße", "STRASSE"),
+    ],
+)
+def test_the_queue_search_is_caseless_in_any_script(site, m1, stored, typed):  # noqa: F811
+    add(site, 1, body=f"Ответ от {stored} here", name="Reader")
+    add(site, 1, body="unrelated", name=f"{stored} Q.")
+    page = m1.get("/guanli/comments", params={"q": typed})
+    assert page.status_code == 200
+    assert f"Ответ от {stored} here" in page.text and f"{stored} Q." in page.text
+
+
+def test_the_queue_search_matches_text_not_markup(site, m1):  # noqa: F811
+    db = Database(site.database_path)
+    try:
+        key = db.read().execute("SELECT translation_key FROM posts WHERE url = '/posts/a/'")
+        thread = key.fetchone()[0]
+        html = '<p>A <strong>strong</strong> point, <a href="https://evil.example/x">see</a></p>'
+        for n, body in enumerate((html, "<p><strong>Bold</strong> claim</p>")):
+            cs.add(
+                db,
+                new_comment(
+                    thread, body, status="pending", source="wxr", source_id=str(n), body_html=body
+                ),
+                "import",
+            )
+    finally:
+        db.close()
+    found = m1.get("/guanli/comments", params={"q": "strong"})
+    assert "A <strong>strong</strong> point" in found.text  # the word, in its text
+    assert "claim" not in found.text  # only the tag says strong
+    for q in ("href", "<p>", "&amp;", "p>"):
+        page = m1.get("/guanli/comments", params={"q": q})
+        assert "claim" not in page.text and "point" not in page.text, q
+    assert "point" in m1.get("/guanli/comments", params={"q": "EVIL.example"}).text  # its link

@@ -11,6 +11,9 @@ whole, never halved.
 
 from __future__ import annotations
 
+import html
+import unicodedata
+
 import regex
 
 ELLIPSIS = "…"
@@ -18,6 +21,8 @@ _GRAPHEME = regex.compile(r"\X")
 _NEWLINES = regex.compile(r"\r\n?")
 _CONTROLS = regex.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _SURROGATE = regex.compile(r"[\ud800-\udfff]")
+_TAG = regex.compile(r"<[^>]*>")
+_HREF = regex.compile(r'\shref="([^"]*)"')  # nh3 writes every attribute double-quoted
 
 
 def length(text: str) -> int:
@@ -74,3 +79,19 @@ def initials(name: str, n: int = 2) -> str:
         first = graphemes(word)[0]
         out.append(first.upper() if len(first.upper()) == len(first) else first)
     return "".join(out)
+
+
+def fold(text: str) -> str:
+    """`text` in its caseless form, for comparing in any script: Unicode's canonical caseless
+    match (The Unicode Standard, section 3.13: NFD, full case folding, NFD again), so `Иван`
+    and `иван`, `MÜLLER` and `müller`, a precomposed `é` and `e` with a combining accent fold
+    alike. For search only: stored text is never changed."""
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).casefold())
+
+
+def html_text(sanitized: str) -> str:
+    """What a reader sees of a comment's sanitized HTML (`body_html`), for search: its text
+    with entities decoded and tags as spaces (never the markup's own words, `strong`, `href`),
+    then the addresses its links point to (a moderator looks for a spam link by its host)."""
+    hrefs = " ".join(_HREF.findall(sanitized))
+    return html.unescape(_TAG.sub(" ", sanitized) + " " + hrefs)

@@ -16,6 +16,7 @@ epoch (UTC).
 from __future__ import annotations
 
 import contextvars
+import functools
 import json
 import secrets
 import sqlite3
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from masthead.comments import text as comment_text
 from masthead.store import outbox
 from masthead.store.db import Database
 
@@ -707,7 +709,8 @@ def history(conn: sqlite3.Connection, comment_id: int) -> list[sqlite3.Row]:
 @dataclass(frozen=True)
 class Filter:
     """What the moderation screen and API list: `status` one of STATUSES or None (all but
-    placeholders); `q` text in the comment, name, email or website (case-insensitive), or an
+    placeholders); `q` text in the comment (what readers see, and its links' addresses, never
+    its markup), name, email or website, caseless in any script (`comments.text.fold`), or an
     IP hash in `ip_hash`; `thread` one thread; `lang`; `since`/`until` creation times
     (seconds, the site-zone day computed by the caller); `max_id` the snapshot of a listing
     (comments that arrived after it are never included, C53)."""
@@ -722,21 +725,23 @@ class Filter:
     max_id: int | None = None
 
     def where(self) -> tuple[str, dict[str, Any]]:
-        """The SQL condition and its named parameters."""
+        """The SQL condition and its named parameters; it calls the functions
+        `search_functions` registers on the connection."""
         parts = ["status != 'deleted'"]
         params: dict[str, Any] = {}
         if self.status:
             parts.append("status = :status")
             params["status"] = self.status
         if self.q:
-            like = "%" + self.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            text = "(body LIKE :q ESCAPE '\\' OR author_name LIKE :q ESCAPE '\\' OR "
-            text += "author_email LIKE :q ESCAPE '\\' OR author_url LIKE :q ESCAPE '\\'"
+            # caseless in any script, on the text readers see (`search_functions`)
+            text = "(instr(masthead_search(body_html), :q) OR instr(masthead_fold(author_name), :q)"
+            text += " OR instr(masthead_fold(author_email), :q)"
+            text += " OR instr(masthead_fold(author_url), :q)"
             if self.ip_hash:
                 text += " OR ip_hash = :ip"
                 params["ip"] = self.ip_hash
             parts.append(text + ")")
-            params["q"] = like
+            params["q"] = comment_text.fold(self.q)
         for column, value in (("thread", self.thread), ("lang", self.lang)):
             if value is not None:
                 parts.append(f"{column} = :{column}")
@@ -753,6 +758,20 @@ class Filter:
         return " AND ".join(parts), params
 
 
+@functools.lru_cache(maxsize=4096)
+def _search_text(html: str) -> str:
+    return comment_text.fold(comment_text.html_text(html))
+
+
+def search_functions(conn: sqlite3.Connection) -> None:
+    """Register on `conn` what a `Filter`'s text search calls: `masthead_fold(text)`
+    (`comments.text.fold`) and `masthead_search(body_html)`, the folded text and link
+    addresses a reader sees in it (`comments.text.html_text`). SQLite's own LIKE and
+    NOCASE fold ASCII only."""
+    conn.create_function("masthead_fold", 1, comment_text.fold, deterministic=True)
+    conn.create_function("masthead_search", 1, _search_text, deterministic=True)
+
+
 def listing(
     conn: sqlite3.Connection,
     where: Filter,
@@ -762,6 +781,7 @@ def listing(
     newest: bool = True,
 ) -> tuple[list[Comment], int]:
     """One page of the comments matching `where`, by date, and how many match in all."""
+    search_functions(conn)
     sql, params = where.where()
     total = conn.execute(
         f"SELECT count(*) FROM comments WHERE {sql}",
@@ -778,6 +798,7 @@ def listing(
 
 def matching_ids(conn: sqlite3.Connection, where: Filter) -> list[int]:
     """Every id matching `where`, ascending."""
+    search_functions(conn)
     sql, params = where.where()
     rows = conn.execute(f"SELECT id FROM comments WHERE {sql} ORDER BY id", params)  # nosec B608
     return [r[0] for r in rows]

@@ -254,3 +254,34 @@ def test_the_queue_search_matches_text_not_markup(site, m1):  # noqa: F811
         page = m1.get("/guanli/comments", params={"q": q})
         assert "claim" not in page.text and "point" not in page.text, q
     assert "point" in m1.get("/guanli/comments", params={"q": "EVIL.example"}).text  # its link
+
+
+def test_audit_filters_match_what_their_placeholders_suggest(site, m1):  # noqa: F811
+    ids = add(site, 2)
+    page = m1.get("/guanli/comments?status=pending")
+    done = m1.post(
+        "/guanli/comments/act",
+        data={
+            "csrf": csrf(page),
+            "action": "approve",
+            "ids": [str(ids[0])],
+            "seen": re.findall(r'name="seen" value="([^"]+)"', page.text),
+            "back": "/guanli/comments",
+        },
+    )
+    assert done.status_code == 303
+
+    def events(**params):
+        text = m1.get("/guanli/audit", params=params).text
+        return int(re.search(r"<p>(\d+) events</p>", text).group(1)), text
+
+    assert events(action="approve")[0] >= 1  # a part of it: approved, bulk-approve
+    assert events(action="approved")[0] == 1
+    form = events()[1]
+    assert 'placeholder="approved"' in form and '<option value="approved">' in form
+    assert '<option value="editor:m1">' in form
+    assert events(action="APPROVE ")[0] == events(action="approve")[0]
+    assert events(actor="m1", action="approved")[0] == 1  # not only the exact editor:m1
+    assert events(actor="M1", action="approved")[0] == 1
+    assert events(actor="m2")[0] == 0
+    assert events(action="nothing-like-it")[0] == 0

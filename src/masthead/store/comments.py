@@ -957,10 +957,18 @@ def audit(
     page: int = 1,
     per_page: int = 50,
 ) -> tuple[list[sqlite3.Row], int]:
-    """The audit log, newest first, filtered by actor (prefix), action and comment."""
-    where = "(:actor = '' OR actor LIKE :actor || '%') AND (:action = '' OR action = :action)"
+    """The audit log, newest first, and how many rows match in all: filtered by `actor` and
+    `action` as parts of them, caseless (`mei` finds `editor:mei`, `approve` finds `approved`
+    and `bulk-approve`), and by `comment_id`."""
+    search_functions(conn)
+    where = "(:actor = '' OR instr(masthead_fold(actor), :actor))"
+    where += " AND (:action = '' OR instr(masthead_fold(action), :action))"
     where += " AND (:cid IS NULL OR comment_id = :cid)"
-    params = {"actor": actor, "action": action, "cid": comment_id}
+    params = {
+        "actor": comment_text.fold(actor.strip()),
+        "action": comment_text.fold(action.strip()),
+        "cid": comment_id,
+    }
     total = conn.execute(
         f"SELECT count(*) FROM audit_log WHERE {where}",
         params,  # nosec B608: fixed text
@@ -971,3 +979,16 @@ def audit(
         {**params, "limit": per_page, "offset": (page - 1) * per_page},
     ).fetchall()
     return rows, int(total)
+
+
+def audit_choices(conn: sqlite3.Connection) -> tuple[list[str], list[str]]:
+    """The actors and the actions the audit log holds, each sorted (the first 200): what its
+    filters offer."""
+    actors = [
+        r[0] for r in conn.execute("SELECT DISTINCT actor FROM audit_log ORDER BY actor LIMIT 200")
+    ]
+    actions = [
+        r[0]
+        for r in conn.execute("SELECT DISTINCT action FROM audit_log ORDER BY action LIMIT 200")
+    ]
+    return actors, actions

@@ -143,8 +143,9 @@ def _env_set(name: str) -> bool:
 
 
 def audit(request: Request) -> Response:
-    """The audit log: every moderation action, sign-in and user change, filterable by who,
-    what and comment; 50 a page."""
+    """The audit log: every moderation action, sign-in and user change, filterable by who
+    and what (any part of them, the ones in the log offered as choices) and comment; 50 a
+    page."""
     signed = signed_in(request)
     if signed is None:
         return to_login(request)
@@ -160,8 +161,10 @@ def audit(request: Request) -> Response:
             message="comment and page: whole numbers",
         )
     page = int(raw_page)
+    conn = site_state(request).db.read()
+    actors, actions = cs.audit_choices(conn)
     rows, total = cs.audit(
-        site_state(request).db.read(),
+        conn,
         actor=params.get("actor", "")[:100],
         action=params.get("action", "")[:50],
         comment_id=int(raw_id) if raw_id else None,
@@ -178,6 +181,8 @@ def audit(request: Request) -> Response:
         page=page,
         pages=max(1, -(-total // 50)),
         params={k: params.get(k, "") for k in ("actor", "action", "comment")},
+        actors=actors,
+        actions=actions,
     )
 
 

@@ -273,7 +273,7 @@ def test_audit_filters_match_what_their_placeholders_suggest(site, m1):  # noqa:
 
     def events(**params):
         text = m1.get("/guanli/audit", params=params).text
-        return int(re.search(r"<p>(\d+) events</p>", text).group(1)), text
+        return int(re.search(r"<p>(\d+) events?</p>", text).group(1)), text
 
     assert events(action="approve")[0] >= 1  # a part of it: approved, bulk-approve
     assert events(action="approved")[0] == 1
@@ -285,3 +285,30 @@ def test_audit_filters_match_what_their_placeholders_suggest(site, m1):  # noqa:
     assert events(actor="M1", action="approved")[0] == 1
     assert events(actor="m2")[0] == 0
     assert events(action="nothing-like-it")[0] == 0
+
+
+def test_dashboard_counts_say_1_comment_in_english_and_keep_one_form_in_chinese(site, m1):  # noqa: F811
+    from masthead.i18n import gettext
+
+    (cid,) = add(site, 1)
+    page = m1.get("/guanli/comments?status=pending")
+    assert ">1 comment<" in page.text and "1 comments" not in page.text
+    assert "1 comments" not in m1.get("/guanli/").text
+    asked = m1.post(
+        "/guanli/comments/act",
+        data={
+            "csrf": csrf(page),
+            "action": "delete",
+            "ids": [str(cid)],
+            "seen": re.findall(r'name="seen" value="([^"]+)"', page.text),
+            "back": "/guanli/comments",
+        },
+    )
+    assert "Delete 1 comment permanently?" in asked.text, asked.text[-800:]
+    assert ">1 event</p>" in m1.get("/guanli/audit", params={"action": "create"}).text
+    assert gettext("en", "g_total", n=0) == "0 comments"
+    assert gettext("en", "g_total", n=2) == "2 comments"
+    assert gettext("en", "g_done_undo", n=1) == "1 change undone."
+    assert gettext("zh_Hans_CN", "g_total", n=1) == "共 1 条评论"
+    assert gettext("zh", "g_total_events", n=1) == "共 1 条记录"
+    assert gettext("en", "n_comments", n=1) == "1 comment"  # the public pages' form, as before

@@ -359,8 +359,17 @@ def catalog(locale: str) -> dict[str, str]:
 
 
 def gettext(locale: str, key: str, **values: object) -> str:
-    """Interface text `key` in `locale`, with `{name}` placeholders filled from `values`."""
-    text = catalog(locale).get(key) or CATALOGS["en"].get(key, key)
+    """Interface text `key` in `locale`, with `{name}` placeholders filled from `values`.
+    With a whole number `n`, the text of its CLDR plural category (`KEY_one`, `KEY_few`...,
+    Unicode TR35 plural rules through Babel) when the catalog has one, else `key`: English
+    `{n} comments` has `_one` "1 comment"; Chinese has one form for every number."""
+    texts = catalog(locale)
+    n = values.get("n")
+    if isinstance(n, int) and not isinstance(n, bool):
+        form = texts.get(f"{key}_{_locale(locale).plural_form(n)}")
+        if form is not None:
+            return form.format(**values)
+    text = texts.get(key) or CATALOGS["en"].get(key, key)
     return text.format(**values) if values else text
 
 
@@ -650,6 +659,20 @@ CATALOGS["en"].update(
         "g_from_to": "Status",
         "g_detail": "Detail",
         "g_total_events": "{n} events",
+        # the CLDR "one" forms of the dashboard's counts (`gettext` picks them by `n`)
+        "g_total_one": "{n} comment",
+        "g_total_events_one": "{n} event",
+        "g_scope_all_one": "the {n} comment matching this filter",
+        "g_done_undo_one": "{n} change undone.",
+        "g_confirm_approve_one": "Approve {n} comment?",
+        "g_confirm_unapprove_one": "Unapprove {n} comment?",
+        "g_confirm_spam_one": "Mark {n} comment as spam?",
+        "g_confirm_notspam_one": "Restore {n} comment from spam?",
+        "g_confirm_trash_one": "Move {n} comment to the trash?",
+        "g_confirm_restore_one": "Restore {n} comment from the trash?",
+        "g_confirm_delete_one": "Delete {n} comment permanently?",
+        "g_confirm_empty_spam_one": "Delete the {n} spam comment listed permanently?",
+        "g_confirm_empty_trash_one": "Delete the {n} comment in the trash permanently?",
     }
 )
 

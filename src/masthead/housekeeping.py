@@ -1,6 +1,7 @@
 """Housekeeping of the comment store, run by the server: IP hashes are forgotten after
-`comments_ip_days`, spam and trash are emptied after `comments_trash_days` (as WordPress's
-EMPTY_TRASH_DAYS), each run logged in the audit log as the actor 'system'.
+`comments_ip_days`, spam and trash are emptied `comments_trash_days` after each comment went
+there (its `trashed` time; as WordPress counts EMPTY_TRASH_DAYS, never from the comment's own
+date), each run logged in the audit log as the actor 'system'.
 
 Every worker runs it (an hourly pass of two indexed statements, idempotent), so no process has
 to be elected for it; a pass that meets a busy database simply waits for the next one.

@@ -636,7 +636,10 @@ def load_site(root: str | Path, overrides: dict[str, Any] | None = None) -> Site
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: {exc}") from exc
-    from_env = _env_overrides()
+    try:
+        from_env = _env_overrides()
+    except ConfigError as exc:  # named like the file's errors: the site's settings, then the key
+        raise ConfigError(f"{path}: {exc}") from None
     data.update(from_env)
     data.update(overrides or {})
     try:

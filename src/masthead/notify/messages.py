@@ -83,7 +83,8 @@ def address(addr_spec: str, display_name: str = "") -> Address:
 
 @dataclass(frozen=True)
 class Sender:
-    """Who mails are from: the site's title (the display name) and `mail_from`."""
+    """Who mails are from: the display name (`mail_from`'s own, else the site's title) and
+    the addr-spec of `mail_from`."""
 
     name: str
     address: str

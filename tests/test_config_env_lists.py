@@ -16,6 +16,7 @@ from masthead.errors import ConfigError
 MAIL_TOML = (
     'smtp_host = "127.0.0.1"\nsmtp_port = 2525\nsmtp_tls = "none"\n'
     'mail_from = "blog@example.com"\neditor_emails = ["only@example.com"]\n'
+    'moderation_keys = ["viagra"]\n'
 )
 LISTS = [
     n for n, f in Settings.model_fields.items() if getattr(f.annotation, "__origin__", 0) is list
@@ -52,6 +53,7 @@ def test_mail_status_counts_the_editor_addresses_of_the_environment(tmp_path, mo
         ("purge_command", '["varnishadm", "ban req.url ~ ."]', ["varnishadm", "ban req.url ~ ."]),
         ("moderation_keys", '["buy now", "a, b"]', ["buy now", "a, b"]),
         ("disallowed_keys", '["casino"]', ["casino"]),
+        ("moderation_keys", " ", []),
         ("robots_disallow", '["/private/"]', ["/private/"]),
     ],
 )  # fmt: skip

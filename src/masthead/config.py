@@ -546,9 +546,12 @@ def _env_overrides() -> dict[str, Any]:
 
 def _env_structured(name: str, raw: str) -> Any:
     """A list or table setting from its `MASTHEAD_*` text: JSON, or for `ENV_COMMA_LISTS`
-    comma-separated items (spaces around each stripped; an empty text is an empty list)."""
+    comma-separated items (spaces around each stripped); an empty text is an empty list or
+    table."""
     var = f"{ENV_PREFIX}{name.upper()} (environment)"
     text = raw.strip()
+    if not text:  # `MASTHEAD_X=` (as compose passes an unset `${X:-}`): empty, as a string's ""
+        return [] if _is_list(name) else {}
     if text.startswith(("[", "{")):
         try:
             return json.loads(text)

@@ -272,4 +272,24 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE comments ADD COLUMN token_key TEXT NOT NULL DEFAULT ''",
         "UPDATE comments SET token_key = lower(hex(randomblob(16)))",
     ],
+    # 10: branch h-com2's (`comments.trashed`); an empty stand-in on branch h-imp only, so
+    # that 11 keeps its number: the merge takes h-com2's migration 10 in its place
+    [],
+    # 11: the origin (`source`, `source_id`) of every imported comment deleted for good (by a
+    # moderator, the emptied trash, an erasure request), kept by a trigger whatever code
+    # deletes it: importing the same export again skips them instead of bringing them back
+    [
+        """CREATE TABLE comments_purged_imports (
+            source TEXT NOT NULL,
+            source_id TEXT NOT NULL,
+            purged REAL NOT NULL,
+            PRIMARY KEY (source, source_id)
+        ) WITHOUT ROWID""",
+        """CREATE TRIGGER comments_purged_import AFTER DELETE ON comments
+        WHEN OLD.source != '' AND OLD.source_id != ''
+        BEGIN
+            INSERT OR REPLACE INTO comments_purged_imports (source, source_id, purged)
+            VALUES (OLD.source, OLD.source_id, (julianday('now') - 2440587.5) * 86400.0);
+        END""",
+    ],
 ]

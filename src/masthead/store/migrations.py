@@ -279,13 +279,13 @@ MIGRATIONS: list[list[str]] = [
     # moderator, the emptied trash, an erasure request), kept by a trigger whatever code
     # deletes it: importing the same export again skips them instead of bringing them back
     [
-        """CREATE TABLE comments_purged_imports (
+        """CREATE TABLE IF NOT EXISTS comments_purged_imports (
             source TEXT NOT NULL,
             source_id TEXT NOT NULL,
             purged REAL NOT NULL,
             PRIMARY KEY (source, source_id)
         ) WITHOUT ROWID""",
-        """CREATE TRIGGER comments_purged_import AFTER DELETE ON comments
+        """CREATE TRIGGER IF NOT EXISTS comments_purged_import AFTER DELETE ON comments
         WHEN OLD.source != '' AND OLD.source_id != ''
         BEGIN
             INSERT OR REPLACE INTO comments_purged_imports (source, source_id, purged)

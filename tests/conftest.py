@@ -6,6 +6,7 @@ import html
 import re
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -179,3 +180,16 @@ def new_comment(thread: str, body: str = "Hello.", **fields: Any) -> NewComment:
     }
     values.update(fields)
     return NewComment(thread=thread, **values)
+
+
+def drop_later_columns(conn: sqlite3.Connection, version: int) -> None:
+    """Make a current database look like one `version` left in one respect: without the
+    columns that later migrations add (`ALTER TABLE t ADD COLUMN c`), so that migrating it
+    again adds them as it would on a real old database."""
+    from masthead.store.migrations import MIGRATIONS
+
+    for statements in MIGRATIONS[version:]:
+        for sql in statements:
+            found = re.match(r"\s*ALTER TABLE (\w+) ADD COLUMN (\w+)", sql)
+            if found:
+                conn.execute(f"ALTER TABLE {found[1]} DROP COLUMN {found[2]}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import email
 import json
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -332,7 +333,7 @@ def test_an_approved_reply_mails_the_opted_in_parent_author_only(site, smtp, ser
     assert msg["Subject"] == "Dave 回复了你在《你好，世界》下的评论"  # her comment's language
     text = msg.get_content()
     assert "Reply 🌊 from Dave" in text
-    assert f"{BASE}/zh/posts/hello/#comment-{held}" in text
+    assert f"{BASE}/zh/posts/hello/#c-{held}" in text
     assert "dave@example.org" not in msg.as_string()
     unsub = msg["List-Unsubscribe"].strip()  # folded after the colon: long URL
     assert unsub.startswith(f"<{BASE}/comments/unsubscribe/") and unsub.endswith(">")
@@ -771,3 +772,97 @@ def test_an_idn_domain_is_mailed_and_an_unsendable_row_poisons_nothing(make_site
     rows = {m.recipient: m for m in outbox.all_mail(db.read())}
     assert rows["zoë@example.com"].status == "failed"
     db.close()
+
+
+# --- a fresh user's trial (session 6): mail_from with a name, the reply mail's header and link
+
+
+def test_a_mail_from_with_a_display_name_is_sent_from_that_name(make_site, smtp):
+    inbox, port = smtp
+    toml = mail_toml(port, editors=["ed@example.com"])
+    site = make_site(POSTS, toml.replace('"blog@example.com"', '"Blog <blog@example.com>"'))
+    db = indexed(site)
+    add(db)
+    now = time.time()
+    assert collect(db, site, BASE, now) == 1
+    assert sender.drain(db, site.settings, now=now).sent == 1
+    (frm, rcpt, _), msg = inbox.received[0], inbox.messages()[0]
+    assert (frm, rcpt) == ("blog@example.com", ["ed@example.com"])  # the envelope: addr-spec
+    assert msg["From"] == "Blog <blog@example.com>"
+    shown = CliRunner().invoke(cli, ["mail", "status", str(site.root)])
+    assert "mail: on" in shown.output and "1 sent, 0 failed" in shown.output
+    db.close()
+
+
+@pytest.mark.parametrize("bad", ["blog at example.com", "a@example.com, b@example.com", "Blog <>"])
+def test_a_mail_from_that_is_no_address_stops_check_naming_it(make_site, smtp, bad):
+    site = make_site(POSTS, mail_toml(smtp[1]))
+    toml = mail_toml(smtp[1]).replace('"blog@example.com"', json.dumps(bad))
+    (site.root / "masthead.toml").write_text(toml)
+    shown = CliRunner().invoke(cli, ["check", str(site.root)])
+    assert shown.exit_code == 2 and "mail_from: " in shown.output, shown.output
+    assert "must be one address" in shown.output
+
+
+def test_a_mail_from_no_mail_can_carry_is_named_and_retry_failed_mails_it_once_fixed(
+    make_site, smtp
+):
+    inbox, port = smtp
+    good = mail_toml(port, editors=["ed@example.com"])
+    site = make_site(POSTS, good.replace('"blog@example.com"', '"Blog <blög@example.com>"'))
+    db = indexed(site)
+    cid = add(db)
+    now = time.time()
+    assert collect(db, site, BASE, now) == 0  # SMTP cannot carry a non-ASCII sender here
+    shown = CliRunner().invoke(cli, ["mail", "status", str(site.root)])
+    assert "0 queued, 0 sent, 1 failed" in shown.output
+    assert "mail_from: not a mail address" in shown.output, shown.output  # the true cause
+    assert "no valid editor address" not in shown.output
+    db.close()
+    (site.root / "masthead.toml").write_text(good)
+    sent = CliRunner().invoke(cli, ["mail", "send", str(site.root), "--retry-failed"])
+    assert sent.exit_code == 0, sent.output
+    assert "1 queued, 1 sent, 0 to retry, 0 failed" in sent.output
+    assert [rcpt for _, rcpt, _ in inbox.received] == [["ed@example.com"]]
+    rows = outbox.all_mail(Database(site.database_path).read())
+    assert [(r.kind, r.comment_id, r.status) for r in rows] == [("held", cid, "sent")]
+
+
+def raw_header(raw: bytes, name: str) -> str:
+    """Header `name` of a message as it went over the wire, unfolded (RFC 5322 §2.2.3)."""
+    head = raw.split(b"\r\n\r\n", 1)[0].decode("ascii")
+    unfolded = re.sub(r"\r\n(?=[ \t])", "", head)
+    (value,) = [
+        line.split(":", 1)[1].strip()
+        for line in unfolded.split("\r\n")
+        if line.lower().startswith(name.lower() + ":")
+    ]
+    return value
+
+
+def test_the_reply_mail_list_unsubscribe_arrives_as_a_url_and_the_link_finds_the_comment(
+    site, smtp, serve
+):
+    inbox, _ = smtp
+    client = serve(site)
+    db = client.app.state.masthead.db
+    alice = add(db, status="approved", name="Alice", email_="alice@example.org", notify=True)
+    reply = add(db, status="approved", name="Carol", email_="c@example.org", parent=alice)
+    inbox.wait(1)
+    raw = inbox.received[0][2]
+    unsub = raw_header(raw, "List-Unsubscribe")
+    assert "=?" not in unsub  # no RFC 2047 encoded words: mail providers read the URL as is
+    assert re.fullmatch(rf"<{re.escape(BASE)}/comments/unsubscribe/[A-Za-z0-9._~-]+>", unsub), unsub
+    assert raw_header(raw, "List-Unsubscribe-Post") == "List-Unsubscribe=One-Click"
+    path = urlsplit(unsub.strip("<>")).path
+    r = client.post(
+        path,
+        content=b"List-Unsubscribe=One-Click",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert r.status_code == 200 and not cs.get(db.read(), alice).notify
+    # "view the reply" points at the element the post's page draws for that comment
+    (link,) = [w for w in inbox.messages()[0].get_content().split() if "#" in w]
+    assert link == f"{BASE}/posts/hello/#c-{reply}"
+    page = client.get("/posts/hello/")
+    assert f'id="c-{reply}"' in page.text

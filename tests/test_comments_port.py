@@ -766,3 +766,179 @@ def test_a_thread_is_found_by_a_url_its_post_had_before_its_slug_changed(make_si
     assert code == 0, out
     assert "/posts/tides/ (by old URL /posts/tides-and-moons/)" in out
     assert rows(site)["41"].post_url == "/posts/tides/"
+
+
+# --- a fresh user's trial (session 6): names, slugs, links, pages, purged comments ----------
+
+TRIAL_POSTS = {
+    "posts/cafe.md": post("Café notes", "2024-01-01", slug="café-notes"),
+    "posts/from-disqus.md": post("From Disqus", "2024-01-02"),
+    "posts/statics.md": post("Statics", "2024-01-03"),
+    "pages/about.md": post("About", "2024-01-01"),
+}
+
+
+def _wxr_item(slug: str, link: str, *comments: tuple[int, int, str, str]) -> str:
+    """A WXR item with comments (id, parent, author as in the file, text)."""
+    out = f"<item><link>{link}</link><wp:post_name>{slug}</wp:post_name>"
+    for cid, parent, author, text in comments:
+        out += (
+            f"<wp:comment><wp:comment_id>{cid}</wp:comment_id>"
+            f"<wp:comment_parent>{parent}</wp:comment_parent>"
+            f"<wp:comment_author><![CDATA[{author}]]></wp:comment_author>"
+            "<wp:comment_approved>1</wp:comment_approved>"
+            "<wp:comment_date_gmt>2024-02-01 00:00:00</wp:comment_date_gmt>"
+            f"<wp:comment_content><![CDATA[{text}]]></wp:comment_content></wp:comment>"
+        )
+    return out + "</item>"
+
+
+def _wxr_file(tmp_path: Path, *items: str) -> Path:
+    path = tmp_path / "export.xml"
+    body = "".join(items)
+    path.write_text(
+        f'<rss xmlns:wp="http://wordpress.org/export/1.2/"><channel>{body}</channel></rss>',
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_a_wordpress_name_with_entities_is_shown_once_decoded(make_site, tmp_path, serve):
+    site = make_site(TRIAL_POSTS)
+    export = _wxr_file(
+        tmp_path,
+        _wxr_item("from-disqus", "https://old.example.com/?p=2",
+                  (1, 0, "Zoë &amp; Ünal", "Hello"), (2, 0, "O&#039;Brien &amp;amp; co", "Hi")),
+    )  # fmt: skip
+    code, out = masthead("comments", "import", site.root, export)
+    assert code == 0, out
+    got = rows(site)
+    assert got["1"].author_name == "Zoë & Ünal"
+    assert got["2"].author_name == "O'Brien &amp; co"  # decoded once: what the author typed
+    client = serve(site)
+    page = client.get("/posts/from-disqus/").text
+    assert "Zoë &amp; Ünal" in page and "Zoë &amp;amp; Ünal" not in page
+    feed = client.get("/comments/feed.xml").text
+    assert "Zoë &amp; Ünal" in feed and "Zoë &amp;amp; Ünal" not in feed
+
+
+def test_a_disqus_name_is_plain_text_already_and_stays_so(make_site, tmp_path):
+    """Disqus exports names as XML text (no HTML entities of their own): a guard that the
+    WordPress decoding is not applied to them."""
+    site = make_site(TRIAL_POSTS)
+    path = tmp_path / "disqus.xml"
+    path.write_text(
+        '<disqus xmlns="http://disqus.com" xmlns:dsq="http://disqus.com/disqus-internals">'
+        '<thread dsq:id="1"><link>https://old.example.com/posts/from-disqus/</link></thread>'
+        '<post dsq:id="5"><message>Hi</message><createdAt>2024-02-01T00:00:00Z</createdAt>'
+        '<author><name>Tom &amp;amp; Jerry</name></author><thread dsq:id="1"/></post></disqus>',
+        encoding="utf-8",
+    )
+    code, out = masthead("comments", "import", site.root, path)
+    assert code == 0, out
+    assert rows(site)["5"].author_name == "Tom &amp; Jerry"  # as the commenter typed it
+
+
+def test_a_percent_encoded_wordpress_slug_finds_its_post(make_site, tmp_path):
+    site = make_site(TRIAL_POSTS)
+    export = _wxr_file(
+        tmp_path,
+        _wxr_item("caf%c3%a9-notes", "https://old.example.com/?p=9", (3, 0, "A", "Bonjour")),
+    )
+    code, out = masthead("comments", "import", site.root, export)
+    assert code == 0, out
+    assert "/posts/caf%C3%A9-notes/ (by slug café-notes): 1 new of 1" in out
+    assert "not mapped" not in out and rows(site)["3"].post_url == "/posts/caf%C3%A9-notes/"
+
+
+@pytest.mark.parametrize(
+    ("link", "post_url"),
+    [
+        ("https://old.example.com/posts/from-disqus/index.html", "/posts/from-disqus/"),
+        ("https://old.example.com/posts/from-disqus.html", "/posts/from-disqus/"),
+        ("https://old.example.com/posts/statics.htm?utm=x#c", "/posts/statics/"),
+        ("https://old.example.com/posts/./statics/index.htm", "/posts/statics/"),
+    ],
+)
+def test_a_disqus_link_to_an_html_file_finds_its_post(make_site, tmp_path, link, post_url):
+    site = make_site(TRIAL_POSTS)
+    path = tmp_path / "disqus.xml"
+    path.write_text(
+        '<disqus xmlns="http://disqus.com" xmlns:dsq="http://disqus.com/disqus-internals">'
+        f'<thread dsq:id="1"><link>{link}</link></thread>'
+        '<post dsq:id="6"><message>Hi</message><createdAt>2024-02-01T00:00:00Z</createdAt>'
+        '<author><name>T</name></author><thread dsq:id="1"/></post></disqus>',
+        encoding="utf-8",
+    )
+    code, out = masthead("comments", "import", site.root, path)
+    assert code == 0, out
+    assert rows(site)["6"].post_url == post_url
+
+
+def test_comments_imported_onto_a_page_are_reported_as_not_shown_and_stay_out_of_feeds(
+    make_site, tmp_path, serve
+):
+    site = make_site(TRIAL_POSTS)
+    export = _wxr_file(
+        tmp_path,
+        _wxr_item("about", "https://old.example.com/about/", (7, 0, "P", "On the page")),
+        _wxr_item("statics", "https://old.example.com/?p=3", (8, 0, "Q", "On a post")),
+    )
+    code, out = masthead("comments", "import", site.root, export)
+    assert code == 0, out
+    assert "/pages/about/" in out or "/about/" in out
+    assert "a page: these comments are stored but not shown" in out
+    assert "warning: 1 comment(s) belong to pages, which show no comments" in out
+    client = serve(site)
+    feed = client.get("/comments/feed.xml").text
+    assert "On a post" in feed and "On the page" not in feed
+    assert rows(site)["7"].post_url not in feed
+
+
+def test_a_comment_deleted_for_good_is_not_brought_back_by_the_same_import(make_site, tmp_path):
+    site = make_site(TRIAL_POSTS)
+    export = _wxr_file(
+        tmp_path,
+        _wxr_item("statics", "https://old.example.com/?p=3",
+                  (10, 0, "A", "Keep"), (11, 0, "Spammer", "Buy"), (12, 11, "B", "Re: buy"),
+                  (13, 12, "C", "Re: re")),
+    )  # fmt: skip
+    code, out = masthead("comments", "import", site.root, export)
+    assert code == 0 and "4 new" in out, out
+    got = rows(site)
+    db = Database(site.database_path)
+    try:  # a moderator deletes 13 and 12 for good, then 11 (no replies left: gone too)
+        store.delete_permanently(db, [got["13"].id, got["12"].id, got["11"].id], "editor:e")
+    finally:
+        db.close()
+    assert set(rows(site)) == {"10"}
+    code, again = masthead("comments", "import", site.root, export)
+    assert code == 0, again
+    assert "0 new, 1 already present" in again
+    assert "3 deleted for good here since an earlier import: skipped" in again
+    assert set(rows(site)) == {"10"}
+    code, dry = masthead("comments", "import", site.root, export, "--dry-run")
+    assert "0 would be new" in dry and set(rows(site)) == {"10"}
+
+
+def test_a_reply_to_a_purged_comment_comes_in_under_its_grandparent(make_site, tmp_path):
+    site = make_site(TRIAL_POSTS)
+    first = _wxr_file(
+        tmp_path, _wxr_item("statics", "https://old.example.com/?p=3",
+                            (20, 0, "A", "Top"), (21, 20, "Spammer", "Buy"))
+    )  # fmt: skip
+    masthead("comments", "import", site.root, first)
+    db = Database(site.database_path)
+    try:
+        store.delete_permanently(db, [rows(site)["21"].id], "editor:e")
+    finally:
+        db.close()
+    later = _wxr_file(
+        tmp_path, _wxr_item("statics", "https://old.example.com/?p=3",
+                            (20, 0, "A", "Top"), (21, 20, "Spammer", "Buy"),
+                            (22, 21, "B", "A reply written after the first export"))
+    )  # fmt: skip
+    code, out = masthead("comments", "import", site.root, later)
+    assert code == 0 and "1 new, 1 already present" in out, out
+    got = rows(site)
+    assert set(got) == {"20", "22"} and got["22"].parent_id == got["20"].id

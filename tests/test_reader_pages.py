@@ -17,7 +17,7 @@ from masthead.errors import ConfigError
 from masthead.indexer import index_site
 from masthead.store.db import Database
 
-from conftest import BILINGUAL_TOML, post
+from conftest import BILINGUAL_TOML, drop_later_columns, post
 
 MENU_TOML = (
     BILINGUAL_TOML
@@ -237,6 +237,7 @@ def test_bios_written_before_a_database_migrated_become_author_pages(make_site, 
     with db.write() as conn:  # as an older masthead left it: no author terms, version 6
         conn.execute("DELETE FROM post_terms WHERE taxonomy = 'authors'")
         conn.execute("PRAGMA user_version = 6")
+        drop_later_columns(conn, 6)
     db.close()
     client = serve(load_site(site.root))
     assert client.get("/authors/ann-lee/").status_code == 200

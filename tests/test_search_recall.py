@@ -13,7 +13,7 @@ from masthead.indexer import index_site
 from masthead.store.db import Database
 from masthead.store.migrations import MIGRATIONS
 
-from conftest import post
+from conftest import drop_later_columns, post
 
 CORPUS = Path(__file__).parent / "data" / "k8s-blog"
 
@@ -93,7 +93,7 @@ def test_migration_6_from_release_5_indexes_the_bigrams_on_the_next_index(make_s
     db.close()
     raw = sqlite3.connect(site.database_path)  # back to what release 5 left: no bigrams
     raw.execute("PRAGMA user_version = 5")
-    raw.execute("ALTER TABLE search_docs DROP COLUMN bigrams")
+    drop_later_columns(raw, 5)  # bigrams (migration 6) and every later column
     raw.execute("DROP TABLE search_fts")
     raw.execute(
         "CREATE VIRTUAL TABLE search_fts USING fts5 (title, tags, categories, excerpt, body, "

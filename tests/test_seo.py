@@ -33,7 +33,7 @@ from masthead.indexer import index_site
 from masthead.seo import feeds, jsonld, robots, sitemap, xmltext
 from masthead.store.db import Database
 
-from conftest import post
+from conftest import DEMO, post
 
 DATA = Path(__file__).parent / "data"
 GOLDEN = DATA / "seo-golden"
@@ -817,3 +817,17 @@ def test_hreflang_sets():
     assert sitemap.alternates({"en": "https://e.com/p/"}, hreflangs, "en") == []
     with pytest.raises(ValueError):
         sitemap.split([], 0)
+
+
+def test_each_language_feed_says_its_languages_description(tmp_path, serve):
+    """`/zh/feed.xml` described the site in its default language (a second trial): a feed of
+    one language carries that language's `description` (`[languages.zh] description`), in RSS
+    and Atom alike."""
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".masthead"))
+    client = serve(load_site(root))
+    zh = parse_feed(client, "/zh/feed.xml")
+    assert zh.feed.subtitle.startswith("关于排版"), zh.feed.subtitle
+    atom = parse_feed(client, "/zh/atom.xml")
+    assert atom.feed.subtitle.startswith("关于排版"), atom.feed.subtitle
+    assert parse_feed(client, "/feed.xml").feed.subtitle.startswith("Long reads")

@@ -28,6 +28,7 @@ import json
 import math
 import sqlite3
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from masthead.comments.records import KINDS, ExportFormatError, Imported, Proble
 from masthead.store import comment_targets as targets
 from masthead.store import comments as store
 from masthead.store.db import Database
+from masthead.web.redirects import canonical_path
 
 FORMAT = "masthead-comments"
 VERSION = 1
@@ -71,6 +73,8 @@ class Report:
     mapped: list[str] = field(default_factory=list)
     unmapped: list[str] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)  # (where, what)
+    purged: int = 0  # imported before, then deleted for good here: not imported again
+    hidden: int = 0  # comments of threads mapped to a page (kind page): stored, never shown
     problems: list[str] = field(default_factory=list)
 
     def grouped_notes(self) -> list[str]:
@@ -99,6 +103,8 @@ class Report:
             ]
         verb = "would be new" if self.dry_run else "new"
         out = [head, f"{self.new} {verb}, {self.present} already present"]
+        if self.purged:
+            out.append(f"  {self.purged} deleted for good here since an earlier import: skipped")
         if self.statuses:
             out.append(
                 "  statuses: " + ", ".join(f"{n} {s}" for s, n in sorted(self.statuses.items()))
@@ -111,6 +117,11 @@ class Report:
         out += [f"  {m}" for m in self.mapped]
         out += [f"  note: {n}" for n in self.grouped_notes()]
         out += [f"  not mapped: {u}" for u in self.unmapped]
+        if self.hidden:
+            out.append(
+                f"  warning: {self.hidden} comment(s) belong to pages, which show no comments: "
+                "they will not be visible (move them to a post, or make the page a post)"
+            )
         if self.dry_run:
             out.append("dry run: nothing written")
         return out
@@ -362,9 +373,14 @@ def _plan_and_insert(
         post, how = found
         before = report.new
         _insert_thread(conn, group, post, report, every, write=write)
-        report.mapped.append(
-            f"{post['url']} ({how}): {report.new - before} new of {len(importing)}"
+        hidden = (
+            "; a page: these comments are stored but not shown" if post["kind"] != "post" else ""
         )
+        report.mapped.append(
+            f"{post['url']} ({how}): {report.new - before} new of {len(importing)}{hidden}"
+        )
+        if hidden:  # pages draw no comments (web/views.py), nor do the comment feeds list them
+            report.hidden += len(importing)
 
 
 def _describe(thread: Thread) -> str:
@@ -389,9 +405,10 @@ def _target(
         if not value:
             continue
         if how == "slug":
-            row = targets.post_with_slug(conn, value, default_lang)
+            slug = unicodedata.normalize("NFC", unquote(value))  # WP: caf%c3%a9-notes
+            row = targets.post_with_slug(conn, slug, default_lang)
             if row is not None:
-                return row, f"by slug {value}"
+                return row, f"by slug {slug}"
             continue
         for path in _paths(value):
             row = targets.post_at(conn, path)
@@ -408,13 +425,23 @@ def _target(
 
 
 def _paths(link: str) -> list[str]:
-    """The URL paths a link may be stored as (percent-encoded, with and without its slash)."""
+    """The URL paths a link may be stored as (percent-encoded, with and without its slash),
+    in the canonical form the site redirects to (`web.redirects.canonical_path`: no dot
+    segments, `.../index.html` as `.../`), and a static page's `.../name.html` as `.../name/`."""
     path = urlsplit(link.strip()).path
     if not path or path == "/":
         return []
-    path = path if path.startswith("/") else "/" + path  # an identifier `posts/slug/`
-    encoded = quote(unquote(path), safe=_PATH_SAFE)
-    out = [encoded, encoded if encoded.endswith("/") else encoded + "/"]
+    decoded = canonical_path("/" + unquote(path).lstrip("/"))  # an identifier `posts/slug/`
+    if decoded == "/":
+        return []
+    forms = [decoded]
+    stem, dot, suffix = decoded.rpartition(".")
+    if dot and suffix.lower() in ("html", "htm") and "/" not in suffix and stem.rstrip("/"):
+        forms.append(stem + "/")  # /posts/x.html: the old static site's file of /posts/x/
+    out = []
+    for form in forms:
+        encoded = quote(form, safe=_PATH_SAFE)
+        out += [encoded, encoded if encoded.endswith("/") else encoded + "/"]
     return list(dict.fromkeys(out))
 
 
@@ -434,6 +461,14 @@ def _insert_thread(
     todo: list[_Entry] = []
     for entry in group:
         if not entry.values:
+            continue
+        if (
+            entry.source
+            and entry.source_id
+            and targets.purged_import(conn, entry.source, entry.source_id)
+        ):  # deleted for good here: not brought back; its replies skip it as a ping's do
+            report.purged += 1
+            entry.values = {}
             continue
         stored = _existing(conn, entry, thread_key)
         if stored is None:

@@ -12,10 +12,12 @@ digits (`ENV_INT`) for a number.
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import re
 import tomllib
 from dataclasses import dataclass
+from email.utils import getaddresses, parseaddr
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -278,7 +280,11 @@ class Settings(BaseModel):
     smtp_password_env: str = Field(
         "MASTHEAD_SMTP_PASSWORD", description="Environment variable holding the SMTP password."
     )
-    mail_from: str | None = Field(None, description="From address of notifications.")
+    mail_from: str | None = Field(
+        None,
+        description="From address of notifications: blog@example.com, or with a name, "
+        '"Blog <blog@example.com>" (else the site title is the name).',
+    )
     editor_emails: list[str] = Field(
         default_factory=list, description="Addresses told about held comments."
     )
@@ -342,6 +348,18 @@ class Settings(BaseModel):
                 raise ValueError(f"{item!r} is not an IP address or network") from exc
         return value
 
+    @field_validator("mail_from")
+    @classmethod
+    def _mail_from(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        found = getaddresses([value])  # RFC 5322 addr-spec or name-addr, e.g. Blog <b@x.org>
+        if "\r" in value or "\n" in value or len(found) != 1 or "@" not in found[0][1]:
+            raise ValueError(
+                f'must be one address, blog@example.com or "Blog <blog@example.com>", not {value!r}'
+            )
+        return value.strip()
+
     @field_validator("purge_webhook")
     @classmethod
     def _webhook(cls, value: str | None) -> str | None:
@@ -372,6 +390,17 @@ class Settings(BaseModel):
         if len(value) != 2 or not 1 <= value[0] <= value[1] <= 6:
             raise ValueError("must be [lowest, highest] with 1 <= lowest <= highest <= 6")
         return value
+
+    @property
+    def mail_from_address(self) -> str:
+        """The addr-spec of `mail_from` (`blog@example.com`, the SMTP envelope's sender), ""
+        when unset."""
+        return parseaddr(self.mail_from or "")[1]
+
+    @property
+    def mail_from_name(self) -> str:
+        """The display name of `mail_from` (`Blog` of `Blog <blog@example.com>`), "" if none."""
+        return parseaddr(self.mail_from or "")[0]
 
 
 def origin_of(url: str, *, exact: bool = False) -> str:
@@ -487,19 +516,57 @@ class Site:
         return matches[0] if len(matches) == 1 else None
 
 
+SCALARS = (str, int, bool, str | None)  # fields a MASTHEAD_* variable gives as plain text
+# list settings whose items never hold a comma, so `a,b` is unambiguous beside a JSON array
+ENV_COMMA_LISTS = frozenset({"allowed_origins", "editor_emails", "trusted_proxies", "toc_levels"})
+
+
 def _env_overrides() -> dict[str, Any]:
+    """The settings given as `MASTHEAD_*` variables, as raw values for `Settings`.
+
+    A string, number or boolean is text (see `_env_bool`, `ENV_INT`); a list or a table is a
+    JSON array or object (RFC 8259), and a list in `ENV_COMMA_LISTS` may be comma-separated.
+    Raises `ConfigError` naming the variable for a value that cannot be read, never skips it.
+    """
     out: dict[str, Any] = {}
     for name, field in Settings.model_fields.items():
         raw = os.environ.get(ENV_PREFIX + name.upper())
-        if raw is None or field.annotation not in (str, int, bool, str | None):
+        if raw is None:
             continue
-        if field.annotation is bool:
+        if field.annotation not in SCALARS:
+            out[name] = _env_structured(name, raw)
+        elif field.annotation is bool:
             out[name] = _env_bool(raw)
         elif field.annotation is int and ENV_INT.fullmatch(raw.strip()):
             out[name] = int(raw.strip())
         else:
             out[name] = raw  # a number that is no digits: the strict field refuses it, named
     return out
+
+
+def _env_structured(name: str, raw: str) -> Any:
+    """A list or table setting from its `MASTHEAD_*` text: JSON, or for `ENV_COMMA_LISTS`
+    comma-separated items (spaces around each stripped); an empty text is an empty list or
+    table."""
+    var = f"{ENV_PREFIX}{name.upper()} (environment)"
+    text = raw.strip()
+    if not text:  # `MASTHEAD_X=` (as compose passes an unset `${X:-}`): empty, as a string's ""
+        return [] if _is_list(name) else {}
+    if text.startswith(("[", "{")):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{var}: not valid JSON ({exc})") from None
+    if name in ENV_COMMA_LISTS:
+        items = [item.strip() for item in text.split(",") if item.strip()]
+        return [int(i) if name == "toc_levels" and ENV_INT.fullmatch(i) else i for i in items]
+    kind = "a JSON array" if _is_list(name) else "a JSON object"
+    sample = '["one", "two"]' if _is_list(name) else '{"key": "value"}'
+    raise ConfigError(f"{var}: must be {kind}, e.g. {sample}, not {raw!r}")
+
+
+def _is_list(name: str) -> bool:
+    return getattr(Settings.model_fields[name].annotation, "__origin__", None) is list
 
 
 def _env_bool(raw: str) -> bool | str:
@@ -518,7 +585,8 @@ def _where(loc: tuple[Any, ...], from_env: dict[str, Any], overrides: dict[str, 
     when the value came from the environment (not the file the message names)."""
     key = ".".join(str(p) for p in loc)
     if _from_env(loc, from_env, overrides):
-        return f"{ENV_PREFIX}{str(loc[0]).upper()} (environment): "
+        item = "".join(f"[{p}]" for p in loc[1:])  # e.g. the second item of a list: [1]
+        return f"{ENV_PREFIX}{str(loc[0]).upper()}{item} (environment): "
     return f"{key}: "
 
 
@@ -539,7 +607,7 @@ def _table_hint(err: Any) -> str:
 
 
 def _from_env(loc: tuple[Any, ...], from_env: dict[str, Any], overrides: dict[str, Any]) -> bool:
-    return len(loc) == 1 and loc[0] in from_env and loc[0] not in overrides
+    return bool(loc) and loc[0] in from_env and loc[0] not in overrides
 
 
 def _message(err: Any, from_env: dict[str, Any], overrides: dict[str, Any]) -> str:
@@ -571,7 +639,10 @@ def load_site(root: str | Path, overrides: dict[str, Any] | None = None) -> Site
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: {exc}") from exc
-    from_env = _env_overrides()
+    try:
+        from_env = _env_overrides()
+    except ConfigError as exc:  # named like the file's errors: the site's settings, then the key
+        raise ConfigError(f"{path}: {exc}") from None
     data.update(from_env)
     data.update(overrides or {})
     try:
@@ -600,9 +671,8 @@ def load_site(root: str | Path, overrides: dict[str, Any] | None = None) -> Site
 def setting_source(root: Path, name: str) -> str:
     """Where setting `name` of the site at `root` comes from: `MASTHEAD_NAME` (the
     environment), `masthead.toml`, or `default` (what the dashboard shows beside each value)."""
-    field = Settings.model_fields[name]
     env = ENV_PREFIX + name.upper()
-    if os.environ.get(env) is not None and field.annotation in (str, int, bool, str | None):
+    if os.environ.get(env) is not None:
         return env
     path = Path(root) / CONFIG_FILE
     try:

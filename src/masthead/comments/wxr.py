@@ -13,6 +13,8 @@ references: the file is untrusted) one `<item>` at a time, and yields an `Import
   none of these the comment has no date (`created` None, `date_note` says so).
 - Status: `wp:comment_approved` 1 → approved, 0 → pending, spam → spam, trash and
   post-trashed → trash; anything else is held as pending, with a note.
+- Author: `wp:comment_author` holds the name as WordPress stores it, HTML entities encoded
+  (`&amp;`, `&#039;`): they are decoded once, so the name is plain text like any other.
 - Kind: `wp:comment_type` empty or `comment` → comment; pingback, trackback kept as such; any
   other type (WooCommerce's order notes, say) is passed on as that word, for the importer to skip.
 
@@ -24,6 +26,7 @@ explicit zone, so the result does not depend on the process's TZ.
 from __future__ import annotations
 
 import datetime as dt
+import html
 import re
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING
@@ -137,7 +140,9 @@ def _item(item: Element, number: int, zone: Zone, seen: set[str]) -> Iterator[Im
             source_id=cid,
             thread=thread,
             parent=None if int(parent) == 0 else str(int(parent)),
-            author_name=c.get("comment_author", ""),
+            # WordPress stores a name entity-encoded (`wp_filter_kses` on pre_comment_author_name):
+            # `Zoë &amp; Ünal` inside the CDATA is `Zoë & Ünal`; unescaped once, never twice
+            author_name=html.unescape(c.get("comment_author", "")),
             author_email=c.get("comment_author_email", ""),
             author_url=c.get("comment_author_url", ""),
             body=c.get("comment_content", ""),

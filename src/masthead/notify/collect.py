@@ -52,8 +52,9 @@ class Links:
 
 
 def comment_anchor(comment_id: int) -> str:
-    """The fragment of a comment on its post's page (`#comment-17`)."""
-    return f"#comment-{comment_id}"
+    """The fragment of a comment on its post's page (`#c-17`: the `id` of its element in
+    _comments.html, as the comments feed links it)."""
+    return f"#c-{comment_id}"
 
 
 def collect(db: Database, site: Site, base_url: str, now: float) -> int:
@@ -80,7 +81,8 @@ def collect(db: Database, site: Site, base_url: str, now: float) -> int:
 
 
 def _sender(settings: Settings) -> messages.Sender:
-    return messages.Sender(settings.title, settings.mail_from or "")
+    """From `mail_from`'s name if it has one (`Blog <blog@example.com>`), else the title."""
+    return messages.Sender(settings.mail_from_name or settings.title, settings.mail_from_address)
 
 
 def _text(comment: store.Comment) -> messages.CommentText:
@@ -104,7 +106,7 @@ def _held(
     key = comment.token_key
     approve = links.moderate(tokens.action_token(secret, cid, "approve", version, key))
     spam = links.moderate(tokens.action_token(secret, cid, "spam", version, key))
-    queued = 0
+    queued, causes = 0, []
     for editor in site.settings.editor_emails:
         try:
             msg = messages.held(
@@ -122,11 +124,13 @@ def _held(
             raw = msg.as_bytes()
         except (ValueError, MessageError) as exc:  # InvalidAddress, text that cannot be mailed
             log.warning("no moderation mail for comment %d to %r: %s", cid, editor, exc)
+            causes.append(str(exc))
             continue
         outbox.enqueue(conn, outbox.HELD, str(msg["To"]), raw, comment_id=cid, now=now)
         queued += 1
     if not queued:  # mark the event as seen, so a bad address is not retried for ever
-        outbox.skipped(conn, outbox.HELD, cid, "cannot be mailed: no valid editor address", now)
+        why = "; ".join(dict.fromkeys(causes)) or "no valid editor address"  # each cause once
+        outbox.skipped(conn, outbox.HELD, cid, f"cannot be mailed: {why}", now)
     return queued
 
 

@@ -1,12 +1,13 @@
 """Notification mails, built with the standard library's `email` package (pure: no store).
 
-Every message is an `EmailMessage` under `email.policy.SMTP` (RFC 5322, CRLF line ends, RFC 2047
-encoded words for non-ASCII headers). Text from readers and authors (a commenter's name, a post
-title) reaches a header only through `one_line`, which turns line breaks and other control
-characters into spaces, and addresses only as `email.headerregistry.Address` objects, which
-refuse CR, LF and anything that is not one addr-spec (`InvalidAddress`): no input can add a
-header (the header-injection kind of bug, C51). Bodies are plain UTF-8 text: the comment's
-Markdown as it was written, whole (never cut, so no emoji or other cluster is ever split, C36).
+Every message is an `EmailMessage` under `POLICY`, `email.policy.SMTP` (RFC 5322, CRLF line ends,
+RFC 2047 encoded words for non-ASCII headers) with List-Unsubscribe's URL never encoded. Text
+from readers and authors (a commenter's name, a post title) reaches a header only through
+`one_line`, which turns line breaks and other control characters into spaces, and addresses only
+as `email.headerregistry.Address` objects, which refuse CR, LF and anything that is not one
+addr-spec (`InvalidAddress`): no input can add a header (the header-injection kind of bug, C51).
+Bodies are plain UTF-8 text: the comment's Markdown as it was written, whole (never cut, so no
+emoji or other cluster is ever split, C36).
 
 - `held`: to an editor, a comment waiting for moderation, with one-click approve and spam links
   (each opens a confirmation page; only its button acts: C46).
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email import policy
 from email.errors import HeaderDefect
-from email.headerregistry import Address
+from email.headerregistry import Address, BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
@@ -31,6 +32,25 @@ from masthead.i18n import gettext
 # C0 and C1 controls (CR, LF, TAB...), DEL, line and paragraph separators, and the bidirectional
 # embeddings, overrides and isolates that could make a subject read differently from its bytes
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
+
+
+class _UrlHeader(UnstructuredHeader, BaseHeader):
+    """A header holding `<URL>` (List-Unsubscribe, RFC 2369 §2), written on one line as is.
+
+    The `email` package folds an unstructured header longer than 78 characters, and a token
+    with no space in it (a long URL) it can only fold as RFC 2047 encoded words, which no mail
+    provider reads as a URL (RFC 8058 one-click then breaks). RFC 5322 §2.1.1 allows 998."""
+
+    def fold(self, *, policy: policy.Policy) -> str:  # type: ignore[override]
+        text = str(self)
+        if not text.isascii() or _UNSAFE.search(text) or len(self.name) + len(text) > 990:
+            raise ValueError(f"{self.name}: not a one-line ASCII value: {text!r}")
+        return f"{self.name}: {text}{policy.linesep}"
+
+
+_HEADERS = HeaderRegistry()
+_HEADERS.map_to_type("list-unsubscribe", _UrlHeader)
+POLICY = policy.SMTP.clone(header_factory=_HEADERS)  # SMTP's, with List-Unsubscribe unfolded
 
 
 class InvalidAddress(ValueError):
@@ -63,7 +83,8 @@ def address(addr_spec: str, display_name: str = "") -> Address:
 
 @dataclass(frozen=True)
 class Sender:
-    """Who mails are from: the site's title (the display name) and `mail_from`."""
+    """Who mails are from: the display name (`mail_from`'s own, else the site's title) and
+    the addr-spec of `mail_from`."""
 
     name: str
     address: str
@@ -87,8 +108,11 @@ def _text(body: str) -> str:
 
 
 def _base(sender: Sender, to: str, subject: str, now: float) -> EmailMessage:
-    msg = EmailMessage(policy=policy.SMTP)
-    msg["From"] = address(sender.address, sender.name)
+    msg = EmailMessage(policy=POLICY)
+    try:
+        msg["From"] = address(sender.address, sender.name)
+    except InvalidAddress as exc:  # the setting, not a recipient: say so
+        raise InvalidAddress(f"mail_from: {exc}") from None
     msg["To"] = address(to)
     msg["Subject"] = one_line(subject)
     msg["Date"] = format_datetime(datetime.fromtimestamp(now, UTC))

@@ -58,7 +58,7 @@ def config(settings: Settings, environ: Mapping[str, str] = os.environ) -> SMTPC
         tls=settings.smtp_tls,
         user=settings.smtp_user,
         password=environ.get(settings.smtp_password_env),
-        mail_from=settings.mail_from,
+        mail_from=settings.mail_from_address,
     )
 
 

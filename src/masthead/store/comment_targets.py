@@ -67,6 +67,16 @@ def native_comment(
     return None if row is None else int(row[0])
 
 
+def purged_import(conn: sqlite3.Connection, source: str, source_id: str) -> bool:
+    """Whether the comment imported from `source` with id `source_id` was here once and was
+    deleted for good (`comments_purged_imports`, filled by migration 11's trigger)."""
+    row = conn.execute(
+        "SELECT 1 FROM comments_purged_imports WHERE source = :s AND source_id = :i",
+        {"s": source, "i": source_id},
+    ).fetchone()
+    return row is not None
+
+
 def post_in_thread(conn: sqlite3.Connection, thread: str, lang: str) -> sqlite3.Row | None:
     """A post of the translation group `thread` (`posts.translation_key`), `lang` first."""
     return conn.execute(

@@ -280,4 +280,21 @@ MIGRATIONS: list[list[str]] = [
         "UPDATE comments SET trashed = (julianday('now') - 2440587.5) * 86400.0 "
         "WHERE status IN ('spam', 'trash')",
     ],
+    # 11: the origin (`source`, `source_id`) of every imported comment deleted for good (by a
+    # moderator, the emptied trash, an erasure request), kept by a trigger whatever code
+    # deletes it: importing the same export again skips them instead of bringing them back
+    [
+        """CREATE TABLE IF NOT EXISTS comments_purged_imports (
+            source TEXT NOT NULL,
+            source_id TEXT NOT NULL,
+            purged REAL NOT NULL,
+            PRIMARY KEY (source, source_id)
+        ) WITHOUT ROWID""",
+        """CREATE TRIGGER IF NOT EXISTS comments_purged_import AFTER DELETE ON comments
+        WHEN OLD.source != '' AND OLD.source_id != ''
+        BEGIN
+            INSERT OR REPLACE INTO comments_purged_imports (source, source_id, purged)
+            VALUES (OLD.source, OLD.source_id, (julianday('now') - 2440587.5) * 86400.0);
+        END""",
+    ],
 ]

@@ -143,13 +143,18 @@ def mark_failed(conn: sqlite3.Connection, mail_id: int, error: str) -> None:
 
 
 def requeue_failed(conn: sqlite3.Connection, now: float) -> int:
-    """Queue every failed mail again, due at `now` with its attempts reset; returns how many."""
+    """Queue every failed mail again, due at `now` with its attempts reset, and forget the
+    events no mail could be built for (`skipped`: a bad address or `mail_from`), so the next
+    `collect` builds theirs afresh from today's settings; returns how many. Inside a write."""
     cur = conn.execute(
         "UPDATE mail_outbox SET status = 'queued', attempts = 0, next_attempt = ? "
-        "WHERE status = 'failed' AND recipient != ''",  # not the events no one could be told
+        "WHERE status = 'failed' AND recipient != ''",
         (now,),
     )
-    return cur.rowcount
+    gone = conn.execute(
+        "DELETE FROM mail_outbox WHERE status = 'failed' AND recipient = '' AND message = x''"
+    )
+    return cur.rowcount + gone.rowcount
 
 
 def prune_sent(conn: sqlite3.Connection, before: float) -> int:

@@ -125,8 +125,8 @@ class CommentFeeds:
         """The published post a comment is shown on: the one it was written on, else (that
         URL gone) the version of its thread in its language, else any published version."""
         row = store.post_by_url(conn, c.post_url, now)
-        if row is not None:
-            return row
+        if row is not None:  # a page (an import may put comments there) draws none: no entry
+            return row if row["kind"] == "post" else None
         versions = seo_store.hreflang_versions(conn, c.thread, "post", now)
         url = versions.get(c.lang) or next(iter(versions.values()), None)
         return store.post_by_url(conn, url, now) if url else None

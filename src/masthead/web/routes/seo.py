@@ -111,7 +111,7 @@ class SeoOutputs:
             page = lang.root if lang else "/"
         info = feeds.FeedInfo(
             title=title,
-            description=settings.description,
+            description=lang.description if lang else settings.description,  # per language
             page_url=self.absolute(page),
             rss_url=self.absolute(urls.feed_url(prefix, "rss", taxonomy, key)),
             atom_url=self.absolute(urls.feed_url(prefix, "atom", taxonomy, key)),

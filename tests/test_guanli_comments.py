@@ -159,6 +159,11 @@ def test_all_matching_is_bound_to_what_was_seen_and_confirmed_c53(site, m1):
     assert ask.status_code == 200
     assert "Move 30 comments to the trash?" in ask.text
     assert "Comments that arrived after you loaded the page are not included." in ask.text
+    # the confirmation answers a POST: its language switch leads to a page a link can load
+    switch = re.search(r'<a href="([^"]*)" hreflang="zh-Hans"', ask.text)[1]  # type: ignore[index]
+    assert switch == "/guanli/?lang=zh"
+    assert m1.get(switch).status_code == 200
+    m1.get("/guanli/?lang=en")  # the choice is remembered (a cookie): back to English
     confirm = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', ask.text))
     done = m1.post("/guanli/comments/act", data=confirm)
     assert done.status_code == 303

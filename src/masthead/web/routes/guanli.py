@@ -81,6 +81,9 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
             hreflang="zh-Hans" if lang == "zh" else "en",
             t=t,
             path=request.url.path,
+            # the language switch reloads this page; a page answering a POST (a bulk action's
+            # confirmation) cannot be reloaded by a link: it leads to the overview
+            lang_base="" if request.method in ("GET", "HEAD") else "/guanli/",
             **context,
         )
     )

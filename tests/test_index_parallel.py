@@ -282,6 +282,7 @@ def test_a_large_index_is_bulk_loaded_and_merged_into_one_segment(tmp_path, monk
     root = tmp_path / "site"
     write_site(root, corpus(), BILINGUAL_TOML)
     results = {}
+    monkeypatch.setattr(indexer, "BATCH", 2)  # several transactions, each flushed to a segment
     for bulk in (10_000, 5):
         monkeypatch.setattr(indexer, "BULK", bulk)
         site = load_site(root, {"database": str(tmp_path / f"b{bulk}" / "site.db")})
@@ -308,3 +309,25 @@ def test_a_large_index_is_bulk_loaded_and_merged_into_one_segment(tmp_path, monk
         assert not search_store.automerge_off(db.read())
         db.close()
     assert results[5] == results[10_000] and all(results[5])
+
+
+def test_a_batch_of_posts_is_flushed_to_one_fts5_segment(tmp_path, monkeypatch):
+    """The search rows of a batch are written after every other row of its transaction, so
+    FTS5 flushes them once, at COMMIT: one segment a batch, not one a post (a statement
+    savepoint after a post's search rows flushed them; `store.write_post`)."""
+    from masthead import indexer
+    from masthead.store import search as search_store
+
+    monkeypatch.setattr(indexer, "BULK", 10_000)  # no bulk load: no merge at the end
+    root = tmp_path / "site"
+    write_site(root, corpus(), BILINGUAL_TOML)
+    site = load_site(root, {"database": str(tmp_path / "db" / "site.db")})
+    db = Database(site.database_path)
+    report = index_site(site, db, full=True, workers=1)
+    assert report.parsed > 40  # one transaction (BATCH is larger) of all these posts
+    conn = db.read()
+    assert {t: _segments(conn, t) for t in search_store.FTS_TABLES} == {
+        "search_fts": 1,
+        "search_words": 1,
+    }
+    db.close()

@@ -372,27 +372,35 @@ def commit(
         hashes = {p: r["sha256"] for p, r in store.sources_of(conn, gone).items()}
         keys = store.translation_keys_of(conn, gone)
         parsed = store.translation_keys_of(conn, [c.path for c in changes if c.post is not None])
-        for change in changes:
-            apply_change(conn, change)
+        written = [(apply_change(conn, change), change) for change in changes]
         for path in gone:
             store.delete_source(conn, path)
         urls |= {c.post.url for c in changes if c.post is not None}
         store.resolve_duplicates(conn, urls)
         store.follow_renames(conn, hashes, keys)  # old URLs and comments follow a rename
         store.follow_key_changes(conn, parsed)  # and a translationKey added or changed
+        # last: a statement after them would flush FTS5's pending terms (`store.write_post`)
+        for post_id, change in written:
+            if post_id is not None and change.post is not None:
+                search_store.index_post(conn, post_id, change.post, change.values)
 
     return store.commit_generation(db, apply)
 
 
-def apply_change(conn: sqlite3.Connection, change: Change) -> None:
-    """Write one re-parsed file: its post (or, on error, keep the last good post) and issues."""
+def apply_change(conn: sqlite3.Connection, change: Change) -> int | None:
+    """Write one re-parsed file: its post (or, on error, keep the last good post) and issues,
+    not its search rows; return the post's id, None for a file in error (whose search rows
+    stay those of its last good post). The caller writes the search rows (`search.index_post`)
+    after every other statement of the transaction (see `store.write_post` for why)."""
     status = "ok" if change.post else "error"
     store.record_source(conn, change.path, change.size, change.mtime_ns, change.sha256, status)
     if change.post is not None:
-        store.upsert_post(conn, change.post, change.values)
+        post_id = store.write_post(conn, change.post)
         store.set_issues(conn, change.path, change.post.warnings, ("parse", "shortcode"))
-    elif change.error is not None:
+        return post_id
+    if change.error is not None:
         store.set_issues(conn, change.path, [change.error], ("parse", "shortcode"))
+    return None
 
 
 def index_and_log(site: Site, db: Database) -> IndexReport:

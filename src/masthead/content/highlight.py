@@ -11,6 +11,8 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from masthead.content.lexing import speed_up
+
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
@@ -24,9 +26,10 @@ def _highlighted(code: str, name: str) -> str:
 @lru_cache(maxsize=128)
 def _lexer(name: str) -> Lexer | None:
     """Pygments' lexer for `name`, made once per process (150 µs each: a lookup through every
-    lexer's aliases); None if none or unknown. A RegexLexer keeps no state between texts."""
+    lexer's aliases) and lexing with its rules joined (`lexing.speed_up`: the same tokens, half
+    the time); None if none or unknown. A RegexLexer keeps no state between texts."""
     try:
-        return get_lexer_by_name(name) if name else None
+        return speed_up(get_lexer_by_name(name)) if name else None
     except ClassNotFound:
         return None
 

@@ -16,6 +16,7 @@ of two or more characters that a post contains finds the post.
 from __future__ import annotations
 
 import re
+from operator import add
 
 import rjieba
 
@@ -61,7 +62,7 @@ def bigrams(text: str) -> str:
     for m in HAN.finditer(text):
         run = m.group(0)
         if len(run) >= 2:
-            runs.append(" ".join(run[i : i + 2] for i in range(len(run) - 1)))
+            runs.append(" ".join(map(add, run, run[1:])))  # each character and the next
     return f" {BREAK} ".join(runs)
 
 

@@ -151,3 +151,25 @@ def test_rules_that_cannot_be_joined_keep_their_meaning():
     assert tokens == list(Ascii().get_tokens(text)) and (Text, "é") in tokens
     first, *rest = lexing._state_segments(Ascii()._tokens)["root"]
     assert first[1] is None and len(rest) == 1 and rest[0][1] is not None
+
+
+class Verbose(RegexLexer):
+    """A lexer compiled with VERBOSE whose rules end in comments: joined, each branch closed
+    after its comment."""
+
+    name = "verbose"
+    flags = re.VERBOSE
+    tokens: ClassVar[dict[str, list[Any]]] = {
+        "root": [
+            (r"a+  # a run of a", Name),
+            (r"\#.*", Comment),
+            (r"\s+", Text),
+            (r"b # a b", Text),
+        ]
+    }
+
+
+def test_verbose_rules_with_comments_are_joined_and_keep_their_meaning():
+    text = "aa b # x\nab"
+    assert list(lexing.speed_up(Verbose()).get_tokens(text)) == list(Verbose().get_tokens(text))
+    assert len(lexing._state_segments(Verbose()._tokens)["root"]) == 1

@@ -84,7 +84,9 @@ def _joined(run: list[tuple[str, Rule, int]], base: int) -> Segment | None:
         by_group[group] = rule
         group += 1 + groups
     try:
-        joined = re.compile("|".join(f"({b})" for b, _r, _g in run), base)
+        # under VERBOSE a branch may end in a `# comment`: a newline ends it before the `)`
+        end = "\n)" if base & re.VERBOSE else ")"
+        joined = re.compile("|".join(f"({b}{end}" for b, _r, _g in run), base)
     except (re.error, OverflowError, RecursionError):
         return None
     return joined.match, by_group, None

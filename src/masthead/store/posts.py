@@ -15,7 +15,6 @@ from typing import Any
 from masthead.content import authors
 from masthead.content.post import Post, Term
 from masthead.errors import ContentIssue
-from masthead.search.document import SearchValues
 from masthead.store import comments as comments_store
 from masthead.store import search
 from masthead.store.db import Database
@@ -38,21 +37,9 @@ _LIST_COLUMNS = (
 # --- writes -------------------------------------------------------------------------------
 
 
-def upsert_post(
-    conn: sqlite3.Connection, post: Post, search_values: SearchValues | None = None
-) -> int:
-    """Insert or replace the post from `post.source`, with its terms, aliases and search rows
-    (`search_values`, computed here when not given); return its id. A caller writing many
-    posts in one transaction should `write_post` them all, then `search.index_post` each (see
-    `write_post`)."""
-    post_id = write_post(conn, post)
-    search.index_post(conn, post_id, post, search_values)
-    return post_id
-
-
 def write_post(conn: sqlite3.Connection, post: Post) -> int:
     """Insert or replace the post from `post.source` with its terms and aliases, not its search
-    rows; return its id.
+    rows (`search.index_post` writes them, after every post of the transaction); return its id.
 
     Why apart: a statement that opens a statement savepoint (this upsert does) makes SQLite
     call every FTS5 table written in the transaction to save a point, and FTS5 then flushes

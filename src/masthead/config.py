@@ -358,7 +358,15 @@ class Settings(BaseModel):
             raise ValueError(
                 f'must be one address, blog@example.com or "Blog <blog@example.com>", not {value!r}'
             )
+        _sendable(found[0][1], '; the name may be in any script: "博客 <blog@example.com>"')
         return value.strip()
+
+    @field_validator("editor_emails")
+    @classmethod
+    def _editor_emails(cls, value: list[str]) -> list[str]:
+        for item in value:
+            _sendable(item)
+        return value
 
     @field_validator("purge_webhook")
     @classmethod
@@ -401,6 +409,26 @@ class Settings(BaseModel):
     def mail_from_name(self) -> str:
         """The display name of `mail_from` (`Blog` of `Blog <blog@example.com>`), "" if none."""
         return parseaddr(self.mail_from or "")[0]
+
+
+def _sendable(addr_spec: str, hint: str = "") -> None:
+    """Refuse (ValueError, for the setting's message) an address that the mails cannot carry:
+    the check the sender makes on every mail (`notify.messages.address`), made at start-up and
+    by `masthead check` instead of at the first mail. A non-ASCII local part (`blög@`) is one:
+    plain SMTP cannot send it, and SMTPUTF8 (RFC 6531) needs every server on the way to offer
+    it, with no fallback if one does not; a non-ASCII domain is fine (sent in its xn-- form)."""
+    from masthead.notify.messages import InvalidAddress, address  # the sender's own check
+
+    local = addr_spec.strip().rpartition("@")[0]
+    if not local.isascii():
+        raise ValueError(
+            f"{addr_spec.strip()!r}: the part before @ must be ASCII (mail servers without "
+            f"SMTPUTF8 cannot carry it){hint}"
+        )
+    try:
+        address(addr_spec)
+    except InvalidAddress as exc:
+        raise ValueError(str(exc)) from None
 
 
 def origin_of(url: str, *, exact: bool = False) -> str:

@@ -8,10 +8,12 @@ import datetime as dt
 import gzip
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -278,6 +280,7 @@ def test_c54_wxr_and_disqus_imports_date_comments_in_utc(site):
 # the `masthead comments import` and `export` commands, run in one process with its own TZ
 CLI_SCRIPT = """
 import sys
+import time
 from typer.testing import CliRunner
 from masthead.cli import app
 runner, root = CliRunner(), sys.argv[1]
@@ -680,13 +683,13 @@ def _wxr(parents: list[int]) -> str:
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
-    """A database with the test posts indexed, copied by each example."""
+def indexed(tmp_path_factory) -> Site:  # type: ignore[no-untyped-def]
+    """A site with the test posts indexed, its database copied by each example."""
     from conftest import write_site
 
     site = write_site(tmp_path_factory.mktemp("tree") / "site", POSTS)
     masthead("index", site.root)
-    return site.database_path
+    return site
 
 
 @settings(
@@ -695,12 +698,12 @@ def indexed(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
 @given(st.lists(st.integers(min_value=0, max_value=14), min_size=1, max_size=12))
 def test_any_reply_graph_imports_every_comment_once_as_a_tree(indexed, tmp_path, parents):
     db_path = tmp_path / f"t{abs(hash(tuple(parents)))}.db"
-    shutil.copy(indexed, db_path)
+    shutil.copy(indexed.database_path, db_path)
     export = db_path.with_suffix(".xml")
     export.write_text(_wxr(parents), encoding="utf-8")
     db = Database(db_path)
     try:
-        report = comments_io.import_file(db, export, default_lang="en")
+        report = comments_io.import_file(db, export, site=indexed)
         stored = {c.source_id: c for c in store.all_comments(db.read())}
     finally:
         db.close()
@@ -942,3 +945,125 @@ def test_a_reply_to_a_purged_comment_comes_in_under_its_grandparent(make_site, t
     assert code == 0 and "1 new, 1 already present" in out, out
     got = rows(site)
     assert set(got) == {"20", "22"} and got["22"].parent_id == got["20"].id
+
+
+# --- the language of imported comments, the time of the import's audit rows ------------------
+
+
+def _lang_export(tmp_path: Path, name: str, channel_lang: str, *items: str) -> Path:
+    """A WXR file whose channel states `channel_lang` (none when '')."""
+    head = f"<language>{channel_lang}</language>" if channel_lang else ""
+    path = tmp_path / name
+    path.write_text(
+        f'<rss xmlns:wp="http://wordpress.org/export/1.2/"><channel>{head}{"".join(items)}'
+        "</channel></rss>",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _langs_of(page: str) -> dict[str, str | None]:
+    """Each comment's text → the `lang` its element has on the page (None: none, the page's)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(page, "html.parser")
+    return {
+        li.select_one(".comment__body").get_text(strip=True): li.get("lang")
+        for li in soup.select("li.comment")
+    }
+
+
+def test_imported_comments_keep_the_language_their_export_states_never_their_posts(
+    make_site, tmp_path, serve
+):
+    site = make_site(POSTS)
+    polylang = '<category domain="language" nicename="zh"><![CDATA[中文]]></category>'
+    tides = _wxr_item("tides", "https://old.example.com/?p=8", (31, 0, "Ann", "潮汐的评论"))
+    zh_site = _lang_export(
+        tmp_path,
+        "zh.xml",
+        "zh-CN",  # a Chinese WordPress site; both threads map to English posts
+        _wxr_item(
+            "harbour-lights", "https://old.example.com/?p=7", (11, 0, "Li", "写得真好")
+        ).replace("<item>", "<item>" + polylang),
+        tides,
+    )
+    french = _lang_export(
+        tmp_path,
+        "fr.xml",
+        "fr-FR",
+        _wxr_item("tides", "https://old.example.com/?p=9", (41, 0, "Zoé", "Très beau")),
+    )
+    silent = _lang_export(
+        tmp_path,
+        "none.xml",
+        "",
+        _wxr_item("tides", "https://old.example.com/?p=10", (51, 0, "Bo", "No language said")),
+    )
+    for export in (zh_site, french, silent):
+        code, out = masthead("comments", "import", site.root, export)
+        assert code == 0, out
+    code, out = masthead("comments", "import", site.root, CASES / "C54-disqus-export.xml")
+    assert code == 1, out  # one thread has no post here
+    got = rows(site)
+    assert (got["11"].lang, got["31"].lang) == ("zh", "zh")  # Polylang's, then the channel's
+    assert got["41"].lang == "fr-FR"  # a language the site has not: the export's tag
+    assert got["51"].lang == ""  # stated nowhere: no claim
+    disqus_langs = {c.lang for c in got.values() if c.source == "disqus"}
+    assert disqus_langs == {""}  # Disqus exports state no language
+    client = serve(site)
+    english = _langs_of(client.get("/posts/tides/").text)
+    assert english["潮汐的评论"] == "zh-Hans"  # the site's tag for zh, on an English page
+    assert english["Très beau"] == "fr-FR"
+    assert english["No language said"] is None  # no wrong lang: it takes the page's
+    harbour = _langs_of(client.get("/posts/harbour-lights/").text)
+    assert harbour["写得真好"] == "zh-Hans"
+    (first,) = [text for text in harbour if text.startswith("First!")]
+    assert harbour[first] is None  # a Disqus comment
+    feed = client.get("/posts/tides/comments-atom.xml").text
+    assert 'xml:lang="zh-Hans"' in feed and 'xml:lang="fr-FR"' in feed
+    entries = re.findall(r"<entry([^>]*)>.*?</entry>", feed, re.S)
+    assert not any('xml:lang="en"' in e for e in entries), feed  # the default claimed by none
+    assert sum("xml:lang" not in e for e in entries) == 2, feed  # no claim: the feed's own
+
+
+def test_a_json_export_keeps_a_comment_of_no_known_language_so(make_site, tmp_path):
+    site = make_site(POSTS)
+    silent = _lang_export(
+        tmp_path,
+        "none.xml",
+        "",
+        _wxr_item("harbour-lights", "https://old.example.com/?p=7", (1, 0, "Bo", "Said nothing")),
+    )
+    assert masthead("comments", "import", site.root, silent)[0] == 0
+    export = tmp_path / "export.json"
+    assert masthead("comments", "export", site.root, "-o", export)[0] == 0
+    data = json.loads(export.read_text(encoding="utf-8"))
+    assert [c["lang"] for c in data["comments"]] == [""]
+    other = write_other_site(tmp_path)
+    assert masthead("comments", "import", other.root, export)[0] == 0
+    assert [c.lang for c in rows(other).values()] == [""]  # not the post's "en"
+
+
+def write_other_site(tmp_path: Path) -> Site:
+    from conftest import write_site
+
+    return write_site(tmp_path / "other", POSTS)
+
+
+def test_the_imports_audit_rows_are_dated_when_it_ran_and_comments_keep_their_own_date(site):
+    before = time.time()
+    code, out = masthead("comments", "import", site.root, CASES / "C55-wxr-import.xml")
+    after = time.time()
+    assert code == 0, out
+    db = Database(site.database_path)
+    try:
+        conn = db.read()
+        logged = conn.execute("SELECT * FROM audit_log WHERE actor = 'import'").fetchall()
+        comments = list(store.all_comments(conn))
+    finally:
+        db.close()
+    assert {r["action"] for r in logged} >= {"create"}
+    assert len([r for r in logged if r["action"] == "create"]) == len(comments) > 0
+    assert all(before <= r["at"] <= after for r in logged), [r["at"] for r in logged]
+    assert all(c.created < before - 365 * 86400 for c in comments)  # their 2019-2020 dates

@@ -30,7 +30,7 @@ def test_imported_spam_and_trash_are_kept_their_full_term(make_site):
     db = Database(s.database_path)
     try:
         index_and_log(s, db)
-        report = import_file(db, CASES / "C55-wxr-import.xml", default_lang="en")
+        report = import_file(db, CASES / "C55-wxr-import.xml", site=s)
         assert not report.problems
         conn = db.read()
         held = conn.execute(
@@ -185,7 +185,7 @@ def test_quick_editing_an_imported_html_comment_never_publishes_escaped_tags(mak
     db = Database(s.database_path)
     try:
         index_and_log(s, db)
-        assert not import_file(db, export, default_lang="en").problems
+        assert not import_file(db, export, site=s).problems
         accounts.add_user(db, "m1", PASSWORD)
         (imported,) = [c for c in cs.all_comments(db.read()) if c.source == "wxr"]
     finally:

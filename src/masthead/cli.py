@@ -582,7 +582,7 @@ def comments_import(
         report = comments_io.import_file(
             db,
             file,
-            default_lang=s.settings.default_language,
+            site=s,
             dry_run=dry_run,
             skip_pings=skip_pings,
         )

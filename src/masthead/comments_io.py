@@ -5,6 +5,9 @@ Import (`import_file`): the parsers (`comments.wxr`, `comments.disqus`) stream t
 records; each thread is mapped to a post (WXR: its slug `wp:post_name`, then its link's path as a
 permalink, then as an old URL in `aliases` or `url_history`; Disqus: its identifier `<id>` as a
 path or a slug, then its link likewise; JSON: the comment's `post_url`, then its thread key);
+each comment keeps the language the export states for it (`language`: the site's code for one
+of its languages, else the tag itself), never its post's: a file that states none (Disqus, a WXR
+without one) gives '' (no claim: the page draws it in the language of the page it is on);
 the replies of each thread are rebuilt into a tree whatever their order in the file (C55: a
 reply whose parent is missing from the file comes in at top level, a cycle is broken at its
 oldest comment, both reported); the HTML is sanitized as a new comment's is; everything is
@@ -36,9 +39,12 @@ from pathlib import Path
 from typing import IO, Any, cast
 from urllib.parse import quote, unquote, urlsplit
 
+from babel import Locale, UnknownLocaleError
+
 from masthead.comments import disqus, sanitize, wxr
 from masthead.comments.identity import fingerprint
 from masthead.comments.records import KINDS, ExportFormatError, Imported, Problem, Thread
+from masthead.config import Site
 from masthead.store import comment_targets as targets
 from masthead.store import comments as store
 from masthead.store.db import Database
@@ -133,8 +139,8 @@ class Report:
 @dataclass
 class _Entry:
     """One comment to import: `key` unique in its file, `parent` a key (or None); `values` the
-    `NewComment` fields but thread, post_url, parent_id, created and body_html (and lang
-    when None), the HTML made from `html` only when the comment is inserted."""
+    `NewComment` fields but thread, post_url, parent_id, lang, created and body_html, the HTML
+    made from `html` only when the comment is inserted; `lang` as stored ('': no claim)."""
 
     key: str
     parent: str | None
@@ -144,7 +150,7 @@ class _Entry:
     source: str
     source_id: str
     values: dict[str, Any]
-    lang: str | None = None
+    lang: str = ""
     date_note: str = ""
     placeholder: bool = False
     notes: tuple[str, ...] = ()
@@ -168,14 +174,16 @@ def import_file(
     db: Database,
     path: Path,
     *,
-    default_lang: str,
+    site: Site,
     dry_run: bool = False,
     skip_pings: bool = False,
 ) -> Report:
     """Import the comments of the export at `path` (WXR, Disqus XML or masthead JSON) into
-    `db`, whose post index must be current; return the report. Writes nothing when the report
-    has problems, or under `dry_run`. The file may be gzipped (`.xml.gz`, as Disqus sends it).
-    Raises OSError when the file cannot be read."""
+    `db`, the database of `site` (its languages and default language map threads and stated
+    languages), whose post index must be current; return the report. Writes nothing when the
+    report has problems, or under `dry_run`. The file may be gzipped (`.xml.gz`, as Disqus
+    sends it). Raises OSError when the file cannot be read."""
+    default_lang = site.settings.default_language
     report = Report(file=str(path), dry_run=dry_run)
     with open(path, "rb") as raw:
         zipped = raw.read(2) == b"\x1f\x8b"  # Disqus mails its export gzipped
@@ -184,7 +192,7 @@ def import_file(
         try:
             report.kind = detect(stream.read(4096))
             stream.seek(0)
-            entries = _read(stream, report, skip_pings)
+            entries = _read(stream, report, skip_pings, site)
         except ExportFormatError as exc:
             report.problems.append(str(exc))
             return report
@@ -209,7 +217,7 @@ def import_file(
     return report
 
 
-def _read(stream: IO[bytes], report: Report, skip_pings: bool) -> list[_Entry]:
+def _read(stream: IO[bytes], report: Report, skip_pings: bool, site: Site) -> list[_Entry]:
     if report.kind == "json":
         return _json_entries(stream, report)
     if report.kind not in ("wxr", "disqus"):
@@ -227,19 +235,37 @@ def _read(stream: IO[bytes], report: Report, skip_pings: bool) -> list[_Entry]:
             report.skipped[record.kind] += 1
             entries.append(_skipped(record))
             continue
-        entries.append(_xml_entry(record, report))
+        entries.append(_xml_entry(record, language(record.lang, site)))
     return entries
+
+
+def language(tag: str, site: Site) -> str:
+    """The code a comment is stored with for the language tag `tag` its export states: the
+    site's code when it is one of the site's languages (`Site.resolve_language`: `zh-CN` →
+    `zh`), else the tag in BCP 47 form when Babel (CLDR) knows the language (`fr_fr` →
+    `fr-FR`), else '' (no tag, or one that names no language: no claim is made)."""
+    tag = tag.strip()
+    if not tag:
+        return ""
+    found = site.resolve_language(tag)
+    if found is not None:
+        return found.code
+    try:
+        known = Locale.parse(tag.replace("_", "-"), sep="-")
+    except (ValueError, TypeError, UnknownLocaleError):
+        return ""
+    return "-".join(p for p in (known.language, known.script, known.territory) if p)
 
 
 def _skipped(record: Imported) -> _Entry:
     """A comment not imported (a ping under --skip-pings): kept in the tree so its replies
     attach to its parent instead."""
-    entry = _xml_entry(record, None)
+    entry = _xml_entry(record, "")
     entry.values = {}
     return entry
 
 
-def _xml_entry(record: Imported, report: Report | None) -> _Entry:
+def _xml_entry(record: Imported, lang: str) -> _Entry:
     return _Entry(
         key=record.source_id,
         parent=record.parent,
@@ -248,6 +274,7 @@ def _xml_entry(record: Imported, report: Report | None) -> _Entry:
         where=record.where,
         source=record.source,
         source_id=record.source_id,
+        lang=lang,
         date_note=record.date_note,
         notes=record.notes,
         html=record.body,
@@ -499,7 +526,7 @@ def _insert_thread(
             thread=thread_key,
             post_url=post["url"],
             parent_id=parent_id,
-            lang=entry.lang or post["lang"],
+            lang=entry.lang,  # as the file states it, never the post's
             created=created[key],
             body_html=_body_html(entry),
             **{k: v for k, v in entry.values.items() if k != "updated"},

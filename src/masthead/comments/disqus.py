@@ -11,6 +11,7 @@ references) one top-level element at a time and yields an `Imported` per `<post>
   UTC too), read into an aware datetime: the result does not depend on the process's TZ.
 - Status: `<isSpam>true` → spam, else `<isDeleted>true` → trash, else `<isApproved>false`
   (older exports) → pending, else approved.
+- Language: the export states none (not for a post, a thread or the forum), so `lang` is ''.
 - Threads normally precede their posts; a post met before its thread waits for it, and a post
   whose thread is not in the file comes out with a bare `Thread(key)` the importer cannot map.
 

@@ -40,7 +40,9 @@ class Imported:
     `source` is 'wxr' or 'disqus'; `source_id` its id there (a string: Disqus ids exceed 2**53);
     `parent` the source id of the comment it answers, None at top level; `body` the HTML as
     exported (sanitize it before storing); `created` UTC seconds or None (`date_note` says why);
-    `status` one of `STATUSES`; `kind` one of `KINDS`; `where` a position for reports."""
+    `status` one of `STATUSES`; `kind` one of `KINDS`; `where` a position for reports;
+    `lang` the language tag the export states for it, as written (`zh-CN`), '' when it states
+    none (the importer never puts the post's language in its place)."""
 
     source: str
     source_id: str
@@ -56,6 +58,7 @@ class Imported:
     date_note: str = ""
     where: str = ""
     notes: tuple[str, ...] = field(default=())
+    lang: str = ""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,11 @@ references: the file is untrusted) one `<item>` at a time, and yields an `Import
   (`&amp;`, `&#039;`): they are decoded once, so the name is plain text like any other.
 - Kind: `wp:comment_type` empty or `comment` → comment; pingback, trackback kept as such; any
   other type (WooCommerce's order notes, say) is passed on as that word, for the importer to skip.
+- Language: WXR has none per comment; a comment is in the language its page was shown in on
+  the WordPress site, which the export states as the item's `<category domain="language">`
+  (Polylang's taxonomy: its `nicename` is the language's slug, `zh`), else the channel's RSS
+  `<language>` (the site's, `zh-CN`: what WordPress put in the pages' `<html lang>`); '' when
+  the export states neither.
 
 Format: https://developer.wordpress.org/plugins/ (WXR has no published schema; the fields are
 those of `wp-admin/includes/export.php`). Never `time.mktime`: every date is read with an
@@ -53,6 +58,7 @@ def parse(stream: IO[bytes]) -> Iterator[Imported | Problem]:
     or is not an RSS document; what was yielded before stays valid (the importer writes
     nothing unless the whole file was read)."""
     zone: Zone = Zone()
+    site_lang = ""  # the channel's <language>, which precedes its items
     channel: Element | None = None
     items = depth = 0
     seen: set[str] = set()
@@ -71,7 +77,9 @@ def parse(stream: IO[bytes]) -> Iterator[Imported | Problem]:
                 continue
             if name == "item":
                 items += 1
-                yield from _item(elem, items, zone, seen)
+                yield from _item(elem, items, zone, seen, site_lang)
+            elif elem.tag == "language":
+                site_lang = _text(elem)
             elif _is_wp(elem.tag):
                 zone.learn(name, _text(elem))
             channel.remove(elem)  # streaming: an item's tree is dropped once read
@@ -108,8 +116,11 @@ class Zone:
                 self.label = f"the export's offset {_offset(seconds)}"
 
 
-def _item(item: Element, number: int, zone: Zone, seen: set[str]) -> Iterator[Imported | Problem]:
+def _item(
+    item: Element, number: int, zone: Zone, seen: set[str], site_lang: str
+) -> Iterator[Imported | Problem]:
     fields = _fields(item)
+    lang = _item_language(item) or site_lang
     thread = Thread(
         key=fields.get("post_id") or f"item {number}",
         title=_child_text(item, "title"),
@@ -152,7 +163,17 @@ def _item(item: Element, number: int, zone: Zone, seen: set[str]) -> Iterator[Im
             date_note=date_note,
             where=where,
             notes=notes,
+            lang=lang,
         )
+
+
+def _item_language(item: Element) -> str:
+    """The language a multilingual plugin gave the item (Polylang's `language` taxonomy, which
+    the export writes as `<category domain="language" nicename="zh">`), '' if none."""
+    for c in item:
+        if c.tag == "category" and c.get("domain") == "language":
+            return (c.get("nicename") or "").strip()
+    return ""
 
 
 class Offsets:

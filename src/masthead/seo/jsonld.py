@@ -136,8 +136,8 @@ def comment(
 ) -> dict[str, Any]:
     """A reader's `Comment` (https://schema.org/Comment): `url` its absolute address on the page
     (`…/posts/a/#c-12`, also its `@id`), `author` a `person()` (a name and the website they
-    gave, never an email), `published` aware, `text` plain text, `language` a BCP 47 tag;
-    `parent` the `@id` of the comment it replies to (`parentItem`)."""
+    gave, never an email), `published` aware, `text` plain text, `language` a BCP 47 tag ('':
+    not known, no `inLanguage`); `parent` the `@id` of the comment it replies to (`parentItem`)."""
     node: dict[str, Any] = {
         "@type": "Comment",
         "@id": url,
@@ -145,8 +145,9 @@ def comment(
         "author": dict(author),
         "datePublished": _date(published),
         "text": text,
-        "inLanguage": language,
     }
+    if language:
+        node["inLanguage"] = language
     if parent:
         node["parentItem"] = {"@id": parent}
     return node

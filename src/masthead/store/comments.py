@@ -233,7 +233,8 @@ _COLUMNS = [f.name for f in fields(NewComment)]
 
 def insert(conn: sqlite3.Connection, new: NewComment, actor: str) -> int:
     """Store `new` (inside `commit`) and return its id; logs 'create' with its status and
-    reason, and touches the thread when it is approved. Raises `ValueError` for an unknown
+    reason, dated now (an import's comment keeps its own date in `created`), and touches the
+    thread when it is approved. Raises `ValueError` for an unknown
     status or a parent in another thread."""
     if new.status not in STATUSES:
         raise ValueError(f"unknown comment status {new.status!r}")
@@ -263,8 +264,7 @@ def insert(conn: sqlite3.Connection, new: NewComment, actor: str) -> int:
         comment_id=comment_id,
         to_status=new.status,
         detail={"reason": new.reason} if new.reason else None,
-        at=new.created if actor == "import" else None,
-    )
+    )  # when it was stored here: an imported comment's own date is `created`, not the log's
     if new.status == "approved":
         touch(conn, new.thread)
     return comment_id

@@ -53,9 +53,13 @@ def is_open(row: sqlite3.Row, site: Site, now: float) -> bool:
 
 def language_of(code: str, site: Site) -> tuple[str, str]:
     """`(hreflang, name)` of a comment's language code; the code itself for a language the site
-    no longer has (an import from elsewhere)."""
-    lang = (site.languages.get(code) or site.resolve_language(code)) if code else None
-    return (lang.hreflang, lang.name) if lang else (code or "und", code or "?")
+    no longer has (an import from elsewhere); `("", "")` for '', a comment whose language is not
+    known (imported from an export that states none): drawn with no `lang` of its own, it takes
+    the page's."""
+    if not code:
+        return "", ""
+    lang = site.languages.get(code) or site.resolve_language(code)
+    return (lang.hreflang, lang.name) if lang else (code, code)
 
 
 def node_context(node: threads.Node, site: Site, lang: Language) -> dict[str, Any]:
@@ -79,7 +83,7 @@ def node_context(node: threads.Node, site: Site, lang: Language) -> dict[str, An
         lang=c.lang,
         hreflang=hreflang,
         lang_name=lang_name,
-        foreign=c.lang != lang.code,
+        foreign=bool(c.lang) and c.lang != lang.code,  # '' (not known): never filtered out
         date=when(c.created, site, lang),
         html=c.body_html,  # rendered by comments.sanitize, nh3 its last step
         reply_to=node.reply_to,
@@ -133,6 +137,7 @@ def block(
     view = thread_view(conn, row["translation_key"], site, page, nearest=True)
     nodes = [node_context(n, site, lang) for n in view.nodes]
     langs = {n.comment.lang for n in view.walk() if n.comment is not None and not n.removed}
+    langs.discard("")  # comments of no known language are shown whatever the filter
     total = view.total
     count = gettext(lang.locale, "n_comments_one" if total == 1 else "n_comments", n=total)
     return {

@@ -33,6 +33,7 @@ from masthead.store import comments as comment_store
 from masthead.store import posts as store
 from masthead.store import seo as seo_store
 from masthead.store.comments import Comment
+from masthead.web import discussion
 from masthead.web.routes import add, bound, renderer, respond, site_state
 from masthead.web.routes.seo import MEDIA, Built
 from masthead.web.state import SiteState
@@ -103,7 +104,9 @@ class CommentFeeds:
             post = posts[c.post_url]
             if post is None:
                 continue  # its post is gone or unpublished: its page shows nothing either
-            lang = self.site.languages.get(c.lang, self.site.default_language)
+            # the entry's words in the comment's language, else (not known) in its post's
+            written = c.lang if c.lang in self.site.languages else str(post["lang"])
+            lang = self.site.languages.get(written, self.site.default_language)
             zone = self.site.tz
             name = c.author_name or gettext(lang.locale, "anonymous")
             out.append(
@@ -116,7 +119,7 @@ class CommentFeeds:
                     categories=(),
                     summary=" ".join(html_to_text(c.body_html).split()),
                     html=c.body_html,  # sanitized when stored; the feed's allowlist pass again
-                    lang=lang.hreflang,
+                    lang=discussion.language_of(c.lang, self.site)[0],  # '': the feed's
                 )
             )
         return out

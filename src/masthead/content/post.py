@@ -5,8 +5,10 @@
 
 The last step parses the HTML once (nh3): the allowlist applies and every URL attribute is rewritten
 there (relative links to `/media/…` or `/_ref/…`, `content.urls`), never by patterns over the
-markup. With `raw_html = true` the site trusts its authors: their HTML is kept (scripts, iframes,
-event handlers) but passes the same parser for the link rewriting (`content.sanitize`).
+markup. `ref`/`relref` shortcodes are tokens until the HTML shows where they stand: a link's
+target, or a link whose text the page makes the permalink (`content.refs`). With
+`raw_html = true` the site trusts its authors: their HTML is kept (scripts, iframes, event
+handlers) but passes the same parser for the link rewriting (`content.sanitize`).
 
 Raises `ContentError(path, line, reason)` for a file that cannot be published; problems that do
 not stop publication (unknown shortcodes) are returned in `Post.warnings`.

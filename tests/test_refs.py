@@ -14,10 +14,11 @@ import feedparser
 from bs4 import BeautifulSoup
 
 from masthead.content.post import parse_post
+from masthead.export import build
 from masthead.indexer import index_site
 from masthead.store.db import Database
 
-from conftest import post
+from conftest import BILINGUAL_TOML, post
 
 SITE = "https://example.com"
 
@@ -74,6 +75,15 @@ def test_a_standalone_ref_shows_the_permalink_absolute_and_relref_site_relative(
     assert "/_ref/" not in str(body) and "b.md" not in body.get_text()
 
 
+def test_raw_html_sites_resolve_them_the_same_way(make_site, serve):
+    files = {"posts/a.md": post("A", body=BODY), "posts/b.md": post("B")}
+    client = serve(make_site(files, "raw_html = true\n" + BILINGUAL_TOML))
+    assert links(page_body(client, "/posts/a/"))[:2] == [
+        (SITE + "/posts/b/", "/posts/b/"),
+        ("/posts/b/#part", "/posts/b/#part"),
+    ]
+
+
 def test_feeds_and_search_never_show_the_placeholder(make_site, serve):
     client = serve(make_site({"posts/a.md": post("A", body=BODY), "posts/b.md": post("B")}))
     for url, entry in feed_entries(client, "/posts/a/").items():
@@ -86,6 +96,19 @@ def test_feeds_and_search_never_show_the_placeholder(make_site, serve):
     hits = client.get("/api/search", params={"q": "see"}).json()["hits"]
     assert hits and all("/_ref/" not in h["snippet_html"] for h in hits)
     assert "/_ref/" not in client.get("/").text  # the excerpt on the home page's card
+
+
+def test_the_static_export_shows_the_permalink_too(make_site, tmp_path):
+    site = make_site({"posts/a.md": post("A", body=BODY), "posts/b.md": post("B")})
+    out = tmp_path / "public"
+    build(site, out)
+    body = soup((out / "posts/a/index.html").read_text(encoding="utf-8")).select_one(".post-body")
+    assert links(body)[:2] == [
+        (SITE + "/posts/b/", "/posts/b/"),
+        ("/posts/b/#part", "/posts/b/#part"),
+    ]
+    feeds = (out / "feed.xml").read_text(encoding="utf-8") + (out / "atom.xml").read_text("utf-8")
+    assert "/_ref/" not in str(body) + feeds
 
 
 def test_a_broken_standalone_ref_is_its_target_as_text_and_check_names_its_line(make_site, serve):

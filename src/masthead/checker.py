@@ -3,7 +3,8 @@
 Reports parse errors (the file would be left out), duplicate slugs (blaming the newcomer: the post
 the site's index shows at the URL keeps it, read from the database when there is one, opened
 read-only; the older post by date only between posts the index does not have), unknown shortcodes,
-links to content files that do not exist, covers that are no readable image,
+links to content files that do not exist (`ref`/`relref` in running text too: they are `/_ref/`
+links, `content.refs`), covers that are no readable image,
 two posts of one language with one `translationKey` and front-matter menu entries left out or
 partly ignored (warnings), and every file and folder the site skips (`discover.skipped`): info
 for what a normal site has (`_index.md`, `.git/`, editor backups), a warning for a content

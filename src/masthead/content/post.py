@@ -5,8 +5,10 @@
 
 The last step parses the HTML once (nh3): the allowlist applies and every URL attribute is rewritten
 there (relative links to `/media/…` or `/_ref/…`, `content.urls`), never by patterns over the
-markup. With `raw_html = true` the site trusts its authors: their HTML is kept (scripts, iframes,
-event handlers) but passes the same parser for the link rewriting (`content.sanitize`).
+markup. `ref`/`relref` shortcodes are tokens until the HTML shows where they stand: a link's
+target, or a link whose text the page makes the permalink (`content.refs`). With
+`raw_html = true` the site trusts its authors: their HTML is kept (scripts, iframes, event
+handlers) but passes the same parser for the link rewriting (`content.sanitize`).
 
 Raises `ContentError(path, line, reason)` for a file that cannot be published; problems that do
 not stop publication (unknown shortcodes) are returned in `Post.warnings`.
@@ -27,6 +29,7 @@ from masthead.content import (
     frontmatter,
     images,
     markdown,
+    refs,
     sanitize,
     shortcodes,
     source,
@@ -116,6 +119,15 @@ def _menu_warnings(
     return tuple(ContentIssue(path, line, why, "warning") for why in problems)
 
 
+def _plain_text(plain: text.PlainText | None, calls: refs.Refs) -> text.PlainText | None:
+    """`plain` with the `ref`/`relref` tokens in it as their targets, as written."""
+    if plain is None:
+        return None
+    return text.PlainText(
+        calls.text(plain.prose), calls.text(plain.code), calls.text(plain.excerpt)
+    )
+
+
 def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     """Parse the content file at content-relative path `rel` whose bytes are `raw`.
 
@@ -143,14 +155,13 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         lang = site.languages[info.lang]
     locale = lang.locale
 
-    def ref(target: str) -> str:
-        return urls.resolve_relative(target, info.folder) if target else "#"
+    calls = refs.Refs(info.folder)  # the body's ref/relref shortcodes
 
     def label(key: str) -> str:
         return gettext(locale, key)
 
     body, sc_warnings = shortcodes.expand(
-        fm.body, ref=ref, inline=markdown.render_inline, text=label
+        fm.body, ref=calls.token, inline=markdown.render_inline, text=label
     )
     labels = {
         "footnotes_label": label("footnotes"),
@@ -164,11 +175,13 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         raise ContentError(path, fm.body_line, str(exc)) from None
     html = sanitize.clean(
         rendered.html,
-        lambda url: urls.resolve_relative(url, info.folder),
+        lambda url: urls.resolve_relative(calls.url(url), info.folder),
         trusted=site.settings.raw_html,
     )
+    html = calls.place(html, trusted=site.settings.raw_html)  # ends with the sanitizer
     html = images.add_sizes(html, site.content_dir)  # integers only: safe after sanitizing
-    from_tokens = rendered.text  # None when raw HTML needs the HTML's text
+    from_tokens = _plain_text(rendered.text, calls)  # None when raw HTML needs the HTML's text
+    headings = [(level, hid, calls.text(title)) for level, hid, title in rendered.headings]
     plain, code = (
         (from_tokens.prose, from_tokens.code) if from_tokens else text.prose_and_code(html)
     )
@@ -227,7 +240,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         translation_key=("k:" + meta.translationKey) if meta.translationKey else "p:" + info.base,
         aliases=tuple("/" + quote(a.strip("/")) + "/" for a in meta.aliases if a.strip("/")),
         html=html,
-        toc_html=render_toc(build_toc(rendered.headings, lo, hi)),
+        toc_html=render_toc(build_toc(headings, lo, hi)),
         text=plain,
         code=code,
         word_count=words + cjk,

@@ -133,13 +133,14 @@ def _block(call: Call, inner: str, text: Callable[[str], str]) -> str:
 def expand(
     body: str,
     *,
-    ref: Callable[[str], str],
+    ref: Callable[[str, str], str],
     inline: Callable[[str], str],
     text: Callable[[str], str],
 ) -> tuple[str, list[tuple[int, str]]]:
     """Replace shortcodes in `body` and return `(markdown, warnings)`.
 
-    `ref(path)` turns a `ref`/`relref` target into a URL; `inline(md)` renders inline Markdown
+    `ref(name, path)` gives what stands for a `ref`/`relref` call (`name`) to `path`, in a link
+    or in text (`content.refs.Refs.token`); `inline(md)` renders inline Markdown
     (figure captions); `text(key)` gives interface text in the post's language.
     Warnings are `(offset_in_body, reason)` pairs for unknown or unclosed shortcodes.
     """
@@ -176,7 +177,7 @@ def expand(
             out.append(_youtube(item, text("video")))
         elif item.name in ("ref", "relref"):
             target = item.args.get("path", item.positional[0] if item.positional else "")
-            out.append(ref(target))
+            out.append(ref(item.name, target))
         elif item.name in BLOCKS:
             warnings.append((item.start, f"shortcode '{item.name}' is never closed"))
         else:

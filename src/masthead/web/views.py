@@ -23,7 +23,7 @@ from markupsafe import Markup
 
 from masthead.config import Language, Site
 from masthead.content import authors as people
-from masthead.content import sanitize, urls
+from masthead.content import refs, sanitize, urls
 from masthead.content.meta import menu_entry
 from masthead.content.text import html_to_text
 from masthead.errors import NotFound
@@ -92,9 +92,11 @@ class Renderer:
         return urls.lang_path(lang.prefix, path)
 
     def body_html(self, html: str, lang: str) -> str:
-        """A stored post body as a page shows it, the allowlist its last step: `/_ref/` links
-        resolved to permalinks (`urls.resolve_link`) on parsed attributes, by one nh3 pass
-        (`content.sanitize.clean`; trusted with `raw_html`). Run on a page-cache miss only."""
+        """A stored post body as a page shows it, the allowlist its last step: the text of
+        standalone `ref`/`relref` links made their targets' permalinks (`content.refs.show`),
+        then `/_ref/` links resolved to permalinks (`urls.resolve_link`) on parsed attributes,
+        by one nh3 pass (`content.sanitize.clean`; trusted with `raw_html`). Run on a
+        page-cache miss only."""
         table = self.state.source_urls()
         owner, memo = self._bodies  # one memo per index generation (its link table)
         if owner is not table or len(memo) > BODY_MEMO:
@@ -108,7 +110,11 @@ class Renderer:
         def link(url: str) -> str:
             return urls.resolve_link(url, table, content_dir, lang)
 
-        memo[(html, lang)] = done = sanitize.clean(html, link, trusted=self.site.settings.raw_html)
+        def permalink(target: str) -> str | None:
+            return urls.resolve_ref(target, table, content_dir, lang)
+
+        shown = refs.show(html, permalink, self.absolute)
+        memo[(html, lang)] = done = sanitize.clean(shown, link, trusted=self.site.settings.raw_html)
         return done
 
     def date(self, iso: str, lang: Language) -> dict[str, str]:

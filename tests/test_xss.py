@@ -74,6 +74,7 @@ BODY_CHUNK = 40  # vectors per body post: few page loads, one vector's mark-up n
 FIELD_PACK = 16  # vectors per front-matter value
 TERM_PACK = 32  # vectors per tag or category name
 IFRAMES_PER_BATCH = 40
+COMMENT_ACTION = re.compile(r"/comments(?:\?post=/[A-Za-z0-9/%._~-]*)?")
 SNIPPET_BYTES = 100_000  # feed or API bodies per srcdoc frame
 DOCTYPE = "<!doctype html>"
 # other hosts do not resolve: a vector's request elsewhere fails at once, with no network
@@ -452,7 +453,9 @@ def _theme_allows(el: Any, tag: str) -> bool:
         return el.getparent() is not None and el.getparent().tag == "head"
     if tag == "form":
         if "comment-form" in (get("class") or ""):  # the comment form (issue 11), posting here
-            return get("action") == "/comments" and get("method") == "post"
+            # posting here; `?post=` names the page's own post (a 413 page links back to it)
+            action = get("action") or ""
+            return bool(COMMENT_ACTION.fullmatch(action)) and get("method") == "post"
         return "search-form" in (get("class") or "") and get("action") in SEARCH_ACTIONS
     if tag in ("input", "textarea"):
         in_form = any(

@@ -855,3 +855,30 @@ CATALOGS["zh"].update(
         "YYYY-MM-DD；year: 只接受 YYYY）。",
     }
 )
+CATALOGS["en"].update(
+    {
+        "comment_too_large": "It is larger than the 1 MiB a comment may be, so the server did not "
+        "read it and nothing was stored.",
+        "comment_not_read": "The server could not read what was sent, so nothing was stored.",
+        "comment_not_kept": "Your text is not on this page: use your browser’s Back button to "
+        "return to the form, where it usually still is, then shorten it or send it again.",
+        "comment_too_large_kept": "It is larger than the 1 MiB a comment may be: nothing was "
+        "stored. Your text is still in the form: shorten it and send it again.",
+        "pingback": "Pingback",
+        "trackback": "Trackback",
+        "ping_from": "{kind} from {site}",
+    }
+)
+CATALOGS["zh"].update(
+    {
+        "comment_too_large": "评论超过了 1 MiB 的上限，服务器没有读取它，也没有保存任何内容。",
+        "comment_not_read": "服务器无法读取所发送的内容，没有保存任何内容。",
+        "comment_not_kept": "本页没有您的文字：请用浏览器的“后退”按钮回到表单，"
+        "文字通常仍在那里，缩短后或直接重新发送。",
+        "comment_too_large_kept": "评论超过了 1 MiB 的上限：没有保存任何内容。"
+        "您的文字仍在表单中，请缩短后重新发送。",
+        "pingback": "引用通告",
+        "trackback": "引用",
+        "ping_from": "来自 {site} 的{kind}",
+    }
+)

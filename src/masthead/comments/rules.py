@@ -5,12 +5,14 @@ settings; cases C37, C38, C48, C52): pure, no SQL, no HTTP.
 
 1. duplicate: the same thread, parent, author and text as a stored comment is that comment
    (`duplicate`, answered as the first; nothing stored, C37);
-2. flood: `comments_flood_seconds` between two comments of one client in one thread, and
+2. fields and length limits, in characters (code points, `LIMITS`: name 245, email 100,
+   website 200, body 65,525; name, email and text required, the email shaped like one;
+   `rejected`, HTTP 400 naming the `field`): before the flood limits, since a request with a
+   bad field stores nothing, so answering it first weakens no limit and the reader is told at
+   once what to fix rather than to wait and then be told it;
+3. flood: `comments_flood_seconds` between two comments of one client in one thread, and
    `comments_per_minute` comments of one client over the whole site (`rejected`, HTTP 429 with
    `retry_after` seconds; C38, C52: a client is its IP, `identity.client_ip`);
-3. fields and length limits, in characters (code points, `LIMITS`: name 245, email 100,
-   website 200, body 65,525; name, email and text required, the email shaped like one;
-   `rejected`, HTTP 400 naming the `field`);
 4. the honeypot field filled (`spam`);
 5. a scripted form sent sooner than `comments_min_seconds` after it was shown (`spam`); a form
    posted without script and the JSON API have no such time and skip this rule;
@@ -142,7 +144,7 @@ def _throttle(code: str, wait: float, message: str) -> Decision:
 
 
 def flood(facts: Facts, settings: Settings) -> Decision | None:
-    """Rule 2: a 429 `Decision` when this client is over a per-client limit, else None."""
+    """Rule 3: a 429 `Decision` when this client is over a per-client limit, else None."""
     if facts.staff_session:
         return None
     gap = settings.comments_flood_seconds
@@ -159,7 +161,7 @@ def flood(facts: Facts, settings: Settings) -> Decision | None:
 
 
 def fields(submission: Submission) -> Decision | None:
-    """Rule 3: a 400 `Decision` for a missing, too long or malformed field, else None. Lengths
+    """Rule 2: a 400 `Decision` for a missing, too long or malformed field, else None. Lengths
     are of the text as received (the website before it is checked: `sanitize.website`)."""
     values = {
         "name": submission.name.strip(),
@@ -208,7 +210,7 @@ def _matches(keys: Sequence[str], haystacks: Sequence[str]) -> str | None:
 
 
 def refusal(submission: Submission, facts: Facts, settings: Settings) -> Decision | None:
-    """Rules 1-3 alone (duplicate, flood, fields): the `Decision` that ends the evaluation, or
+    """Rules 1-3 alone (duplicate, fields, flood): the `Decision` that ends the evaluation, or
     None when the comment is to be stored. Cheap: the text is not parsed."""
     if facts.duplicate_of is not None:
         return Decision(
@@ -217,7 +219,7 @@ def refusal(submission: Submission, facts: Facts, settings: Settings) -> Decisio
             code="duplicate",
             duplicate_of=facts.duplicate_of,
         )
-    return flood(facts, settings) or fields(submission)
+    return fields(submission) or flood(facts, settings)
 
 
 def evaluate(submission: Submission, facts: Facts, settings: Settings) -> Decision:

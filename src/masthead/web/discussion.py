@@ -6,6 +6,9 @@ for removed comments (C39), and the form. Nothing personal: a commenter's own pe
 and the notice after posting come from the page's script (`/api/comments/mine`, the `?c=`
 parameter) or, without script, from `:target` styles and the uncached `/comments/mine` page.
 
+Pingbacks and trackbacks (imported: `comments.wxr` keeps their kind) are drawn as what they
+are: a label, the linking site's title linked to its URL, no avatar initials and no Reply link.
+
 Dates are shown in the site's zone, `datetime` attributes carry that zone's offset (C54);
 avatars are initials drawn by the site itself (`comments.text.initials`: whole grapheme
 clusters, so "Zoë 👩🏽‍💻" never splits; no request to another host).
@@ -28,6 +31,7 @@ TONES = 8  # avatar colours: .avatar--0 … .avatar--7 in site.css (no inline st
 # The form's `maxlength`s: the rules' limits, by the form's field names (C36, C40).
 LIMITS = rules.FIELD_LIMITS  # the form's maxlength: the server's limits, by field name
 HONEYPOT = "homepage"  # the form's trap field: people never see it, bots fill it
+PINGS = ("pingback", "trackback")  # comment kinds that are another site's link (imports only)
 
 
 def tone(name: str) -> int:
@@ -74,7 +78,10 @@ def node_context(node: threads.Node, site: Site, lang: Language) -> dict[str, An
     if node.removed or c is None:
         return out
     hreflang, lang_name = language_of(c.lang, site)
-    name = c.author_name.strip() or gettext(lang.locale, "anonymous")  # imports may have none
+    ping = c.kind in PINGS
+    # a ping's "author" is the linking site's title (its URL when the import had none)
+    name = c.author_name.strip() or (c.author_url if ping else "")
+    name = name or gettext(lang.locale, c.kind if ping else "anonymous")  # imports may have none
     out.update(
         name=name,
         url=c.author_url,
@@ -89,8 +96,17 @@ def node_context(node: threads.Node, site: Site, lang: Language) -> dict[str, An
         reply_to=node.reply_to,
         reply_to_removed=node.reply_to_removed,
         kind=c.kind,
+        ping=ping,
+        # "Pingback", "Trackback" in the page's language: drawn as a label, never as a name
+        kind_label=gettext(lang.locale, c.kind) if ping else "",
     )
     return out
+
+
+def is_ping(kind: str) -> bool:
+    """True for a pingback or trackback (imported: `comments.wxr` keeps WordPress's
+    `comment_type`): another site's link to the post, not a reader's comment."""
+    return kind in PINGS
 
 
 def page_of(view: threads.ThreadView, base: str) -> dict[str, Any]:

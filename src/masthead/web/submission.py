@@ -238,7 +238,8 @@ def submit(
         scripted_elapsed=scripted_elapsed,
         staff_session=staff_session,
     )
-    # a first look on a read connection, rules 1-3 only: a bad field or a flood costs no
+    # a first look on a read connection, rules 1-3 only (duplicate, fields, then flood: a bad
+    # field is told before any wait, as it stores nothing): a bad field or a flood costs no
     # parsing and no write lock, a duplicate already committed is answered at once
     first = rules.refusal(clean, _facts(state.db.read(), state, ctx, now, None), settings)
     if first is not None and first.status == "rejected" and first.http_status != 429:

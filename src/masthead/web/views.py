@@ -212,7 +212,9 @@ class Renderer:
         if not row["comments"]:
             return None, []
         thread = comment_store.public_thread(conn, row["translation_key"])
-        shown = [c for c in thread if not c.removed]
+        # readers' comments only: a pingback or trackback is another site's link, no Comment
+        # a person wrote (schema.org has no type for it), so it is neither listed nor counted
+        shown = [c for c in thread if not c.removed and not discussion.is_ping(c.kind)]
         listed = shown[:JSONLD_COMMENTS]
         ids = {c.id for c in listed}  # a reply to a removed comment names no parent
         written = self.site.languages.get(row["lang"], self.site.default_language)

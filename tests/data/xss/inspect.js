@@ -30,7 +30,9 @@ function check(doc) {
         bad.push("style with a URL or expression: " + snip(el));
     }
     // the comment form (issue 11) and the <template> its script clones, in their own shapes
-    const commentForm = el.closest("form.comment-form[action='/comments'][method='post']");
+    // (its action may name the page's own post: /comments?post=/posts/slug/)
+    const formOf = el.closest("form.comment-form[method='post']");
+    const commentForm = formOf && /^\/comments(\?post=\/[A-Za-z0-9\/%._~-]*)?$/.test(formOf.getAttribute("action") || "") ? formOf : null;
     const themeOwn = (tag === "textarea" && commentForm) ||
       (tag === "template" && el.id === "mh-comment-template" && !el.content.querySelector("script, [src]"));
     if (html && BANNED.includes(tag) && !themeOwn) bad.push("<" + tag + "> element: " + snip(el));

@@ -9,7 +9,9 @@ same comments, each entry in the language it was written in). A post whose comme
 Documents are written by `masthead.seo.feeds` (the same code, escaping and RFC 822 / RFC 3339
 dates as the post feeds, in the site's time zone with its offset, C54), from
 `store.comments.latest_approved`: approved comments only, never a removed one's text (C39), and
-never an email address (an entry's author is the name the commenter gave). They are cached like
+never an email address (an entry's author is the name the commenter gave). An imported
+pingback or trackback is titled as one ("Pingback from SITE on “Title”"), its author the
+linking site's title as the import stored it. They are cached like
 pages, and rendered again when the comments they show change (`SiteState.reads_thread`,
 `reads_comments`), not when another thread's do.
 """
@@ -108,10 +110,16 @@ class CommentFeeds:
             written = c.lang if c.lang in self.site.languages else str(post["lang"])
             lang = self.site.languages.get(written, self.site.default_language)
             zone = self.site.tz
-            name = c.author_name or gettext(lang.locale, "anonymous")
+            if discussion.is_ping(c.kind):  # another site's link: say so, named by that site
+                name = c.author_name.strip() or c.author_url or gettext(lang.locale, c.kind)
+                kind = gettext(lang.locale, c.kind)
+                who = gettext(lang.locale, "ping_from", kind=kind, site=name)
+            else:
+                name = c.author_name or gettext(lang.locale, "anonymous")
+                who = name
             out.append(
                 feeds.FeedItem(
-                    title=gettext(lang.locale, "comment_by", name=name, title=post["title"]),
+                    title=gettext(lang.locale, "comment_by", name=who, title=post["title"]),
                     url=self.renderer.absolute(post["url"]) + f"#c-{c.id}",
                     published=datetime.fromtimestamp(c.created, zone),
                     updated=datetime.fromtimestamp(c.updated, zone) if c.updated else None,

@@ -1,8 +1,12 @@
 """Comment routes: the no-JavaScript form, the JSON API, and the small uncached pages around them.
 
-- `POST /comments` (form, `application/x-www-form-urlencoded` or `multipart/form-data`): a 303
-  to the post's root-relative path with `?c=<status>-<id>` and `#c-<id>` (published) or
-  `#c-form` (held), C50; a 4xx is the comment page with the message and the text sent back.
+- `POST /comments[?post=URL]` (form, `application/x-www-form-urlencoded` or
+  `multipart/form-data`): a 303 to the post's root-relative path with `?c=<status>-<id>` and
+  `#c-<id>` (published) or `#c-form` (held), C50; a 4xx is the comment page with the message
+  and the text sent back. A body the server did not read (over `MAX_REQUEST`: 413) or could
+  not parse has no text to send back: that page says so (nothing stored, the browser's Back
+  button has the text) and links to the post that the URL's `post` (the form's action carries
+  it) or a Referer on this site's own origin names; nothing else about the request is trusted.
 - `GET /comments/{id}/reply?post=URL`: the form, replying to comment `id` (no script needed).
 - `GET /comments/mine?post=URL`: the commenter's own pending comments on that post's thread.
 - `GET /api/comments?post=URL[&page=N]`: the approved thread, nested, with `total`.
@@ -14,7 +18,8 @@
 
 Every POST, PATCH and DELETE passes the origin check (web/csrf.py); script requests that are not
 JSON the double-submit check too. Errors under `/api/` are `{"error": {"status", "message",
-"field"}}`; nothing is stored on an error. Every answer here is `Cache-Control: no-store`.
+"field"}}` (a body over `MAX_REQUEST` too: 413, `field` null, a message saying that nothing was
+read or stored); nothing is stored on an error. Every answer here is `Cache-Control: no-store`.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import sqlite3
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
@@ -34,7 +39,7 @@ from starlette.convertors import Convertor, register_url_convertor
 from masthead import accounts
 from masthead.comments import identity, rules, sanitize, text
 from masthead.comments import threads as thread_tree
-from masthead.config import Language
+from masthead.config import Language, origin_of
 from masthead.errors import BadRequest, CommentError
 from masthead.store import comments as store
 from masthead.store import posts as posts_store
@@ -112,16 +117,23 @@ def json_error(
 # --- reading requests -----------------------------------------------------------------------
 
 
+TOO_LARGE = (
+    f"The request is larger than 1 MiB ({MAX_REQUEST} bytes), so it was not read and nothing "
+    "was stored. Shorten the comment (at most 65,525 characters) and send it again."
+)
+
+
 async def _body(request: Request) -> bytes:
-    """The request body, at most `MAX_REQUEST` bytes; a 413 `CommentError` past it."""
+    """The request body, at most `MAX_REQUEST` bytes; a 413 `CommentError` past it (refused
+    unread: nothing of it can be sent back)."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_REQUEST:
-        raise CommentError(413, f"the request is larger than {MAX_REQUEST} bytes")
+        raise CommentError(413, TOO_LARGE, code="too_large")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > MAX_REQUEST:
-            raise CommentError(413, f"the request is larger than {MAX_REQUEST} bytes")
+            raise CommentError(413, TOO_LARGE, code="too_large")
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -356,7 +368,7 @@ def own_json(c: store.Comment, state: SiteState, lang: Language) -> dict[str, An
 async def form_post(request: Request) -> Response:
     """The no-JavaScript form: a 303 to the post (C50), or a 4xx page keeping the text."""
     state = site_state(request)
-    data: dict[str, Any] = {}
+    data: dict[str, Any] | None = None  # None: nothing of the body was read or parsed
     try:
         try:
             data = await _form(request, await _body(request))
@@ -406,18 +418,50 @@ def _client_ip(request: Request) -> str:
     return identity.client_ip_of(request.scope, site_state(request).site.settings.trusted_proxies)
 
 
-def _form_error(request: Request, exc: CommentError, data: dict[str, Any]) -> Response:
-    """The comment page with the message and every field sent back (nothing typed is lost)."""
+def _named_post(request: Request) -> str:
+    """The post a form request names without its body being read: the URL's `post` (the
+    form's action carries it), else a Referer on this site's own origin (the post page, or a
+    reply page's `post`); '' when neither does. Only a path: `_post_row` checks it is a post."""
+    named = request.query_params.get("post", "")
+    if named:
+        return named
+    referer = request.headers.get("referer", "")
+    try:
+        parts = urlsplit(referer)
+        same = bool(parts.netloc) and origin_of(referer) in csrf.own_origins(
+            request, site_state(request).base_url
+        )
+    except ValueError:
+        return ""
+    if not same:
+        return ""
+    if parts.path.startswith("/comments/"):  # a reply or "mine" page: the post it is about
+        return (parse_qs(parts.query).get("post") or [""])[0]
+    return parts.path
+
+
+def _known_post(state: SiteState, url: str) -> sqlite3.Row | None:
+    try:
+        return _post_row(state, url) if url else None
+    except CommentError:
+        return None
+
+
+def _form_error(request: Request, exc: CommentError, data: dict[str, Any] | None) -> Response:
+    """The comment page with the message and every field sent back (nothing typed is lost);
+    with `data` None (the body was not read, or could not be parsed) the page says that nothing
+    could be kept and that the browser's Back button has the text, linking to the post the
+    request names (`_named_post`), in its language."""
     state = site_state(request)
+    kept = data is not None
+    data = data or {}
     values = {k: data.get(k, "") if isinstance(data.get(k, ""), str) else "" for k in FIELDS}
     values["remember"] = _flag(data, "remember")
     values["notify"] = _flag(data, "notify")
     post_url, lang = values["post"], state.site.default_language
-    row = None
-    try:
-        row = _post_row(state, post_url) if post_url else None
-    except CommentError:
-        row = None
+    row = _known_post(state, post_url)
+    if row is None and not post_url:
+        row = _known_post(state, _named_post(request))
     if row is not None:
         lang = _lang(state, row["lang"])
     html, _ = renderer(request).page(
@@ -430,11 +474,16 @@ def _form_error(request: Request, exc: CommentError, data: dict[str, Any]) -> Re
         # the post field as sent when no post has it: the reader can still copy their text
         comments=discussion.form_context(state.site, row["url"] if row else post_url, lang),
         form=values,
-        error={"message": exc.message, "field": exc.field},
+        error={
+            "message": exc.message,
+            "field": exc.field,
+            "kept": kept,
+            "too_large": exc.status == 413,
+        },
         post_title=row["title"] if row else "",
         post_url=row["url"] if row else "",
         parent=None,
-        mode="error",
+        mode="error" if kept else "lost",
     )
     headers = {"Cache-Control": NO_STORE}
     if exc.retry_after:

@@ -28,6 +28,7 @@
     approved: section.getAttribute("data-notice-approved") || "",
     failed: section.getAttribute("data-failed") || "",
     network: section.getAttribute("data-network") || "",
+    tooLarge: section.getAttribute("data-too-large") || "",
     send: button ? button.textContent : "",
     sending: button ? button.getAttribute("data-sending") || "" : ""
   };
@@ -125,7 +126,11 @@
       credentials: "same-origin",
       headers: { "Content-Type": "application/json", Accept: "application/json", Authorization: "Bearer " + tokenFor(id) },
       body: body ? JSON.stringify(body) : undefined
-    }).then(function (r) { return r.json().then(function (data) { return { ok: r.ok, data: data }; }); });
+    }).then(function (r) {
+      return r.json().then(function (data) { return { ok: r.ok, status: r.status, data: data }; }, function () {
+        return { ok: false, status: r.status, data: { error: { message: texts.failed } } };
+      });
+    });
   }
   function ownActions(li, item) {
     var actions = li.querySelector(".comment__own");
@@ -161,7 +166,7 @@
         save.disabled = true;
         call("PATCH", item.id, { body: area.value }).then(function (res) {
           save.disabled = false;
-          if (!res.ok) { say(notice, ((res.data || {}).error || {}).message || texts.failed); return; }
+          if (!res.ok) { say(notice, failure(res)); return; }  // the edited text stays in its box
           source = res.data.comment.body;
           body.replaceChildren.apply(body, bodyNodes(res.data.comment.html || ""));
           editor.remove();
@@ -315,6 +320,10 @@
     data.elapsed = shownAt === null ? 0 : (Date.now() - shownAt) / 1000;
     return data;
   }
+  function failure(res) {
+    if (res.status === 413 && texts.tooLarge) return texts.tooLarge;
+    return ((res.data || {}).error || {}).message || texts.failed;
+  }
   function remember(id, token) {
     try {
       var own = JSON.parse(localStorage.getItem("mh-comment-tokens") || "{}");
@@ -334,14 +343,16 @@
       headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": csrfToken() },
       body: JSON.stringify(payload())
     }).then(function (r) {
-      return r.json().then(function (data) { return { ok: r.ok, data: data }; }, function () {
-        return { ok: false, data: { error: { message: texts.failed } } };
+      return r.json().then(function (data) { return { ok: r.ok, status: r.status, data: data }; }, function () {
+        return { ok: false, status: r.status, data: { error: { message: "" } } };
       });
     }).then(function (res) {
       busy(false);
       if (!res.ok) {
         var err = (res.data && res.data.error) || {};
-        say(status, (texts.failed ? texts.failed + " " : "") + (err.message || ""));
+        // 413 (the server's JSON, or a proxy's page): refused unread; the text stays in the form
+        var why = res.status === 413 && texts.tooLarge ? texts.tooLarge : err.message || "";
+        say(status, (texts.failed ? texts.failed + " " : "") + why);
         fieldError(err.field);
         return;
       }

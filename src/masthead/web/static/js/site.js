@@ -129,6 +129,22 @@
       button.classList.toggle("is-tucked", y > lastY && y > 64);
       lastY = y;
     }, { passive: true });
+    // past the article (the comments, their headings and form, the footer) the contents are
+    // behind the reader and the button would sit on a heading or a form control: it steps
+    // away while any of them is on screen (site.css; it still comes back on keyboard focus)
+    var after = document.querySelectorAll("#mh-comments, .site-footer");
+    if (after.length && "IntersectionObserver" in window) {
+      var onScreen = [];
+      var away = new IntersectionObserver(function (entries) {
+        entries.forEach(function (e) {
+          var at = onScreen.indexOf(e.target);
+          if (e.isIntersecting && at < 0) onScreen.push(e.target);
+          if (!e.isIntersecting && at >= 0) onScreen.splice(at, 1);
+        });
+        button.classList.toggle("is-away", onScreen.length > 0);
+      });
+      after.forEach(function (el) { away.observe(el); });
+    }
   }
 
   var links = document.querySelectorAll(".toc a[href^='#']");

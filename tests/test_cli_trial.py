@@ -302,3 +302,73 @@ def test_a_key_given_twice_is_reported_on_its_second_line():
     with pytest.raises(ContentError) as caught:
         frontmatter.split("p.md", "---\ntitle: T\ndate: 2024-03-01\ntitle: U\n---\n")
     assert caught.value.issue.line == 4 and "lines 2 and 4" in caught.value.issue.reason
+
+
+# --- 4. a folder that is not a site is said so, never taken for an empty site -----------------
+
+NOT_A_SITE = [
+    ["check"],
+    ["check", "--strict"],
+    ["index"],
+    ["search-log"],
+    ["new", ".", "A title"],
+    ["build", ".", "out", "--base-url", "https://example.com"],
+    ["backup", ".", "copy.db"],
+    ["vacuum", "."],
+    ["restore", ".", "backup.db", "--yes"],
+    ["serve", ".", "--port", "0"],
+    ["comments", "export", "."],
+    ["comments", "export-person", ".", "a@example.com"],
+    ["comments", "erase", ".", "a@example.com", "--yes"],
+    ["comments", "import", ".", "export.json"],
+    ["admin", "list", "."],
+    ["admin", "add-user", ".", "alice", "--password-stdin"],
+    ["admin", "password", ".", "alice", "--password-stdin"],
+    ["admin", "remove", ".", "alice"],
+    ["admin", "token", ".", "alice"],
+    ["mail", "status"],
+    ["mail", "send"],
+]
+
+
+def test_every_command_refuses_a_folder_without_masthead_toml_and_writes_nothing(tmp_path):
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    (folder / "export.json").write_text("{}")  # files the commands are given, not the site
+    (folder / "backup.db").write_bytes(b"")
+    before = sorted(p.name for p in folder.iterdir())
+    for args in NOT_A_SITE:
+        result = subprocess.run(
+            [sys.executable, "-m", "masthead", *args],
+            cwd=folder,
+            input="secret-pass\n",
+            capture_output=True,
+            text=True,
+            env={**os.environ, "COLUMNS": "200", "XDG_CACHE_HOME": str(tmp_path / "cache")},
+            timeout=60,
+        )
+        assert result.returncode == 2, (args, result.stdout, result.stderr)
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1, (args, result.stderr)
+        assert str(folder) in lines[0] and "no masthead.toml" in lines[0], (args, lines)
+        assert "masthead init DIR" in lines[0], (args, lines)
+        assert "errors: 0" not in result.stdout + result.stderr, args
+        assert sorted(p.name for p in folder.iterdir()) == before, args  # no .masthead/ made
+
+
+def test_a_site_with_an_empty_masthead_toml_is_a_site(tmp_path):
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / "masthead.toml").write_text("")
+    result = masthead("check", cwd=folder)
+    assert result.returncode == 0, result.stderr
+    assert "errors: 0" in result.stderr
+
+
+def test_serve_without_site_elsewhere_says_it_serves_the_demo_and_why(tmp_path):
+    elsewhere = tmp_path / "not-a-site"
+    elsewhere.mkdir()
+    line = serving_line(elsewhere, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    assert "serving the bundled demo site" in line, line
+    assert f"{elsewhere} has no masthead.toml" in line and "masthead init DIR" in line, line
+    assert list(elsewhere.iterdir()) == []

@@ -66,10 +66,24 @@ def demo_site() -> Site:
 
 
 def _site(path: Path | None) -> Site:
+    """The site in folder `path` (None: the current folder). A folder without a
+    `masthead.toml` file is no site: `ConfigError` (exit 2), before anything is read or
+    written there (`load_site` alone would take it for a site of default settings, and the
+    database would be created in it)."""
     root = path or Path.cwd()
     if not root.is_dir():
         raise ConfigError(f"{root}: no such site folder")
+    if not (root / CONFIG_FILE).is_file():
+        raise ConfigError(not_a_site(root))
     return load_site(root)
+
+
+def not_a_site(root: Path) -> str:
+    """The one line for a folder that is no site (it has no `masthead.toml`)."""
+    return (
+        f"{root.absolute()}: not a site folder (it has no {CONFIG_FILE} file); "
+        "`masthead init DIR` makes one"
+    )
 
 
 def _fail(exc: MastheadError) -> typer.Exit:
@@ -148,8 +162,11 @@ def serve(
         )
     on_granian = server_name == "granian"
     logging.basicConfig(level=logging.INFO, format=server.LOG_FORMAT)
+    demo_because = None
     if site is None and (Path.cwd() / CONFIG_FILE).is_file():
         site = Path.cwd()  # as check and index do; elsewhere (no settings) the bundled demo
+    elif site is None:
+        demo_because = Path.cwd().absolute()
     try:
         s = _site(site) if site else demo_site()
     except MastheadError as exc:
@@ -169,7 +186,14 @@ def serve(
             warm_up_soon(application)
         else:
             server.index_once(s)  # once, before the workers start
-        typer.echo(f"masthead: serving {_visible(str(s.root))} at {served}/")
+        if demo_because is not None:  # the Quick start: say it is the demo, and why
+            typer.echo(
+                f"masthead: serving the bundled demo site {_visible(str(s.root))} at {served}/ "
+                f"({_visible(str(demo_because))} has no {CONFIG_FILE}: `masthead init DIR` "
+                "makes a site, `masthead serve DIR` serves it)"
+            )
+        else:
+            typer.echo(f"masthead: serving {_visible(str(s.root))} at {served}/")
         base = base_url(s.settings, dev=dev, served=served)
         typer.echo(f"masthead: base URL {_visible(base.url)}, from {base.source}; {n} worker(s)")
         overrides = {} if site else {"database": str(s.database_path)}

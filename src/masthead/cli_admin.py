@@ -45,6 +45,16 @@ def _with_db(site: Path, act: Callable[[Database], T]) -> T:
         db.close()
 
 
+def _require_site(site: Path) -> None:
+    """Exit 2 with one line when `site` is no site folder, before a password is asked for."""
+    from masthead.cli import _fail, _site
+
+    try:
+        _site(site)
+    except MastheadError as exc:
+        raise _fail(exc) from None
+
+
 def _password(from_stdin: bool) -> str:
     if from_stdin:
         return sys.stdin.readline().rstrip("\r\n")
@@ -60,6 +70,7 @@ def add_user(
     password_stdin: Stdin = False,
 ) -> None:
     """Add a dashboard user."""
+    _require_site(site)
     password = _password(password_stdin)
     user = _with_db(site, lambda db: accounts.add_user(db, name, password, role, email))
     typer.echo(f"Added {_visible(user.name)} ({user.role})")
@@ -96,6 +107,7 @@ def remove(site: SitePath, name: Name) -> None:
 @admin.command("password")
 def password(site: SitePath, name: Name, password_stdin: Stdin = False) -> None:
     """Set a user's password; their sessions end."""
+    _require_site(site)
     secret = _password(password_stdin)
     _with_db(site, lambda db: accounts.set_password(db, name, secret))
     typer.echo(f"Password of {_visible(name)} changed; their sessions ended")

@@ -176,3 +176,52 @@ def test_stored_text_toc_and_ids_hold_the_target_and_no_token(make_site):
     assert {a["href"] for a in html.select("a")} == {"/_ref/posts/b.md"}
     assert "About b.md" in soup(p.toc_html).get_text()
     assert "Read b.md b.md." in p.excerpt
+
+
+# --- a link or ref from a translation goes to the target's version in its language -----------
+
+ZH_BODY = (
+    '见 {{< ref "typo.md" >}}、[排版](typo.md)、[排版二]({{< ref "typo.md" >}})、'
+    '[排版三]({{< relref "typo" >}})、[英文原文](typo.en.md)、[键](keyed.md)、[独](lonely.md)、'
+    "[草](drafty.md)、[目录](bundle/index.md)、[目录二](../posts/bundle/)。\n"
+)
+
+
+def translated_site(make_site):  # type: ignore[no-untyped-def]
+    return make_site(
+        {
+            "posts/a.zh.md": post("甲", body=ZH_BODY),
+            "posts/a.md": post("A", body='[t](typo.md) [t2]({{< ref "typo.zh.md" >}})\n'),
+            "posts/typo.md": post("Typography", slug="typography"),
+            "posts/typo.zh.md": post("排版", slug="paiban"),
+            "posts/typo.en.md": post("Typography (en)", slug="typo-en"),
+            # a translation by translationKey, under another file name
+            "posts/keyed.md": post("Keyed", translationKey="k1"),
+            "posts/jian.zh.md": post("键", translationKey="k1"),
+            "posts/lonely.md": post("Lonely"),  # no Chinese version
+            "posts/drafty.md": post("Drafty"),
+            "posts/drafty.zh.md": post("草稿", draft="true"),  # unpublished: not linked
+            "posts/bundle/index.md": post("Bundle"),
+            "posts/bundle/index.zh.md": post("目录"),
+        }
+    )
+
+
+def test_a_ref_or_link_from_a_chinese_post_goes_to_the_chinese_translation(make_site, serve):
+    client = serve(translated_site(make_site))
+    got = links(page_body(client, "/zh/posts/a/"))
+    assert got == [
+        (SITE + "/zh/posts/paiban/", "/zh/posts/paiban/"),  # ref in running text
+        ("排版", "/zh/posts/paiban/"),  # a plain Markdown link to the file
+        ("排版二", "/zh/posts/paiban/"),  # ref inside a link
+        ("排版三", "/zh/posts/paiban/"),  # relref without suffix, as before
+        ("英文原文", "/posts/typo-en/"),  # a file named with its language suffix: as named
+        ("键", "/zh/posts/jian/"),  # translationKey links them
+        ("独", "/posts/lonely/"),  # no Chinese version: the file named
+        ("草", "/posts/drafty/"),  # the Chinese one is a draft: the file named
+        ("目录", "/zh/posts/bundle/"),
+        ("目录二", "/zh/posts/bundle/"),
+    ], got
+    english = links(page_body(client, "/posts/a/"))
+    assert english == [("t", "/posts/typography/"), ("t2", "/zh/posts/paiban/")], english
+    assert client.get("/_ref/posts/typo.md").headers["location"] == "/posts/typography/"

@@ -54,7 +54,7 @@ def check_site(site: Site) -> list[ContentIssue]:
                     f"({DUPLICATE_RULE}; set another slug)",
                 )
             )
-    table = {p.source: (p.url, p.lang) for p in posts}
+    table = {p.source: urls.Source(p.url, p.lang) for p in posts}  # only found or not counts
     for post in posts:
         for link in _links(post, urls.REF_PREFIX):
             ref = link.partition("#")[0]
@@ -107,7 +107,7 @@ def _links(post: Post, prefix: str) -> list[str]:
 
 
 def _missing_files(
-    site: Site, posts: list[Post], table: dict[str, tuple[str, str]]
+    site: Site, posts: list[Post], table: dict[str, urls.Source]
 ) -> list[ContentIssue]:
     """Warnings for covers, images and files beside a post that do not exist (a folder link
     that names no post is a file link)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from typing import NamedTuple
 from urllib.parse import quote, unquote
 
 REF_PREFIX = "/_ref/"
@@ -111,8 +112,17 @@ def resolve_relative(url: str, post_dir: str, *, file: bool = False) -> str:
     return MEDIA_PREFIX + quote(target) + (hashmark + fragment)
 
 
+class Source(NamedTuple):
+    """What a `/_ref/` link may resolve to: a content file's post (`store.posts.source_urls`)."""
+
+    url: str
+    lang: str
+    group: str = ""  # its translation group (kind and translation key); "": none known
+    published: bool = False  # shown to readers now (not a draft, not scheduled)
+
+
 def resolve_link(
-    url: str, source_urls: dict[str, tuple[str, str]], content_dir: str, lang: str | None
+    url: str, source_urls: dict[str, Source], content_dir: str, lang: str | None
 ) -> str:
     """A URL of a stored post body as the page shows it: a `/_ref/{path}#fragment` link becomes
     the permalink of the post it names (see `resolve_ref`) with its fragment; a `/_ref/` link to a
@@ -131,7 +141,7 @@ def resolve_link(
 
 
 def resolve_ref(
-    target: str, source_urls: dict[str, tuple[str, str]], content_dir: str, lang: str | None
+    target: str, source_urls: dict[str, Source], content_dir: str, lang: str | None
 ) -> str | None:
     """The permalink of the content file a `/_ref/` link names, or None when there is none.
 
@@ -140,26 +150,56 @@ def resolve_ref(
     `path/index.md`, or a translation of it (`path/index.zh.md`), preferring the linking post's
     language `lang`. When none exists: a unique file of that name anywhere (preferring the linking
     post's language), as Hugo's `ref` does.
+
+    Then, as Hugo resolves a ref in the linking page's language: when the post found is in
+    another language than `lang`, its published translation in `lang` (same translation group:
+    file name or `translationKey`, and kind) is the answer, if it has one. A file named with
+    its language suffix (`x.zh.md` for a Chinese post) is that language's version on purpose
+    and is kept.
     """
     path = unquote(target).strip("/")
     base = f"{content_dir}/{path}"
     is_file = path.lower().endswith(MARKDOWN_SUFFIXES)
     if is_file:
         if base in source_urls:
-            return source_urls[base][0]
+            return _in_language(source_urls[base], path, source_urls, lang)
         tails = ["/" + path.rsplit("/", 1)[-1]]
     else:
         variant = re.compile(re.escape(base) + r"(?:\.[^./]+|/index(?:\.[^./]+)?)\.(?:md|markdown)")
         found = sorted((k for k in source_urls if variant.fullmatch(k)), key=_plain_first)
         if found:
             same = [k for k in found if source_urls[k][1] == lang]
-            return source_urls[(same or found)[0]][0]
+            key = (same or found)[0]
+            return _in_language(source_urls[key], key, source_urls, lang)
         name = path.rsplit("/", 1)[-1]
         tails = [f"/{name}.md", f"/{name}/index.md"]
-    matches = [v for k, v in source_urls.items() if ("/" + k).endswith(tuple(tails))]
+    matches = [(k, v) for k, v in source_urls.items() if ("/" + k).endswith(tuple(tails))]
     if len(matches) > 1 and lang:
-        matches = [m for m in matches if m[1] == lang] or matches
-    return matches[0][0] if len(matches) == 1 else None
+        matches = [m for m in matches if m[1][1] == lang] or matches
+    if len(matches) != 1:
+        return None
+    return _in_language(matches[0][1], matches[0][0], source_urls, lang)
+
+
+def _in_language(
+    found: Source, named: str, source_urls: dict[str, Source], lang: str | None
+) -> str:
+    """The URL of `found` (the post of content file `named`), or of its published translation
+    in `lang` when `found` is in another language and `named` does not state its language."""
+    if not lang or found.lang == lang or not found.group or _states_language(named, found.lang):
+        return found.url
+    for other in source_urls.values():
+        if other.group == found.group and other.lang == lang and other.published:
+            return other.url
+    return found.url
+
+
+def _states_language(named: str, lang: str) -> bool:
+    """Whether the file name `named` carries language suffix `lang` (`x.zh.md`,
+    `index.zh-cn.md` for `zh`)."""
+    stem = posixpath.basename(named.rstrip("/")).rsplit(".", 1)[0].lower()
+    suffix = stem.rsplit(".", 1)[-1] if "." in stem else ""
+    return bool(suffix) and (suffix == lang.lower() or suffix.startswith(lang.lower() + "-"))
 
 
 def _plain_first(source: str) -> tuple[int, str]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from masthead.content import authors
 from masthead.content.post import Post, Term
+from masthead.content.urls import Source
 from masthead.errors import ContentIssue
 from masthead.store import comments as comments_store
 from masthead.store import search
@@ -504,10 +505,15 @@ def alias_target(conn: sqlite3.Connection, path: str, now: float) -> str | None:
     return row[0] if row else None
 
 
-def source_urls(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
-    """source path → (url, lang) of every non-shadowed post, for resolving links to files."""
-    rows = conn.execute("SELECT source, url, lang FROM posts WHERE shadowed = 0")
-    return {r[0]: (r[1], r[2]) for r in rows}
+def source_urls(conn: sqlite3.Connection, now: float) -> dict[str, Source]:
+    """source path → `Source` (url, lang, translation group, published at `now`) of every
+    non-shadowed post, for resolving links to files (`content.urls.resolve_ref`)."""
+    rows = conn.execute(
+        "SELECT source, url, lang, kind, translation_key, draft = 0 AND date_ts <= :now "
+        "FROM posts WHERE shadowed = 0",
+        {"now": now},
+    )
+    return {r[0]: Source(r[1], r[2], f"{r[3]}\0{r[4]}" if r[4] else "", bool(r[5])) for r in rows}
 
 
 def next_scheduled(conn: sqlite3.Connection, now: float) -> float | None:

@@ -32,6 +32,7 @@ from types import MappingProxyType
 from typing import Any
 
 from masthead.config import Site
+from masthead.content.urls import Source
 from masthead.store import comments as comment_store
 from masthead.store import posts as store
 from masthead.store.db import Database
@@ -141,7 +142,7 @@ class SiteState:
     _paths: dict[str, Page] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _seen: Seen | None = None
-    _refs: tuple[int, dict[str, tuple[str, str]]] = (-1, {})
+    _refs: tuple[tuple[int, int], dict[str, Source]] = ((-1, -1), {})
 
     reloader: Any = None
 
@@ -207,14 +208,16 @@ class SiteState:
         if scopes is not None:
             scopes.append(SITE)
 
-    def source_urls(self) -> dict[str, tuple[str, str]]:
-        gen = self.version()[0]
+    def source_urls(self) -> dict[str, Source]:
+        """The content files' posts, read once per version (a scheduled post that became
+        due is a translation a link may now go to)."""
+        version = self.version()
         with self._lock:
-            if self._refs[0] == gen:
+            if self._refs[0] == version:
                 return self._refs[1]
-        urls = store.source_urls(self.db.read())
+        urls = store.source_urls(self.db.read(), self.now())
         with self._lock:
-            self._refs = (gen, urls)
+            self._refs = (version, urls)
         return urls
 
     @property

@@ -886,3 +886,35 @@ def test_a_post_with_a_word_thousands_of_times_cannot_hold_a_search(make_site, s
     assert sorted(urls(result)) == ["/posts/long/", "/posts/short/"]
     for hit in result["hits"]:
         assert "<mark>harbor</mark>" in hit["snippet_html"].lower(), hit
+
+
+def test_a_lang_filter_that_names_no_language_of_the_site_is_a_word_and_said_so(lang_site):
+    """`lang:xx` where xx is no language of the site is what `after:2023-13` is: searched as a
+    plain word, listed in `not_filters`, named on the page (both interface languages) with the
+    site's languages; no filter shown as applied, no "search without filters" link. The
+    `lang=xx` parameter stays a 422."""
+    c = lang_site
+    result = api(c, "lang:xx kubelet")
+    assert result["not_filters"] == ["lang:xx"] and result["filters"] == {}
+    assert result["total"] == 0 and result["without_filters"] is None
+    assert api(c, "lang:zh-CN kubelet")["not_filters"] == []  # an alias is a language
+    assert urls(api(c, "lang:ZH kubelet")) == ["/zh/posts/d/"]
+    assert api(c, "kubelet", lang="zh")["total"] == 1
+    bad = c.get("/api/search", params={"q": "kubelet", "lang": "xx"})
+    assert bad.status_code == 422 and "xx" in bad.json()["error"]["message"]
+    english = (
+        "Searched as plain words, not filters: lang:xx (not a language of this site; its "
+        "languages are en, zh)."
+    )
+    chinese = "以下按普通词而非筛选条件搜索：lang:xx（本站没有这种语言；本站的语言为 en, zh）。"
+    for path, said in (("/search", english), ("/zh/search", chinese)):
+        r = c.get(path, params={"q": "lang:xx kubelet"})
+        assert r.status_code == 200
+        page = BeautifulSoup(r.text, "html.parser")
+        notes = [p.get_text() for p in page.select(".search-note")]
+        assert notes == [said], notes
+        assert not page.select(".search-active") and "YYYY" not in " ".join(notes)
+    r = c.get("/search", params={"q": "lang:<b>x</b> kubelet"})
+    assert r.status_code == 200 and "<b>x</b>" not in r.text
+    note = BeautifulSoup(r.text, "html.parser").select_one(".search-note")
+    assert note is not None and "lang:<b>x</b> (not a language" in note.get_text()

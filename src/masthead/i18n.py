@@ -882,3 +882,17 @@ CATALOGS["zh"].update(
         "ping_from": "来自 {site} 的{kind}",
     }
 )
+
+# --- SEARCH: a `lang:` filter that names no language of the site ------------------------------
+CATALOGS["en"].update(
+    {
+        "search_not_language": "Searched as plain words, not filters: {words} (not a language "
+        "of this site; its languages are {langs}).",
+    }
+)
+CATALOGS["zh"].update(
+    {
+        "search_not_language": "以下按普通词而非筛选条件搜索：{words}（本站没有这种语言；"
+        "本站的语言为 {langs}）。",
+    }
+)

@@ -11,7 +11,8 @@ Exactly these operators (also documented on the search page):
   any other is a plain word);
 - filters `tag:`, `category:`, `lang:`, `author:`, `after:YYYY[-MM[-DD]]`, `before:…` (both
   inclusive, whole days in the site's time zone), `year:YYYY`; values may be quoted
-  (`tag:"machine learning"`).
+  (`tag:"machine learning"`). A value a filter cannot use (a date that is none, a `lang:` that
+  is not one of the site's languages) makes it a plain word, listed in `Query.not_filters`.
 
 Anything else is a plain word. User text never reaches MATCH raw: every term is an FTS5 string
 (https://www.sqlite.org/fts5.html#fts5_strings) with `"` doubled, so no input is a syntax error;
@@ -23,6 +24,7 @@ from __future__ import annotations
 import calendar
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -233,8 +235,11 @@ def _day(value: str, end: bool) -> date | None:
         return None
 
 
-def _filter(filters: Filters, key: str, value: str) -> bool:
-    """Apply `key:value`; False when the value is not valid (then it is a plain word)."""
+def _filter(
+    filters: Filters, key: str, value: str, language: Callable[[str], bool] | None = None
+) -> bool:
+    """Apply `key:value`; False when the value is not valid (then it is a plain word): a date
+    that is none, or a `lang:` value `language` does not know (not one of the site's)."""
     value = value.strip()
     if not value:
         return False
@@ -243,6 +248,8 @@ def _filter(filters: Filters, key: str, value: str) -> bool:
     elif key == "category":
         filters.categories.append(value)
     elif key == "lang":
+        if language is not None and not language(value):
+            return False
         filters.lang = value
     elif key == "author":
         filters.author = value
@@ -259,8 +266,11 @@ def _filter(filters: Filters, key: str, value: str) -> bool:
     return True
 
 
-def parse(raw: str) -> Query:
-    """Parse what a reader typed. Never raises; see the module docstring for the language."""
+def parse(raw: str, language: Callable[[str], bool] | None = None) -> Query:
+    """Parse what a reader typed. Never raises; see the module docstring for the language.
+    `language(value)`: whether `lang:value` names one of the site's languages (a code or an
+    alias); one it does not is searched as a plain word and listed in `not_filters`, as a
+    date that is none is. None: every value is taken as a language."""
     # NFKC: full-width Latin from Chinese input methods (ｋｕｂｅｌｅｔ) is plain Latin
     text = unicodedata.normalize("NFKC", _CONTROL.sub(" ", raw[:MAX_QUERY]))
     query = Query(raw=raw)
@@ -271,7 +281,7 @@ def parse(raw: str) -> Query:
         minus, key, body = m.group(1), m.group(2), m.group(3)
         if key and key.lower() in FILTER_KEYS and not minus:
             value = body[1:].rstrip('"') if body.startswith('"') else body
-            if _filter(query.filters, key.lower(), value):
+            if _filter(query.filters, key.lower(), value, language):
                 continue
             query.not_filters.append(f"{key}:{body}")
         word = m.group(0)[len(minus) :] if not key else f"{key}:{body}"

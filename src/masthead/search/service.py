@@ -555,7 +555,8 @@ class SearchService:
         lang = None
         if lang_text:
             found = self.site.resolve_language(lang_text)
-            lang = found.code if found else f"?{lang_text}"  # unknown: matches nothing
+            # unknown (a caller's unchecked Options; a query's is a word: `parse`): no match
+            lang = found.code if found else f"?{lang_text}"
         return {
             "lang": lang,
             "tags": tags,
@@ -594,7 +595,7 @@ class SearchService:
     def rank(self, raw: str, opts: Options) -> Ranked:
         """Parse `raw`, order its matches (`order`), apply exclusions and filters over the
         in-memory catalog. A query with no terms and no filters runs nothing (`ran` False)."""
-        query = parse(raw)
+        query = parse(raw, self._is_language)
         filters = self._merge(query, opts)
         shown = {k: (v.isoformat() if isinstance(v, date) else v) for k, v in filters.items() if v}
         if not query.groups and not query.excluded and not shown:
@@ -808,6 +809,10 @@ class SearchService:
             self._results[key] = (result, ranked.query, ranked.filters)
             while len(self._results) > self.result_cache:
                 self._results.popitem(last=False)
+
+    def _is_language(self, value: str) -> bool:
+        """Whether `value` (`lang:value` in a query) is one of the site's languages."""
+        return self.site.resolve_language(value) is not None
 
     def _lang_name(self, code: str) -> str:
         lang = self.site.languages.get(code)

@@ -311,11 +311,20 @@ def render_page(
         kept={k: v for k, v in params.items() if k != "q"},
         suggestion_links=[(s, _url(path, {**params, "q": s})) for s in result.suggestions],
         notice=notice,
+        not_filters=[w for w in result.not_filters if not _is_lang_filter(w)],
+        not_languages=[w for w in result.not_filters if _is_lang_filter(w)],
+        site_languages=", ".join(rendering.site.languages),
         min_prefix=query_language.MIN_PREFIX,
         max_prefixes=query_language.MAX_PREFIXES,
         max_terms=query_language.MAX_TERMS,
         status=400 if notice else 200,
     )
+
+
+def _is_lang_filter(typed: str) -> bool:
+    """Whether `typed` (one of `Result.not_filters`) is a `lang:` filter: one that named no
+    language of the site (the other ones are dates that are none)."""
+    return typed.partition(":")[0].lower() == "lang"
 
 
 def to_search(request: Request) -> Response:

@@ -1,8 +1,11 @@
 """The `masthead` command: serve, init, index, build, check, search-log, backup, vacuum, restore,
 comments (import, export, export-person, erase).
 
-Errors a user can fix (bad settings, a missing folder, a full disk, a database folder or file
-this user may not write) are printed as one line naming the path and the cause, and exit 2;
+Errors a user can fix (bad settings, a missing folder, a folder that is no site because it has
+no masthead.toml, a full disk, a database folder or file this user may not write) are printed as
+one line naming the path and the cause, and exit 2 (a command never reads a folder without
+masthead.toml as a site of default settings, nor creates its database there: `_site`; only
+`serve` with no SITE falls back, saying so, to the bundled demo);
 `check` exits 1 when a content file has an error (or a warning under `--strict`). Every path,
 reason and reader's text printed goes through `masthead.errors.visible` (control characters
 escaped: no terminal escape sequence from a file name or a link target reaches the terminal).

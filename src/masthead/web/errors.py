@@ -65,7 +65,7 @@ def error_response(request: Request, status: int, message: str) -> Response:
         return JSONResponse({"error": {"status": status, "message": message}}, status)
     if guanli.is_dashboard(path):
         try:
-            return guanli.error_page(request, status)
+            return guanli.error_page(request, status, message)
         except Exception:  # the dashboard cannot answer (its database?): the plain page
             log.exception("the dashboard's error page failed for %s", path)
     html, _ = renderer(request).error(_language_of(request, path), status, message, path)

@@ -204,11 +204,12 @@ def is_dashboard(path: str) -> bool:
     return path == "/guanli" or path.startswith("/guanli/")
 
 
-def error_page(request: Request, status: int) -> Response:
+def error_page(request: Request, status: int, message: str = "") -> Response:
     """The answer to an error under /guanli/ (no such page, a method it does not take, a
-    crash): for a signed-in editor, the dashboard's message page with the status; for anyone
-    else exactly what a dashboard page answers without a session (a GET goes to sign in, any
-    other method is a 403), so that nobody learns which dashboard addresses exist."""
+    crash): for a signed-in editor, the dashboard's message page with the status (and the
+    error's `message`, but never a crash's); for anyone else exactly what a dashboard page
+    answers without a session (a GET goes to sign in, any other method is a 403), so that
+    nobody learns which dashboard addresses exist."""
     signed = signed_in(request)
     if signed is None:
         if request.method in ("GET", "HEAD"):
@@ -220,7 +221,7 @@ def error_page(request: Request, status: int) -> Response:
         message = gettext(locale, "g_not_found_text")
     elif status == 405:
         message = gettext(locale, "g_method_text", method=request.method)
-    else:
+    elif status >= 500 or not message:  # a crash's own words stay in the log
         message = gettext(locale, "guanli_500" if status >= 500 else "guanli_400")
     title = (
         str(status) if f"guanli_{status}" in CATALOGS["en"] else str(500 if status >= 500 else 400)

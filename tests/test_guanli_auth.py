@@ -184,7 +184,7 @@ def test_the_dashboard_speaks_chinese_when_asked(site, serve):
     client = serve(site)
     page = client.get("/guanli/login", headers={"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.5"})
     assert "登录" in page.text and 'lang="zh-Hans"' in page.text
-    picked = client.get("/guanli/login?lang=en", headers={"Accept-Language": "zh-CN"})
+    picked = client.get("/guanli/login?ui=en", headers={"Accept-Language": "zh-CN"})
     assert "Sign in" in picked.text
     assert "Sign in" in client.get("/guanli/login", headers={"Accept-Language": "zh"}).text
     assert cs  # the store module the dashboard acts through

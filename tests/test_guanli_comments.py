@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import re
+from urllib.parse import urlencode
 
 import pytest
 from starlette.testclient import TestClient
@@ -147,23 +149,24 @@ def test_all_matching_is_bound_to_what_was_seen_and_confirmed_c53(site, m1):
     add(site, 3, body="a friendly note {i}")
     listing = m1.get("/guanli/comments?status=pending&q=evil.example")
     assert "all 30 matching this filter" in listing.text
-    form = dict(
-        re.findall(
-            r'<input type="hidden" name="(\w+)" value="([^"]*)"',
-            listing.text.split('id="g-bulk"')[1].split("<table")[0],
-        )
+    found = re.findall(
+        r'<input type="hidden" name="(\w+)" value="([^"]*)"',
+        listing.text.split('id="g-bulk"')[1].split("<table")[0],
     )
+    form = {k: html.unescape(v) for k, v in found}  # as a browser sends them
     assert form["expect"] == "30"
     add(site, 2)  # two more matching arrive while the editor reads
     ask = m1.post("/guanli/comments/act", data={**form, "action": "trash", "scope": "all"})
     assert ask.status_code == 200
     assert "Move 30 comments to the trash?" in ask.text
     assert "Comments that arrived after you loaded the page are not included." in ask.text
-    # the confirmation answers a POST: its language switch leads to a page a link can load
-    switch = re.search(r'<a href="([^"]*)" hreflang="zh-Hans"', ask.text)[1]  # type: ignore[index]
-    assert switch == "/guanli/?lang=zh"
+    # the confirmation answers a POST: its language switch leads to a page a link can load,
+    # the listing it came from, with its filters
+    switch = html.unescape(re.search(r'<a href="([^"]*)" hreflang="zh-Hans"', ask.text)[1])  # type: ignore[index]
+    listing = {"status": "pending", "q": "evil.example", "ui": "zh"}
+    assert switch == "/guanli/comments?" + urlencode(listing)
     assert m1.get(switch).status_code == 200
-    m1.get("/guanli/?lang=en")  # the choice is remembered (a cookie): back to English
+    m1.get("/guanli/?ui=en")  # the choice is remembered (a cookie): back to English
     confirm = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', ask.text))
     done = m1.post("/guanli/comments/act", data=confirm)
     assert done.status_code == 303

@@ -1,6 +1,8 @@
-"""Error responses: an HTML page in the language of the path (`error.html`), or under `/api/`
-one JSON shape `{"error": {"status", "message"}}`. A 404 for a path that has moved (a post's
-alias, or the same path without its trailing slash) is a 301 to where it lives now."""
+"""Error responses: an HTML page in the language of the path (`error.html`), under `/guanli/`
+the dashboard's own (`guanli.error_page`: in its frame, or what it shows without a session), or
+under `/api/` one JSON shape `{"error": {"status", "message"}}`. A 404 for a path that has moved
+(a post's alias, or the same path without its trailing slash; never under `/guanli/`) is a 301
+to where it lives now."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from masthead.config import Language
 from masthead.errors import HTTPError
 from masthead.store import posts as store
 from masthead.web.redirects import encode_path, redirect
-from masthead.web.routes import renderer, site_state
+from masthead.web.routes import guanli, renderer, site_state
 from masthead.web.state import SiteState
 
 log = logging.getLogger(__name__)
@@ -50,7 +52,7 @@ async def crashed(request: Request, exc: Exception) -> Response:
 
 
 def http_error(request: Request, status: int, message: str) -> Response:
-    if status == 404:
+    if status == 404 and not guanli.is_dashboard(request.url.path):
         moved = _moved(request.url.path, site_state(request))
         if moved:
             return redirect(moved, request.url.query)
@@ -61,6 +63,11 @@ def error_response(request: Request, status: int, message: str) -> Response:
     path = request.url.path
     if path.startswith("/api/"):
         return JSONResponse({"error": {"status": status, "message": message}}, status)
+    if guanli.is_dashboard(path):
+        try:
+            return guanli.error_page(request, status, message)
+        except Exception:  # the dashboard cannot answer (its database?): the plain page
+            log.exception("the dashboard's error page failed for %s", path)
     html, _ = renderer(request).error(_language_of(request, path), status, message, path)
     return Response(html, status, media_type="text/html; charset=utf-8")
 

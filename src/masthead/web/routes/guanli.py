@@ -1,10 +1,17 @@
 """`/guanli/` (管理, "manage"): sign-in, sign-out, the overview with the sessions list.
 
-Every page is `noindex` and `no-store`. Everything under `/guanli/` but the sign-in page needs a
-session (`masthead.accounts`): a GET without one is sent to `/guanli/login?next=PATH`, a POST
-without one is a 403. Every POST is refused when it comes from another site (web/origin.py)
-and must carry the session's CSRF token (C46); the sign-in form, which has no session yet,
-carries a double-submit token against login CSRF. A refused attempt is written to the audit log.
+Every page is `noindex` and `no-store`. The interface language is `?ui=en|zh` (remembered in a
+cookie), else that cookie, else `Accept-Language`: a parameter of its own, since `lang` is the
+Comments screen's language filter, as it is the public search's; the header's switch reloads the
+screen it is on with every parameter kept. An error under `/guanli/` (a 404, a 405) is the
+dashboard's own page for a signed-in editor, and for anyone else what a dashboard page is without
+a session (web/errors.py calls `error_page`).
+
+Everything under `/guanli/` but the sign-in page needs a session (`masthead.accounts`): a GET
+without one is sent to `/guanli/login?next=PATH`, a POST without one is a 403. Every POST is
+refused when it comes from another site (web/origin.py) and must carry the session's CSRF token
+(C46); the sign-in form, which has no session yet, carries a double-submit token against login
+CSRF. A refused attempt is written to the audit log.
 """
 
 from __future__ import annotations
@@ -14,24 +21,25 @@ import secrets
 import time
 from datetime import datetime
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from masthead import accounts
 from masthead.comments import identity
-from masthead.i18n import gettext
+from masthead.i18n import CATALOGS, gettext
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.store import users as store
 from masthead.web import csrf, forms
 from masthead.web.charts import bars, per_day
-from masthead.web.routes import renderer, site_state
+from masthead.web.routes import guanli_text, renderer, site_state
 
 SESSION_COOKIE = "masthead_session"
 LOGIN_COOKIE = "masthead_login"  # the sign-in form's double-submit token
 LANG_COOKIE = "masthead_guanli_lang"
+LANG_PARAM = "ui"  # the interface language's parameter (`lang` is a listing filter)
 LANGS = {"en": "en", "zh": "zh_Hans_CN"}
 PRIVATE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex, nofollow"}
 
@@ -51,9 +59,10 @@ def router() -> APIRouter:
 
 
 def interface_language(request: Request) -> str:
-    """The dashboard's language code: `?lang=`, else the editor's pick (a cookie), else the
-    first of `Accept-Language` (RFC 9110 §12.5.4) we have, else English."""
-    picked = request.query_params.get("lang") or request.cookies.get(LANG_COOKIE)
+    """The dashboard's language code: `?ui=`, else the editor's pick (a cookie), else the
+    first of `Accept-Language` (RFC 9110 §12.5.4) we have, else English. Never `?lang=`: that
+    is the Comments screen's filter of the comments' language."""
+    picked = request.query_params.get(LANG_PARAM) or request.cookies.get(LANG_COOKIE)
     if picked in LANGS:
         return picked
     for part in request.headers.get("accept-language", "").split(","):
@@ -64,6 +73,32 @@ def interface_language(request: Request) -> str:
     return "en"
 
 
+def switch_url(request: Request, to: str, page: str | None = None) -> str:
+    """The header's link to the interface in language `to`: this screen with all its
+    parameters (filters, page, notice) and `ui=to`. A page answering a POST cannot be reloaded
+    by a link: `page` (a path under /guanli/ with its query, e.g. a confirmation's listing)
+    stands for it, else the overview."""
+    if request.method in ("GET", "HEAD"):
+        path = quote(request.url.path, safe="/")
+        items = list(request.query_params.multi_items())
+    else:
+        parts = urlsplit(page or "/guanli/")
+        if parts.scheme or parts.netloc or not parts.path.startswith("/guanli/"):
+            parts = urlsplit("/guanli/")
+        path = quote(parts.path, safe="/%")
+        items = parse_qsl(parts.query, keep_blank_values=True)
+    kept = [(k, v) for k, v in items if k != LANG_PARAM]
+    return path + "?" + urlencode([*kept, (LANG_PARAM, to)])
+
+
+def remember_language(request: Request, response: Response) -> Response:
+    """Keep a `?ui=` pick in a cookie (a year, the dashboard's paths only)."""
+    if request.query_params.get(LANG_PARAM) in LANGS:
+        lang = request.query_params[LANG_PARAM]
+        response.set_cookie(LANG_COOKIE, lang, max_age=365 * 86400, samesite="lax", path="/guanli")
+    return response
+
+
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
     """A dashboard page: private, never cached, never indexed."""
     lang = interface_language(request)
@@ -72,6 +107,7 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
     def t(key: str, **values: Any) -> str:
         return gettext(locale, key, **values)
 
+    other = "en" if lang == "zh" else "zh"
     html = (
         renderer(request)
         .env.get_template(template)
@@ -81,15 +117,15 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
             hreflang="zh-Hans" if lang == "zh" else "en",
             t=t,
             path=request.url.path,
-            # the language switch reloads this page; a page answering a POST (a bulk action's
-            # confirmation) cannot be reloaded by a link: it leads to the overview
-            lang_base="" if request.method in ("GET", "HEAD") else "/guanli/",
+            lang_switch=switch_url(request, other, context.get("switch_page")),
+            reason=lambda stored: guanli_text.reason_text(t, stored),
+            detail=lambda raw: guanli_text.detail_text(t, raw),
+            status_name=lambda status: guanli_text.status_name(t, status),
             **context,
         )
     )
     response = HTMLResponse(html, status, headers=PRIVATE)
-    if request.query_params.get("lang") in LANGS:
-        response.set_cookie(LANG_COOKIE, lang, max_age=365 * 86400, samesite="lax", path="/guanli")
+    remember_language(request, response)
     return response
 
 
@@ -160,7 +196,45 @@ def safe_next(target: str | None) -> str:
 
 def to_login(request: Request) -> Response:
     here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-    return RedirectResponse(f"/guanli/login?next={quote(here, safe='/')}", 303, headers=PRIVATE)
+    response = RedirectResponse(f"/guanli/login?next={quote(here, safe='/')}", 303, headers=PRIVATE)
+    return remember_language(request, response)
+
+
+def is_dashboard(path: str) -> bool:
+    return path == "/guanli" or path.startswith("/guanli/")
+
+
+def error_page(request: Request, status: int, message: str = "") -> Response:
+    """The answer to an error under /guanli/ (no such page, a method it does not take, a
+    crash): for a signed-in editor, the dashboard's message page with the status (and the
+    error's `message`, but never a crash's); for anyone else exactly what a dashboard page
+    answers without a session (a GET goes to sign in, any other method is a 403), so that
+    nobody learns which dashboard addresses exist."""
+    signed = signed_in(request)
+    if signed is None:
+        if request.method in ("GET", "HEAD"):
+            return to_login(request)
+        why = "refused: you are not signed in (or the session expired)"
+        return render(request, "guanli/message.html", 403, title="403", message=why)
+    locale = LANGS[interface_language(request)]
+    if status == 404:
+        message = gettext(locale, "g_not_found_text")
+    elif status == 405:
+        message = gettext(locale, "g_method_text", method=request.method)
+    elif status >= 500 or not message:  # a crash's own words stay in the log
+        message = gettext(locale, "guanli_500" if status >= 500 else "guanli_400")
+    title = (
+        str(status) if f"guanli_{status}" in CATALOGS["en"] else str(500 if status >= 500 else 400)
+    )
+    return render(
+        request,
+        "guanli/message.html",
+        status,
+        title=title,
+        message=message,
+        user=signed.user,
+        csrf=signed.session.csrf,
+    )
 
 
 # --- endpoints ----------------------------------------------------------------------------
@@ -225,6 +299,7 @@ def login_form(
         next=safe_next(next),
         error=error,
         username=name,
+        switch_page="/guanli/login?" + urlencode({"next": safe_next(next)}),
     )
     response.set_cookie(
         LOGIN_COOKIE,

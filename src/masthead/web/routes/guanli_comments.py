@@ -275,6 +275,7 @@ async def act(request: Request) -> Response:
             scope_all=scope_all,
             fields=[(k, v) for k, v in multi.multi_items() if k not in ("csrf", "confirm")],
             back=back,
+            switch_page=back,
         )
     actor = f"editor:{signed.user.name}"
     done = _moderate_as_seen(db, action, ids, actor, _seen(multi.getlist("seen")))
@@ -411,6 +412,7 @@ async def empty(request: Request) -> Response:
             scope_all=True,
             fields=[("status", status), ("snapshot", str(snapshot)), ("back", back)],
             back=back,
+            switch_page=back,
             target="/guanli/comments/empty",
         )
     actor = f"editor:{signed.user.name}"

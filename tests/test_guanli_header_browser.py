@@ -1,0 +1,113 @@
+"""The dashboard's header in real Chromium: at 1280 px the site name, the screens, the language
+switch and "Signed in as NAME / Sign out" are one row, in English and Chinese, for an admin (the
+most links); at 390 px it wraps without overlapping or overflowing the page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+from test_browser import FLAGS, chromium_path
+
+from masthead import accounts
+from masthead.config import load_site
+from masthead.indexer import index_site
+from masthead.store.db import Database
+from masthead.web.app import create_app
+
+from conftest import post, uvicorn_server, write_site
+
+PASSWORD = "a long password"  # pragma: allowlist secret
+NAME = "margaret.harbour"  # a longer user name than most
+PARTS = [
+    ".guanli-header__site",
+    ".guanli-nav",
+    ".guanli-header__lang",
+    ".guanli-header__out span",
+    ".guanli-header__out button",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def base(tmp_path) -> Iterator[str]:
+    site = write_site(tmp_path / "site", {"posts/a.md": post("A")}, 'title = "Harbour"\n')
+    db = Database(site.database_path)
+    index_site(site, db)
+    accounts.add_user(db, NAME, PASSWORD, "admin")
+    db.close()
+    with uvicorn_server(create_app(load_site(site.root)), timeout=15) as url:
+        yield url
+
+
+def sign_in(page: Page, base: str) -> None:
+    page.goto(f"{base}/guanli/login")
+    page.fill("#g-user", NAME)
+    page.fill("#g-pass", PASSWORD)
+    with page.expect_navigation():
+        page.click("form[action='/guanli/login'] button[type=submit]")
+
+
+def boxes(page: Page) -> dict[str, dict[str, float]]:
+    found = {}
+    for selector in PARTS:
+        box = page.locator(selector).bounding_box()
+        assert box is not None, f"{selector} is not shown"
+        found[selector] = box
+    return found
+
+
+def one_row(found: dict[str, dict[str, float]]) -> bool:
+    """True when every box shares a horizontal band with every other (one line of boxes)."""
+    top = max(b["y"] for b in found.values())
+    bottom = min(b["y"] + b["height"] for b in found.values())
+    return top < bottom
+
+
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_the_header_is_one_row_at_1280(browser, base, ui):
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    sign_in(page, base)
+    for screen in ("/guanli/", "/guanli/comments", "/guanli/audit"):
+        page.goto(f"{base}{screen}?ui={ui}")
+        found = boxes(page)
+        assert one_row(found), (screen, ui, found)
+        left_to_right = [found[s]["x"] for s in PARTS]
+        assert left_to_right == sorted(left_to_right), (screen, ui, found)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 1280, (screen, ui, width)
+    page.close()
+
+
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_the_header_wraps_cleanly_at_390(browser, base, ui):
+    page = browser.new_page(viewport={"width": 390, "height": 800})
+    sign_in(page, base)
+    page.goto(f"{base}/guanli/comments?ui={ui}")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    found = boxes(page)
+    for box in found.values():
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390, found
+    links = page.locator(".guanli-nav a")
+    shapes = [links.nth(i).bounding_box() for i in range(links.count())]
+    named = list(found.items()) + [(f"nav {i}", b) for i, b in enumerate(shapes) if b]
+    # the nav holds its links: compare the links with the header's other parts, not the nav
+    named = [(k, b) for k, b in named if k != ".guanli-nav"]
+    for i, (a_name, a) in enumerate(named):
+        for b_name, b in named[i + 1 :]:
+            apart = (
+                a["x"] + a["width"] <= b["x"] + 0.5
+                or b["x"] + b["width"] <= a["x"] + 0.5
+                or a["y"] + a["height"] <= b["y"] + 0.5
+                or b["y"] + b["height"] <= a["y"] + 0.5
+            )
+            assert apart, (ui, a_name, a, b_name, b)
+    page.close()

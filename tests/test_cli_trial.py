@@ -316,7 +316,6 @@ NOT_A_SITE = [
     ["backup", ".", "copy.db"],
     ["vacuum", "."],
     ["restore", ".", "backup.db", "--yes"],
-    ["serve", ".", "--port", "0"],
     ["comments", "export", "."],
     ["comments", "export-person", ".", "a@example.com"],
     ["comments", "erase", ".", "a@example.com", "--yes"],
@@ -331,7 +330,7 @@ NOT_A_SITE = [
 ]
 
 
-def test_every_command_refuses_a_folder_without_masthead_toml_and_writes_nothing(tmp_path):
+def test_every_command_refuses_a_folder_that_is_no_site_and_writes_nothing(tmp_path):
     folder = tmp_path / "empty"
     folder.mkdir()
     (folder / "export.json").write_text("{}")  # files the commands are given, not the site
@@ -354,9 +353,32 @@ def test_every_command_refuses_a_folder_without_masthead_toml_and_writes_nothing
         assert "masthead init DIR" in lines[0], (args, lines)
         assert "errors: 0" not in result.stdout + result.stderr, args
         assert sorted(p.name for p in folder.iterdir()) == before, args  # no .masthead/ made
+    (folder / "content").mkdir()  # content and no masthead.toml: default settings (Docker)
+    result = masthead("check", cwd=folder)
+    assert result.returncode == 0 and "errors: 0" in result.stderr, result.stderr
+    (folder / "content").rmdir()
     (folder / "masthead.toml").write_text("")  # an empty one is a site of default settings
     result = masthead("check", cwd=folder)
     assert result.returncode == 0 and "errors: 0" in result.stderr, result.stderr
+
+
+def test_serve_dir_serves_an_empty_folder_as_an_empty_site_and_says_so(tmp_path):
+    """The Docker image's empty /site volume (README, Deploying): served, not refused."""
+    empty = tmp_path / "site"
+    empty.mkdir()
+    cmd = [sys.executable, "-m", "masthead", "serve", str(empty), "--port", "0"]
+    cmd += ["--server", "uvicorn", "--workers", "1", "--no-watch"]
+    env = {**os.environ, "MASTHEAD_DATABASE": str(tmp_path / "data" / "site.db")}
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+    finally:
+        proc.terminate()
+        proc.wait(20)
+    assert f"serving {empty} at http://127.0.0.1:" in line and "as an empty site" in line, line
+    assert "no masthead.toml and no content folder" in line, line
 
 
 def test_serve_without_site_elsewhere_says_it_serves_the_demo_and_why(tmp_path):

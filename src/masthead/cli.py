@@ -68,24 +68,32 @@ def demo_site() -> Site:
     return load_site(DEMO, {"database": str(database)})
 
 
-def _site(path: Path | None) -> Site:
-    """The site in folder `path` (None: the current folder). A folder without a
-    `masthead.toml` file is no site: `ConfigError` (exit 2), before anything is read or
-    written there (`load_site` alone would take it for a site of default settings, and the
-    database would be created in it)."""
+def _site(path: Path | None, empty_ok: bool = False) -> Site:
+    """The site in folder `path` (None: the current folder). A folder with neither a
+    `masthead.toml` file nor its content folder (`content/`, or `MASTHEAD_CONTENT_DIR`) is
+    no site: `ConfigError` (exit 2), before anything is written there (the database would be
+    created in it), unless `empty_ok` (`serve DIR`: an empty folder is served as an empty
+    site, as the Docker image's empty `/site` volume is). A folder with `content/` and no
+    `masthead.toml` is a site of default settings (and `MASTHEAD_*` variables)."""
     root = path or Path.cwd()
     if not root.is_dir():
         raise ConfigError(f"{root}: no such site folder")
-    if not (root / CONFIG_FILE).is_file():
+    site = load_site(root)
+    if not empty_ok and not is_site(site):
         raise ConfigError(not_a_site(root))
-    return load_site(root)
+    return site
+
+
+def is_site(site: Site) -> bool:
+    """Whether `site`'s folder has a `masthead.toml` or its content folder."""
+    return (site.root / CONFIG_FILE).is_file() or site.content_dir.is_dir()
 
 
 def not_a_site(root: Path) -> str:
-    """The one line for a folder that is no site (it has no `masthead.toml`)."""
+    """The one line for a folder that is no site (no `masthead.toml`, no content folder)."""
     return (
-        f"{root.absolute()}: not a site folder (it has no {CONFIG_FILE} file); "
-        "`masthead init DIR` makes one"
+        f"{root.absolute()}: not a site folder (it has no {CONFIG_FILE} file and no content "
+        "folder); `masthead init DIR` makes one"
     )
 
 
@@ -166,12 +174,12 @@ def serve(
     on_granian = server_name == "granian"
     logging.basicConfig(level=logging.INFO, format=server.LOG_FORMAT)
     demo_because = None
-    if site is None and (Path.cwd() / CONFIG_FILE).is_file():
-        site = Path.cwd()  # as check and index do; elsewhere (no settings) the bundled demo
-    elif site is None:
-        demo_because = Path.cwd().absolute()
     try:
-        s = _site(site) if site else demo_site()
+        if site is None and is_site(load_site(Path.cwd())):
+            site = Path.cwd()  # as check and index do; elsewhere (no site) the bundled demo
+        elif site is None:
+            demo_because = Path.cwd().absolute()
+        s = _site(site, empty_ok=True) if site else demo_site()
     except MastheadError as exc:
         raise _fail(exc) from None
     try:  # bound first: the URL printed is the one listened on (--port 0: one port, picked once)
@@ -194,6 +202,11 @@ def serve(
                 f"masthead: serving the bundled demo site {_visible(str(s.root))} at {served}/ "
                 f"({_visible(str(demo_because))} has no {CONFIG_FILE}: `masthead init DIR` "
                 "makes a site, `masthead serve DIR` serves it)"
+            )
+        elif not is_site(s):  # the Docker image's empty /site: say it is empty, and why
+            typer.echo(
+                f"masthead: serving {_visible(str(s.root))} at {served}/ as an empty site "
+                f"(it has no {CONFIG_FILE} and no content folder yet)"
             )
         else:
             typer.echo(f"masthead: serving {_visible(str(s.root))} at {served}/")

@@ -165,6 +165,30 @@ def test_bad_bodies_and_unknown_actions(site, client, token):
     assert client.post(url, json={"action": "spam"}, headers=revoked).status_code == 401
 
 
+def test_a_body_over_the_limit_is_refused_unread_and_changes_nothing(site, client, token):
+    ids = add_comments(site, 1)
+    url = f"/api/admin/comments/{ids[0]}"
+    headers = {**token, "Content-Type": "application/json"}
+    filler = b" " * (1024 * 1024)  # valid JSON around it: only the size can refuse it
+    declared = client.post(url, content=b'{"action": "spam"' + filler + b"}", headers=headers)
+    assert declared.status_code == 413, declared.text
+    assert "not read" in declared.json()["error"]["message"]
+
+    def chunks():  # no Content-Length: counted as it arrives
+        yield b'{"action": "spam"'
+        for _ in range(20):
+            yield b" " * 65536
+        yield b"}"
+
+    streamed = client.post(url, content=chunks(), headers=headers)
+    assert streamed.status_code == 413, streamed.text
+    db = Database(site.database_path)
+    status = db.read().execute("SELECT status FROM comments WHERE id = ?", (ids[0],)).fetchone()[0]
+    db.close()
+    assert status == "pending"
+    assert client.post(url, json={"action": "spam"}, headers=token).status_code == 200
+
+
 def test_session_callers_need_the_csrf_header_and_json_c46(site, client):
     ids = add_comments(site, 1)
     db = Database(site.database_path)

@@ -144,6 +144,14 @@ async def read(request: Request, max_body: int = MAX_BODY) -> FormData:
     cached = request.scope.get(SCOPE_KEY)
     if isinstance(cached, FormData):
         return cached
+    form = await parse(request.headers, await read_body(request, max_body))
+    request.scope[SCOPE_KEY] = form
+    return form
+
+
+async def read_body(request: Request, max_body: int = MAX_BODY) -> bytes:
+    """The body of `request`, at most `max_body` bytes: `FormTooLarge` (413) as soon as the
+    declared length or the bytes received pass it, so a larger body is never held whole."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_body:
         raise FormTooLarge(f"the request is larger than {max_body} bytes")
@@ -153,6 +161,4 @@ async def read(request: Request, max_body: int = MAX_BODY) -> FormData:
         if size > max_body:
             raise FormTooLarge(f"the request is larger than {max_body} bytes")
         chunks.append(chunk)
-    form = await parse(request.headers, b"".join(chunks))
-    request.scope[SCOPE_KEY] = form
-    return form
+    return b"".join(chunks)

@@ -27,11 +27,13 @@ from masthead import accounts
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.store.users import User
+from masthead.web import forms
 from masthead.web.routes import site_state
 from masthead.web.routes.guanli import SESSION_COOKIE, origin_problem
 
 MAX_PER_PAGE = 200
 MAX_IDS = 10_000
+MAX_BODY = 1024 * 1024  # bytes of a JSON body: MAX_IDS ids take about 70 KB
 
 
 class ApiError(Exception):
@@ -84,7 +86,9 @@ async def _json(request: Request) -> dict[str, Any]:
     if media != "application/json":
         raise ApiError(415, "the body must be application/json")
     try:
-        body = json.loads(await request.body())
+        body = json.loads(await forms.read_body(request, MAX_BODY))
+    except forms.FormTooLarge:
+        raise ApiError(413, f"the body is larger than {MAX_BODY} bytes; it was not read") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise ApiError(400, f"the body is not JSON: {exc}") from None
     if not isinstance(body, dict):

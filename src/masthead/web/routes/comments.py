@@ -126,16 +126,10 @@ TOO_LARGE = (
 async def _body(request: Request) -> bytes:
     """The request body, at most `MAX_REQUEST` bytes; a 413 `CommentError` past it (refused
     unread: nothing of it can be sent back)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_REQUEST:
-        raise CommentError(413, TOO_LARGE, code="too_large")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_REQUEST:
-            raise CommentError(413, TOO_LARGE, code="too_large")
-        chunks.append(chunk)
-    return b"".join(chunks)
+    try:
+        return await forms.read_body(request, MAX_REQUEST)
+    except forms.FormTooLarge:
+        raise CommentError(413, TOO_LARGE, code="too_large") from None
 
 
 async def _form(request: Request, body: bytes) -> dict[str, Any]:

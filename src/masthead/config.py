@@ -54,10 +54,12 @@ class LanguageSettings(BaseModel):
         None, description="URL prefix; the default language has none, others default to the code."
     )
     hreflang: str | None = Field(
-        None, description="BCP 47 code for hreflang links and <html lang> (default: the code)."
+        None,
+        description="What <html lang> and hreflang links say, a BCP 47 code such as zh-Hans "
+        "(default: the code).",
     )
     folder: str | None = Field(
-        None, description="content/FOLDER/... belongs to this language (Hugo's layout)."
+        None, description="content/FOLDER/... belongs to this language (Hugo's layout); optional."
     )
     locale: str | None = Field(
         None, description="Babel locale for dates, e.g. zh_Hans_CN (default: from hreflang)."
@@ -66,7 +68,9 @@ class LanguageSettings(BaseModel):
         default_factory=list, description="Other codes front matter may use, e.g. zh-cn."
     )
     description: str | None = Field(
-        None, description="One-line site description in this language (default: the site's)."
+        None,
+        description="One-line description of this language's list pages for meta tags (default: "
+        "the site's).",
     )
 
 
@@ -132,17 +136,25 @@ class SecuritySettings(BaseModel):
 
     csp: dict[str, list[str]] = Field(
         default_factory=dict,
-        description="Sources added to Content-Security-Policy directives, e.g. "
-        '{"frame-src" = ["https://www.youtube-nocookie.com"]}.',
+        description="Sources added to Content-Security-Policy directives, per directive, e.g. { "
+        'frame-src = ["https://www.youtube-nocookie.com"] }: a directive the policy '
+        "has gains them ('none' is dropped from it); a fetch directive it lacks "
+        "(frame-src, worker-src, ...) starts from 'self'. Each source is a host "
+        "(https://www.youtube-nocookie.com, *.example.com), a scheme (https:), a "
+        "URL, or a quoted keyword or hash ('self', 'sha256-...'); anything with "
+        "spaces, quotes, ; or , or an unknown directive stops start-up with the key "
+        "named.",
     )
     hsts_max_age: StrictInt = Field(
         63_072_000,
         ge=0,
-        description="Strict-Transport-Security max-age in seconds, sent when base_url is https "
-        "(0: no header).",
+        description="Strict-Transport-Security max-age in seconds (two years), sent when "
+        "base_url is https (0: no header).",
     )
     hsts_include_subdomains: StrictBool = Field(
-        False, description="Add includeSubDomains to Strict-Transport-Security."
+        False,
+        description="Add includeSubDomains to Strict-Transport-Security (only if every "
+        "subdomain of the host serves HTTPS).",
     )
 
     @field_validator("csp")
@@ -167,27 +179,51 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     title: str = Field("masthead", description="Site title, shown in the header and feeds.")
-    description: str = Field("", description="One-line site description for meta tags.")
+    description: str = Field(
+        "",
+        description="One-line site description for meta tags (home, list, taxonomy and archive "
+        "pages); a language's own description wins.",
+    )
     base_url: str | None = Field(
         None,
-        description="Public absolute URL of the site (https://example.com); canonical URLs, "
-        "feeds and sitemaps use it in production. Unset, or under --dev: the served address.",
+        description="The site's public absolute URL (https://blog.example.com); in production "
+        "canonical URLs, hreflang links, og:url, JSON-LD, feeds, sitemaps and "
+        "robots.txt use it. Unset, or under --dev: the address serve listens on "
+        "(--port 8123: http://127.0.0.1:8123), as hugo server does; serve prints "
+        "which one it uses.",
     )
-    default_language: str = Field("en", description="Code of the language served at the root.")
-    timezone: str = Field("UTC", description="IANA zone that dates without an offset are read in.")
+    default_language: str = Field(
+        "en",
+        description="Code of the language served at the root; it must have a [languages] table.",
+    )
+    timezone: str = Field(
+        "UTC",
+        description="IANA zone that dates without an offset are read in (never the server's zone).",
+    )
     content_dir: str = Field("content", description="Folder of posts and pages, site-relative.")
     static_dir: str = Field("static", description="Folder of the site's own static files.")
     templates_dir: str = Field("templates", description="Folder of template overrides.")
-    database: str = Field(".masthead/site.db", description="SQLite file, site-relative.")
+    database: str = Field(
+        ".masthead/site.db",
+        description="The SQLite file, site-relative; its own folder is created if missing, a "
+        "missing parent folder is an error.",
+    )
     posts_per_page: StrictInt = Field(10, ge=1, le=100, description="Posts per list page.")
     toc_levels: list[StrictInt] = Field(
-        default_factory=lambda: [2, 3], description="Lowest and highest heading level in a TOC."
+        default_factory=lambda: [2, 3],
+        description="Lowest heading level in a table of contents and how deep it goes: [2, 3] "
+        "is h2 entries with one level nested under them (an h4 right under an h2 "
+        "counts as that nested level).",
     )
     raw_html: StrictBool = Field(
-        False, description="Trust authors' raw HTML; by default posts pass an allowlist sanitizer."
+        False,
+        description="Trust authors' raw HTML; by default post HTML passes an allowlist sanitizer.",
     )
     search_log_days: StrictInt = Field(
-        90, ge=0, description="Days the search log keeps each query (0: forever)."
+        90,
+        ge=0,
+        description="Days the search log keeps each query; older entries are pruned "
+        "automatically (0: keep forever).",
     )
     feed_items: StrictInt = Field(
         20, ge=1, le=500, description="Newest posts in each RSS and Atom feed."
@@ -199,111 +235,161 @@ class Settings(BaseModel):
         50_000,
         ge=1,
         le=50_000,
-        description="URLs per sitemap file; past it /sitemap.xml becomes a sitemap index.",
+        description="URLs per sitemap file; a site with more gets a sitemap index of "
+        "/sitemap-1.xml, /sitemap-2.xml, ...",
     )
     robots_disallow: list[str] = Field(
         default_factory=lambda: ["/guanli/", "/api/"],
         description="Paths robots.txt disallows for every crawler (each starts with /).",
     )
     robots_extra: str = Field(
-        "", description="Lines appended to robots.txt as written, e.g. a group for one crawler."
+        "",
+        description='Lines appended to robots.txt as written, e.g. "User-agent: '
+        'GPTBot\\nDisallow: /".',
     )
     api_url: str | None = Field(
         None,
-        description="Absolute URL of a running masthead that exported pages send searches to "
-        "(form and fetch); see 'Static export and CDNs'.",
+        description="Absolute URL of a running masthead (e.g. https://api.example.com) that "
+        "pages send searches to: the search form's action, the site script's fetch, "
+        "and the CSP's form-action and connect-src; for an exported site (see "
+        "Static export and CDNs).",
     )
     allowed_origins: list[str] = Field(
         default_factory=list,
-        description="Origins (scheme://host[:port]) whose pages may call /api/ (CORS); "
-        "see 'Static export and CDNs'.",
+        description="Origins (scheme://host[:port], no path) whose pages may call /api/ from a "
+        "browser: CORS answers them, and only them (see Static export and CDNs).",
     )
     comments_close_after_days: StrictInt = Field(
-        0, ge=0, description="Close a post's comments this many days after its date (0: never)."
+        0,
+        ge=0,
+        description="Close a post's comments this many days after its date, as WordPress does "
+        "(0: never); front matter comments: false closes one post's.",
     )
     comments_depth: StrictInt = Field(
-        5, ge=1, le=10, description="Levels of nested replies drawn; deeper ones at the last."
+        5,
+        ge=1,
+        le=10,
+        description="Levels of nested replies drawn; deeper replies are drawn at the last level "
+        'with "in reply to NAME".',
     )
     comments_order: str = Field(
-        "oldest", pattern="^(oldest|newest)$", description="Top-level order: oldest or newest."
+        "oldest",
+        pattern="^(oldest|newest)$",
+        description="Order of top-level comments: oldest or newest first.",
     )
     comments_per_page: StrictInt = Field(
         50, ge=1, le=500, description="Top-level comments per page of a thread."
     )
     comments_edit_minutes: StrictInt = Field(
-        15, ge=0, description="Minutes a commenter may edit or delete their comment (0: never)."
+        15,
+        ge=0,
+        description="Minutes a commenter may edit or delete their own comment with the token "
+        "the POST answered (0: never).",
     )
     comments_flood_seconds: StrictInt = Field(
-        15, ge=0, description="Seconds between two comments from one client on one post (0: off)."
+        15,
+        ge=0,
+        description="Seconds one client must wait between two comments on one post (0: off).",
     )
     comments_per_minute: StrictInt = Field(
         3, ge=0, description="Comments one client may post per minute (0: off)."
     )
     comments_min_seconds: StrictInt = Field(
-        3, ge=0, description="Seconds a scripted form must be open before it posts (0: off)."
+        3,
+        ge=0,
+        description="Seconds the page's script must have shown the form before it posts (0: "
+        "off; a form posted without script and the JSON API skip this rule).",
     )
     comments_moderation: StrictBool = Field(False, description="Hold every comment for moderation.")
     comments_previously_approved: StrictBool = Field(
-        True, description="Hold a comment unless its author is known to have one approved."
+        True,
+        description="Hold a comment unless its author has an approved comment and proves to be "
+        "the same person (the signed cookie of the browser that wrote it).",
     )
     comments_max_links: StrictInt = Field(
         2, ge=0, description="Hold a comment with this many links or more (0: off)."
     )
     moderation_keys: list[str] = Field(
-        default_factory=list, description="Words that hold a comment for moderation."
+        default_factory=list,
+        description="Words that hold a comment, matched case-insensitively in name, email, "
+        "website, IP and text.",
     )
     disallowed_keys: list[str] = Field(
-        default_factory=list, description="Words that send a comment to spam."
+        default_factory=list,
+        description="Words that send a comment to spam, matched case-insensitively in name, "
+        "email, website, IP and text.",
     )
     comments_ip_days: StrictInt = Field(
-        30, ge=0, description="Days a comment keeps its client's IP hash (0: forever)."
+        30, ge=0, description="Days a comment keeps the keyed hash of its client's IP (0: forever)."
     )
     comments_trash_days: StrictInt = Field(
-        30, ge=0, description="Days spam and trash are kept before they are emptied (0: forever)."
+        30,
+        ge=0,
+        description="Days a comment stays in spam or trash, counted from when it went there "
+        "(for a comment imported as spam or trash: from the import; never from the "
+        "comment's own date), before the server deletes it for good (0: forever).",
     )
     trusted_proxies: list[str] = Field(
         default_factory=list,
-        description="Proxy addresses or networks whose X-Forwarded-For is believed.",
+        description="Addresses or networks (10.0.0.5, 10.0.0.0/8) of reverse proxies whose "
+        "X-Forwarded-For is believed; by default forwarding headers are ignored.",
     )
     purge_command: list[str] = Field(
-        default_factory=list, description="Command run with the changed URLs after a change."
+        default_factory=list,
+        description="A command (argument list) run with the changed URLs as arguments after a "
+        "comment changes what pages show, e.g. to purge a CDN.",
     )
     purge_webhook: str | None = Field(
-        None, description="URL POSTed the changed URLs (JSON) after a change."
+        None, description='A URL POSTed {"urls": [...]} after a comment changes what pages show.'
     )
-    smtp_host: str | None = Field(None, description="SMTP server for notifications (unset: none).")
+    smtp_host: str | None = Field(
+        None,
+        description="SMTP server for notifications; unset (or mail_from unset): no mail is "
+        "queued or sent.",
+    )
     smtp_port: StrictInt = Field(587, ge=1, le=65535, description="SMTP port.")
     smtp_tls: str = Field(
-        "starttls", pattern="^(starttls|tls|none)$", description="starttls, tls or none."
+        "starttls",
+        pattern="^(starttls|tls|none)$",
+        description="starttls, tls (implicit TLS, port 465) or none.",
     )
-    smtp_user: str | None = Field(None, description="SMTP user name (unset: no login).")
+    smtp_user: str | None = Field(None, description="SMTP user name; unset: no login.")
     smtp_password_env: str = Field(
-        "MASTHEAD_SMTP_PASSWORD", description="Environment variable holding the SMTP password."
+        "MASTHEAD_SMTP_PASSWORD",
+        description="The environment variable that holds the SMTP password (never the settings "
+        "file).",
     )
     mail_from: str | None = Field(
         None,
-        description="From address of notifications: blog@example.com, or with a name, "
-        '"Blog <blog@example.com>" (else the site title is the name).',
+        description="The From address of notifications: blog@example.com, or with a display "
+        'name, "Blog <blog@example.com>" (RFC 5322; without one the site title is '
+        "the name). The name may be in any script; the part before @ must be ASCII "
+        "(SMTP without SMTPUTF8 cannot carry blög@), while a non-ASCII domain is "
+        "sent in its xn-- form. Anything else stops start-up and check.",
     )
     editor_emails: list[str] = Field(
-        default_factory=list, description="Addresses told about held comments."
+        default_factory=list,
+        description="Addresses told about held comments (plain local@domain, the local part "
+        "ASCII as for mail_from; anything else stops start-up and check); a comment "
+        "that claims one of them is held.",
     )
     permalinks: PermalinkSettings = Field(
         default_factory=PermalinkSettings,
-        description="URL patterns of posts and pages (Hugo's permalinks); see 'URLs'.",
+        description="URL patterns of posts and pages with Hugo's tokens (the [permalinks] table).",
     )
     security: SecuritySettings = Field(
         default_factory=SecuritySettings,
-        description="Security headers: CSP additions and HSTS; see 'Security'.",
+        description="The [security] table: sources added to the Content-Security-Policy, and HSTS.",
     )
     menu: dict[str, list[MenuItem]] = Field(
         default_factory=dict,
-        description="Links in the header and footer per language code, e.g. "
-        '[[menu.en]] title = "About" url = "/about/"; see \'Menus\'.',
+        description="Links drawn in the header and the footer, per language code: [[menu.CODE]] "
+        "tables with title (Hugo's name works too), url (a site path such as "
+        "/about/ or an http(s) URL) and an optional weight (lower first).",
     )
     languages: dict[str, LanguageSettings] = Field(
         default_factory=lambda: {"en": LanguageSettings(name="English")},
-        description="One table per language; see 'Languages'.",
+        description="One [languages.CODE] table per language.",
     )
 
     @field_validator("base_url")

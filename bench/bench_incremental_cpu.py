@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from masthead.config import load_site
-from masthead.indexer import index_site
+from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 
 src_site, work, n = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])

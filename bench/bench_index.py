@@ -112,7 +112,7 @@ def measure(site_dir: Path, repeat: int, dbdir: Path) -> dict:
     from masthead.content.discover import walk
     from masthead.content.post import parse_post
     from masthead.errors import ContentError
-    from masthead.indexer import index_site
+    from masthead.indexing.indexer import index_site
     from masthead.store.db import Database
 
     out: dict = {"runs": {}, "problems": []}
@@ -237,7 +237,7 @@ def index_once(spec: str, seed: int, profile: bool) -> None:
     with tempfile.TemporaryDirectory(prefix="masthead-bench-") as tmp:
         site_dir = make_site(spec, Path(tmp), seed)
         from masthead.config import load_site
-        from masthead.indexer import index_site
+        from masthead.indexing.indexer import index_site
         from masthead.store.db import Database
 
         site = load_site(site_dir, {"database": str(Path(tmp) / "db" / "site.db")})

@@ -29,7 +29,7 @@ from typing import Any
 from masthead.config import load_site
 from masthead.content.frontmatter import split
 from masthead.content.post import parse_post
-from masthead.indexer import build_change
+from masthead.indexing.indexer import build_change
 
 
 def per_post(items: Sequence[Any], fn: Callable[[Any], Any]) -> float:

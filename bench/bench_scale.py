@@ -58,7 +58,7 @@ def main() -> int:
     spec.loader.exec_module(bench_search)
 
     from masthead.config import load_site
-    from masthead.indexer import index_site
+    from masthead.indexing.indexer import index_site
     from masthead.search.service import Options, SearchService
     from masthead.store.db import Database
 

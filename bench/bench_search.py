@@ -155,7 +155,7 @@ def make_site(n: int, workdir: Path, seed: int) -> Path:
 # --------------------------------------------------------------------------
 def index_corpus(site_dir: Path, dbdir: Path) -> tuple[object, dict]:
     from masthead.config import load_site
-    from masthead.indexer import index_site
+    from masthead.indexing.indexer import index_site
     from masthead.store.db import Database
 
     site = load_site(site_dir, {"database": str(dbdir / "site.db")})

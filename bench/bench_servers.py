@@ -104,7 +104,7 @@ def main() -> None:
     stops: dict[str, float] = {}
     apps = {
         "trivial 12 KB ASGI": ("bench_servers:trivial", False, "/"),
-        "masthead cached post": ("masthead.server:worker_app", True, POST),
+        "masthead cached post": ("masthead.cli.server:worker_app", True, POST),
     }
     servers = ("uvicorn-uvloop", "uvicorn-asyncio", "granian")
     for app_name, (target, factory, path) in apps.items():

@@ -24,9 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from masthead import indexer
 from masthead.config import load_site
 from masthead.content.discover import walk
+from masthead.indexing import indexer
 from masthead.store import search as search_store
 from masthead.store.db import Database
 

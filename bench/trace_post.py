@@ -8,7 +8,7 @@ page before it reaches the browser (the HTML response is rewritten; CSP bypassed
 injected `<style>`), so one stylesheet change at a time is measured against the same page:
 
     base       the page as served
-    nowbr      the `<wbr>`s of web/linebreak.py removed
+    nowbr      the `<wbr>`s of web/render/linebreak.py removed
     nobalance  `text-wrap: balance` and `pretty` off (`wrap`)
     nostrict   `line-break: strict` and `word-break: keep-all` off
     onefont    every element in the generic `sans-serif` (no per-language font stacks)

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from masthead.comments.rules import Submission
+from masthead.comments.submit import Outcome, submit
 from masthead.config import Site
-from masthead.indexer import index_and_log
+from masthead.indexing.indexer import index_and_log
 from masthead.store import comments as store
 from masthead.store.db import Database
-from masthead.web.address import base_url
-from masthead.web.state import SiteState
-from masthead.web.submission import Outcome, submit
+from masthead.web.cache.state import SiteState
+from masthead.web.http.address import base_url
 
 from conftest import BILINGUAL_TOML, post, write_site
 

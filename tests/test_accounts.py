@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from masthead import accounts
+from masthead.accounts import service as accounts
 from masthead.store import users as store
 from masthead.store.db import Database
 

@@ -344,7 +344,7 @@ def test_a_database_from_a_newer_masthead_is_one_line_and_left_as_it_was(make_si
 
 def test_the_demo_database_is_one_per_installed_copy(tmp_path, monkeypatch):
     """Two checkouts or versions of masthead never share (and migrate) one demo database."""
-    from masthead import cli
+    from masthead.cli import common as cli
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     first = cli.demo_site().database_path

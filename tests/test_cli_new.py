@@ -9,7 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from masthead.cli import app
-from masthead.indexer import index_site
+from masthead.indexing.indexer import index_site
 from masthead.store import comments as comments_store
 from masthead.store.db import Database
 

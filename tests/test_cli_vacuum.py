@@ -7,7 +7,7 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from masthead.cli import app
-from masthead.indexer import index_site
+from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 
 from conftest import post

@@ -35,8 +35,8 @@ from masthead.store import posts as posts_store
 from masthead.store.comments import NewComment
 from masthead.store.db import Database
 from masthead.web.app import create_app
-from masthead.web.purge import Purger
-from masthead.web.state import SiteState
+from masthead.web.cache.purge import Purger
+from masthead.web.cache.state import SiteState
 
 from conftest import BILINGUAL_TOML, cli_server, post, uvicorn_server
 
@@ -387,7 +387,7 @@ def test_purge_failures_are_logged_and_change_nothing_else(make_site, serve, cap
     client = serve(site)
     db = Database(site.database_path)
     try:
-        with caplog.at_level(logging.ERROR, logger="masthead.web.purge"):
+        with caplog.at_level(logging.ERROR, logger="masthead.web.cache.purge"):
             client.get(A)
             time.sleep(0.5)
             write_comment(db, A, "Logged")

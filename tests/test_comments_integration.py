@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from masthead import accounts
+from masthead.accounts import service as accounts
 from masthead.store import comments as store
 
 from conftest import post

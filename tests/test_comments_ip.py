@@ -29,13 +29,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from masthead import server
+from masthead.cli import server
 from masthead.comments import identity
 from masthead.comments.rules import Submission
+from masthead.comments.submit import submit
 from masthead.errors import CommentError
 from masthead.store import comments as store
 from masthead.web.app import create_app
-from masthead.web.submission import submit
 
 from comments_rig import POSTS
 from conftest import BILINGUAL_TOML, uvicorn_server, write_site
@@ -295,7 +295,7 @@ def test_the_warning_names_the_headers_and_is_logged_once(caplog):
     wrapped = server.ForwardingWarning(app)
     import asyncio
 
-    with caplog.at_level(logging.WARNING, logger="masthead.server"):
+    with caplog.at_level(logging.WARNING, logger="masthead.cli.server"):
         for path, headers in [("/a", []), ("/b", [(b"x-real-ip", b"1.2.3.4")]),
                               ("/c", [(b"x-forwarded-for", b"1.2.3.4")])]:  # fmt: skip
             asyncio.run(wrapped({"type": "http", "path": path, "headers": headers}, None, None))

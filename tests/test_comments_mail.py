@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 
 from masthead.cli import app as cli
 from masthead.config import Site
-from masthead.indexer import index_site
+from masthead.indexing.indexer import index_site
 from masthead.notify import sender, tokens
 from masthead.notify.collect import collect
 from masthead.store import comments as cs
@@ -609,7 +609,7 @@ def test_one_runner_per_site_among_workers(site, smtp, serve):
 
 
 def test_a_static_build_sends_no_mail(site, smtp, tmp_path):
-    from masthead.export import build
+    from masthead.export.build import build
 
     inbox, _ = smtp
     db = indexed(site)

@@ -22,10 +22,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from masthead import comments_io
 from masthead.cli import app
-from masthead.comments import disqus, sanitize, wxr
-from masthead.comments.records import ExportFormatError, Imported
+from masthead.comments import sanitize
+from masthead.comments.port import disqus, wxr
+from masthead.comments.port import service as comments_io
+from masthead.comments.port.records import ExportFormatError, Imported
 from masthead.config import Site, load_site
 from masthead.store import comments as store
 from masthead.store.db import Database
@@ -145,7 +146,8 @@ def test_disqus_parser_waits_for_a_thread_met_after_its_posts(tmp_path):
 
 DATES_SCRIPT = """
 import json, sys
-from masthead.comments import disqus, sanitize, wxr
+from masthead.comments import sanitize
+from masthead.comments.port import disqus, wxr
 out = {}
 for name, parse in (("C54-wxr-dates.xml", wxr.parse), ("C54-disqus-export.xml", disqus.parse)):
     with open(sys.argv[1] + "/" + name, "rb") as f:

@@ -11,11 +11,11 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from masthead import accounts
+from masthead.accounts import service as accounts
 from masthead.comments import identity, rules, text
+from masthead.comments.submit import Outcome
 from masthead.errors import CommentError
 from masthead.store import comments as store
-from masthead.web.submission import Outcome
 
 from comments_rig import HARBOUR, Rig, rig_factory
 from conftest import DATA

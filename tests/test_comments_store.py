@@ -133,7 +133,7 @@ def test_the_site_secret_is_made_once(db):
 
 
 def test_housekeeping_forgets_ips_and_empties_old_spam_and_trash(db, make_site):
-    from masthead import housekeeping
+    from masthead.comments import housekeeping
     from masthead.config import Settings
 
     day = 86400.0

@@ -25,7 +25,7 @@ from test_xss import (
     xml_problems,
 )
 
-from masthead import accounts
+from masthead.accounts import service as accounts
 from masthead.comments.rules import FIELD_LIMITS
 from masthead.store.db import Database
 from masthead.web.app import create_app

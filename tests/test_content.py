@@ -249,10 +249,10 @@ def test_check_names_every_skipped_file_and_folder(make_site):
 def test_the_watcher_and_the_indexer_agree_with_discover(make_site):
     from watchfiles import Change
 
-    from masthead.indexer import index_site
+    from masthead.indexing.indexer import index_site
+    from masthead.indexing.watcher import Watcher
     from masthead.store import posts as store
     from masthead.store.db import Database
-    from masthead.watch import Watcher
 
     site = make_site({"en/blog/_posts/a.md": post("A", "2024-05-02")}, HUGO_TOML)
     db = Database(site.database_path)

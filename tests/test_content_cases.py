@@ -24,11 +24,12 @@ from bs4 import BeautifulSoup
 from masthead.config import Site, load_site
 from masthead.content import frontmatter, source
 from masthead.content.headings import RESERVED, build_toc, render_toc, slugify, unique_ids
-from masthead.content.post import Post, parse_post
+from masthead.content.model import Post
+from masthead.content.post import parse_post
 from masthead.content.sanitize import clean
 from masthead.errors import ContentError, ContentIssue
 from masthead.i18n import long_date
-from masthead.indexer import index_site
+from masthead.indexing.indexer import index_site
 from masthead.store import posts as store
 from masthead.store.db import Database
 
@@ -280,7 +281,7 @@ _C03_SCRIPT = """
 import json, sys
 from masthead.config import load_site
 from masthead.content.post import parse_post
-from masthead.indexer import index_site
+from masthead.indexing.indexer import index_site
 from masthead.store import posts as store
 from masthead.store.db import Database
 site = load_site(sys.argv[1], {"database": sys.argv[2]})

@@ -4,8 +4,8 @@ index. The real indexer on a real SQLite file in tmp."""
 
 from __future__ import annotations
 
-from masthead.checker import check_site
-from masthead.indexer import index_site
+from masthead.indexing.check import check_site
+from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 
 from conftest import post

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from masthead.web.contrast import luminance, ratio, readable
+from masthead.web.render.contrast import luminance, ratio, readable
 from masthead.web.routes.ops import CODE_BG_DARK, CODE_BG_LIGHT
 
 from conftest import post

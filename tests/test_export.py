@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from masthead.cli import app as cli
 from masthead.config import load_site
-from masthead.export import MANIFEST, build, file_for
+from masthead.export.build import MANIFEST, build, file_for
 from masthead.web.app import create_app
 
 from conftest import post, write_site

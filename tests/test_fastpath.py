@@ -1,6 +1,6 @@
-"""Cache hits: no SQL and no thread-pool hop (the ASGI fast path, web/fastpath.py), changes made
-by another process seen on the next request (the change signal, store/signal.py), and bodies
-kept gzip- and brotli-compressed per entry (web/conditional.py)."""
+"""Cache hits: no SQL and no thread-pool hop (the ASGI fast path, web/cache/fastpath.py), changes
+made by another process seen on the next request (the change signal, store/signal.py), and bodies
+kept gzip- and brotli-compressed per entry (web/cache/conditional.py)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from masthead.config import Site
 from masthead.store import db as db_module
 from masthead.web.app import create_app
-from masthead.web.encoding import CODINGS, negotiate
+from masthead.web.cache.encoding import CODINGS, negotiate
 
 from conftest import post, uvicorn_server
 
@@ -286,7 +286,7 @@ def test_every_bump_of_the_change_signal_moves_its_stamp(tmp_path: Path) -> None
 def test_the_page_cache_is_bounded_by_bytes(
     make_site: Callable[..., Site], statements: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from masthead.web import state as state_module
+    from masthead.web.cache import state as state_module
 
     site = make_site({f"posts/p{n}.md": post(f"Post {n}", body="Words. " * 200) for n in range(3)})
     app = create_app(site)

@@ -1,5 +1,5 @@
-"""Form bodies are read as UTF-8 (web/forms.py): raw UTF-8 sent without percent-encoding is kept
-as sent, bytes that are not UTF-8 are a 400 with the text sent back, on every form that takes a
+"""Form bodies are read as UTF-8 (web/http/forms.py): raw UTF-8 sent without percent-encoding is
+kept as sent, bytes that are not UTF-8 are a 400 with the text sent back, on every form that takes a
 reader's or an editor's text (the comment form and API, /guanli sign-in, replies and edits).
 A fresh-user trial stored `curl -d 'name=李&body=很好的文章'` as `æ` / `å¾å¥½çæç« `."""
 
@@ -13,11 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from masthead import accounts
+from masthead.accounts import service as accounts
 from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
-from masthead.web.forms import FormNotUTF8, parse_urlencoded
+from masthead.web.http.forms import FormNotUTF8, parse_urlencoded
 
 from conftest import post
 

@@ -7,7 +7,7 @@ import re
 import pytest
 from starlette.testclient import TestClient
 
-from masthead import accounts
+from masthead.accounts import service as accounts
 from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app

@@ -15,11 +15,11 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 import pytest
 
-from masthead import accounts
+from masthead.accounts import service as accounts
 from masthead.comments import rules
 from masthead.config import Settings, load_site
 from masthead.i18n import CATALOGS
-from masthead.indexer import index_site
+from masthead.indexing.indexer import index_site
 from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app

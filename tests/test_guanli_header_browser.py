@@ -10,9 +10,9 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 from test_browser import FLAGS, chromium_path
 
-from masthead import accounts
+from masthead.accounts import service as accounts
 from masthead.config import load_site
-from masthead.indexer import index_site
+from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 from masthead.web.app import create_app
 

@@ -12,10 +12,11 @@ import pytest
 from test_comments_port import CASES, POSTS, masthead
 from test_guanli_comments import PASSWORD, add, csrf, m1, signed_client, site, statuses  # noqa: F401  (fixtures)
 
-from masthead import accounts, housekeeping
-from masthead.comments_io import import_file
+from masthead.accounts import service as accounts
+from masthead.comments import housekeeping
+from masthead.comments.port.service import import_file
 from masthead.config import Settings
-from masthead.indexer import index_and_log
+from masthead.indexing.indexer import index_and_log
 from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.store.migrations import MIGRATIONS

@@ -10,11 +10,11 @@ from zoneinfo import ZoneInfo
 
 from starlette.testclient import TestClient
 
-from masthead import accounts
+from masthead.accounts import service as accounts
 from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
-from masthead.web.charts import bars, per_day
+from masthead.web.render.charts import bars, per_day
 
 from conftest import new_comment, post
 

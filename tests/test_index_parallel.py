@@ -19,7 +19,7 @@ from masthead.config import load_site
 from masthead.content import markdown
 from masthead.content.post import parse_post
 from masthead.content.text import prose_and_code
-from masthead.indexer import _pool_context, index_site
+from masthead.indexing.indexer import _pool_context, index_site
 from masthead.store.db import Database
 
 from conftest import BILINGUAL_TOML, post, write_site
@@ -275,7 +275,7 @@ def test_a_large_index_is_bulk_loaded_and_merged_into_one_segment(tmp_path, monk
     """From `BULK` files on, automerge is off while the rows go in and each FTS5 index is
     merged once at the end (one segment: a search's row lookups cost a seventh); automerge is
     back on after, and a run after one that died half-way puts it back on too."""
-    from masthead import indexer
+    from masthead.indexing import indexer
     from masthead.search.service import Options, SearchService
     from masthead.store import search as search_store
 
@@ -315,7 +315,7 @@ def test_a_batch_of_posts_is_flushed_to_one_fts5_segment(tmp_path, monkeypatch):
     """The search rows of a batch are written after every other row of its transaction, so
     FTS5 flushes them once, at COMMIT: one segment a batch, not one a post (a statement
     savepoint after a post's search rows flushed them; `store.write_post`)."""
-    from masthead import indexer
+    from masthead.indexing import indexer
     from masthead.store import search as search_store
 
     monkeypatch.setattr(indexer, "BULK", 10_000)  # no bulk load: no merge at the end

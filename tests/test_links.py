@@ -12,8 +12,8 @@ import feedparser
 import pytest
 from bs4 import BeautifulSoup
 
-from masthead.checker import check_site
 from masthead.content.post import parse_post
+from masthead.indexing.check import check_site
 
 from conftest import post
 

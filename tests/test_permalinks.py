@@ -170,7 +170,7 @@ def test_a_new_pattern_moves_every_url_and_old_urls_answer_301(make_site, serve)
 
 
 def test_a_new_slug_redirects_from_the_old_url_while_serving(make_site, serve):
-    from masthead.indexer import index_site
+    from masthead.indexing.indexer import index_site
 
     site = make_site({"posts/a.md": post("A", "2024-05-02", slug="first")})
     client = serve(site)

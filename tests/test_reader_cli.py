@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 import masthead
 from masthead.cli import app
 from masthead.content.post import parse_post
-from masthead.indexer import index_site
+from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 from masthead.store.posts import list_posts
 

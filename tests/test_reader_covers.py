@@ -10,9 +10,9 @@ import zlib
 from bs4 import BeautifulSoup
 from PIL import Image
 
-from masthead.checker import check_site
-from masthead.export import build
-from masthead.indexer import index_site
+from masthead.export.build import build
+from masthead.indexing.check import check_site
+from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 
 from conftest import BILINGUAL_TOML, post

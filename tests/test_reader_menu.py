@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 from bs4 import BeautifulSoup
 
-from masthead.checker import check_site
+from masthead.indexing.check import check_site
 from masthead.store.db import Database
 
 from conftest import BILINGUAL_TOML, post

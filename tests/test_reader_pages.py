@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from masthead.checker import check_site
 from masthead.config import load_site
 from masthead.errors import ConfigError
-from masthead.indexer import index_site
+from masthead.indexing.check import check_site
+from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 
 from conftest import BILINGUAL_TOML, drop_later_columns, post

@@ -14,8 +14,8 @@ import feedparser
 from bs4 import BeautifulSoup
 
 from masthead.content.post import parse_post
-from masthead.export import build
-from masthead.indexer import index_site
+from masthead.export.build import build
+from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 
 from conftest import BILINGUAL_TOML, post

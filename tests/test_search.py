@@ -260,7 +260,7 @@ def test_search_pages_box_noindex_and_openapi(lang_site):
 def test_index_follows_edits_additions_deletions_and_renames(make_site):
     from starlette.testclient import TestClient
 
-    from masthead.indexer import index_site
+    from masthead.indexing.indexer import index_site
     from masthead.web.app import create_app
 
     site = make_site({"posts/a.md": post("First", "2024-01-01", body="Walrus.\n")})
@@ -761,7 +761,7 @@ def test_keystrokes_of_one_query_are_logged_once(make_site, serve):
 
 
 def test_the_catalog_is_rebuilt_once_per_index_generation(make_site, serve):
-    from masthead.indexer import index_site
+    from masthead.indexing.indexer import index_site
 
     files = {
         f"posts/p{i:03d}.md": post(f"Beacon {i}", "2024-01-01", body="Beacon.\n", tags=f"[t{i}]")

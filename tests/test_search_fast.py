@@ -95,7 +95,7 @@ def test_plain_api_searches_take_the_fast_path_with_the_routers_json(make_site, 
 
 
 def test_a_repeated_search_comes_from_the_result_cache_until_the_index_changes(make_site):
-    from masthead.indexer import index_site
+    from masthead.indexing.indexer import index_site
 
     site = make_site(FILES)
     db = Database(site.database_path)
@@ -126,7 +126,7 @@ def test_a_repeated_search_comes_from_the_result_cache_until_the_index_changes(m
 
 
 def test_a_query_matching_more_than_bm25_ranks_is_ordered_in_tiers(make_site, monkeypatch):
-    from masthead.indexer import index_site
+    from masthead.indexing.indexer import index_site
 
     site = make_site(FILES)
     db = Database(site.database_path)
@@ -221,7 +221,7 @@ def test_repeated_terms_are_searched_once_with_the_same_results(make_site) -> No
     assert parse("harbour " * 32 + "zzz").match() == '"harbour" AND "zzz"'
     assert parse("-rain " * 32 + "harbour").match() == '"harbour"'
     assert parse("har* " * 4 + "rai* boa*").match() == '"har" * AND "rai" * AND "boa" *'
-    from masthead.indexer import index_site
+    from masthead.indexing.indexer import index_site
 
     site = make_site(FILES)
     db = Database(site.database_path)
@@ -244,7 +244,7 @@ def test_a_fast_path_search_runs_on_the_event_loop_only_when_it_builds_nothing(m
     build) or a prefix query goes to a worker thread, so a long one never blocks the loop."""
     import threading
 
-    from masthead.indexer import index_site
+    from masthead.indexing.indexer import index_site
     from masthead.web.routes.search import _run
 
     site = make_site(FILES)
@@ -276,7 +276,7 @@ def test_a_prefix_needs_three_letters_and_a_query_has_at_most_three(make_site) -
     """`a*` expands to every indexed word starting with a (48 ms at 10,000 posts; 26 such
     prefixes 0.7 s; `th*` 19 ms): a prefix of one or two letters is the plain word, and so is
     every prefix after the third. The search answers either way."""
-    from masthead.indexer import index_site
+    from masthead.indexing.indexer import index_site
     from masthead.search.query import parse
 
     assert parse("h*").match() == parse("h").match() == '"h"'
@@ -356,7 +356,7 @@ def test_a_filter_it_cannot_use_is_named_and_did_you_mean_keeps_prefixes_and_fil
 def test_author_matches_the_authors_key_as_well_as_the_name(make_site) -> None:  # type: ignore[no-untyped-def]
     """`/authors/elena-marsh/` is the author's page: `author:elena-marsh` finds her posts,
     as `author:"Elena Marsh"` and `author:marsh` do."""
-    from masthead.indexer import index_site
+    from masthead.indexing.indexer import index_site
 
     files = {
         "posts/a.md": post("Harbour", "2024-03-01", authors='["Elena Marsh"]'),

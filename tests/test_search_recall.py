@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from masthead.config import load_site
-from masthead.indexer import index_site
+from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 from masthead.store.migrations import MIGRATIONS
 

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from masthead.content.meta import term_key
-from masthead.indexer import index_site
+from masthead.indexing.indexer import index_site
 from masthead.search import service as service_module
 from masthead.search.query import parse
 from masthead.search.service import Options, SearchService

@@ -20,9 +20,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
+from masthead.content.urls import canonical_path
 from masthead.errors import ConfigError
 from masthead.web.app import create_app
-from masthead.web.redirects import canonical_path, location
+from masthead.web.http.redirects import location
 
 from conftest import BILINGUAL_TOML, cli_server, post, uvicorn_server
 

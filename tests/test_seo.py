@@ -29,7 +29,7 @@ from lxml import etree
 from masthead.config import load_site
 from masthead.content.meta import term_key
 from masthead.errors import ConfigError
-from masthead.indexer import index_site
+from masthead.indexing.indexer import index_site
 from masthead.seo import feeds, jsonld, robots, sitemap, xmltext
 from masthead.store.db import Database
 

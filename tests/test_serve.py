@@ -291,7 +291,7 @@ def test_absolute_urls_carry_the_base_url_serve_printed(make_site, toml, args, e
 
 
 def test_served_address_brackets_ipv6_and_names_wildcards():
-    from masthead.web.address import served_address  # here: the other tests run without it
+    from masthead.web.http.address import served_address
 
     assert served_address("127.0.0.1", 8123) == "http://127.0.0.1:8123"
     assert served_address("::1", 8123) == "http://[::1]:8123"
@@ -333,7 +333,7 @@ def test_reserve_holds_a_port_that_queues_nothing_and_only_workers_join():
     import errno
     import socket
 
-    from masthead.server import reserve
+    from masthead.cli.server import reserve
 
     held = reserve("127.0.0.1", 0)
     port = held.getsockname()[1]

@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from masthead.indexer import index_site
+from masthead.indexing.indexer import index_site
 from masthead.store import posts as store
 from masthead.store.db import Database, migrate
 from masthead.store.migrations import MIGRATIONS

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
-from masthead.export import build
+from masthead.export.build import build
 
 from conftest import post, write_site
 

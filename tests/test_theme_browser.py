@@ -491,7 +491,7 @@ def test_an_exported_page_suggests_from_the_masthead_at_api_url(browser, tmp_pat
     from test_export import static_host
 
     from masthead.config import load_site
-    from masthead.export import build
+    from masthead.export.build import build
 
     root = tmp_path / "site"
     write_site(root, FILES)

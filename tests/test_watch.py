@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from masthead.config import Site, load_site
-from masthead.indexer import index_site
+from masthead.indexing.indexer import index_site
 from masthead.store import posts as store
 from masthead.store.db import Database
 from masthead.web.app import create_app

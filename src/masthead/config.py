@@ -17,6 +17,8 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass
+from email.errors import HeaderDefect
+from email.headerregistry import Address
 from email.utils import getaddresses, parseaddr
 from functools import cached_property
 from pathlib import Path
@@ -34,7 +36,6 @@ from pydantic import (
     field_validator,
 )
 
-from masthead.content import permalinks
 from masthead.errors import ConfigError
 
 CONFIG_FILE = "masthead.toml"
@@ -42,6 +43,46 @@ ENV_PREFIX = "MASTHEAD_"
 ENV_TRUE = ("true", "1", "yes", "on")  # MASTHEAD_* spellings of a boolean, compared lower-cased
 ENV_FALSE = ("false", "0", "no", "off")
 ENV_INT = re.compile(r"[+-]?[0-9]+")  # a MASTHEAD_* number, spaces around it stripped
+
+
+# Permalink patterns (`[permalinks]`): their grammar; content.permalinks expands them.
+DEFAULT_POSTS = "/posts/:slugorcontentbasename/"
+DEFAULT_PAGES = "/:slugorcontentbasename/"
+
+PERMALINK_TOKEN = re.compile(r":([A-Za-z]+)")
+PERMALINK_DATE_TOKENS = {"year", "month", "day", "monthname", "weekday", "weekdayname", "yearday"}
+PERMALINK_NAME_TOKENS = {"slug", "title", "slugorcontentbasename", "slugorfilename"}
+PERMALINK_BASE_TOKENS = {"contentbasename", "filename"}
+TOKENS = frozenset(
+    PERMALINK_DATE_TOKENS | PERMALINK_NAME_TOKENS | PERMALINK_BASE_TOKENS | {"section"}
+)
+PERMALINK_UNSAFE = re.compile(r"[?#\\\s%]|/{2}|(?:^|/)\.{1,2}(?:/|$)")
+
+
+def validate_permalink(pattern: str) -> str:
+    """Return `pattern` if it is a usable permalink pattern, else raise ValueError saying why.
+
+    A pattern starts and ends with `/`, uses only known tokens, has a token that tells posts apart
+    (`:slug`, `:title`, `:slugorcontentbasename`, or `:contentbasename` and friends), and has no
+    `?`, `#`, `%`, `\\`, spaces, `//`, `.` or `..` segments (which would not round-trip as a path).
+    """
+    if not pattern.startswith("/") or not pattern.endswith("/"):
+        raise ValueError(f"{pattern!r}: a permalink starts and ends with '/'")
+    unknown = sorted({t for t in PERMALINK_TOKEN.findall(pattern) if t not in TOKENS})
+    if unknown:
+        known = " ".join(f":{t}" for t in sorted(TOKENS))
+        raise ValueError(f"{pattern!r}: unknown token :{unknown[0]} (known: {known})")
+    used = set(PERMALINK_TOKEN.findall(pattern))
+    if not used & (PERMALINK_NAME_TOKENS | PERMALINK_BASE_TOKENS):
+        raise ValueError(
+            f"{pattern!r}: needs :slug or :title (or :slugorcontentbasename), "
+            "or every post would get one URL"
+        )
+    if PERMALINK_UNSAFE.search(PERMALINK_TOKEN.sub("x", pattern)):
+        raise ValueError(
+            f"{pattern!r}: no '?', '#', '%', '\\', spaces, '//' or '.'/'..' segments in a permalink"
+        )
+    return pattern
 
 
 class LanguageSettings(BaseModel):
@@ -79,15 +120,13 @@ class PermalinkSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    posts: str = Field(
-        permalinks.DEFAULT_POSTS, description="URL pattern of posts, e.g. /blog/:year/:slug/."
-    )
-    pages: str = Field(permalinks.DEFAULT_PAGES, description="URL pattern of pages.")
+    posts: str = Field(DEFAULT_POSTS, description="URL pattern of posts, e.g. /blog/:year/:slug/.")
+    pages: str = Field(DEFAULT_PAGES, description="URL pattern of pages.")
 
     @field_validator("posts", "pages")
     @classmethod
     def _pattern(cls, value: str) -> str:
-        return permalinks.validate(value)
+        return validate_permalink(value)
 
 
 class MenuItem(BaseModel):
@@ -497,14 +536,46 @@ class Settings(BaseModel):
         return parseaddr(self.mail_from or "")[0]
 
 
+# Mail addresses: the syntax the sender (notify.messages) accepts, checked here on the settings.
+# C0 and C1 controls (CR, LF, TAB...), DEL, line and paragraph separators, and the bidirectional
+# embeddings, overrides and isolates that could make a subject read differently from its bytes
+UNSAFE_IN_HEADER = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
+
+
+class InvalidAddress(ValueError):
+    """An address that is not one plain addr-spec (`local@domain`, ASCII local part)."""
+
+
+def one_line(text: str) -> str:
+    """`text` fit for a header: control characters and line breaks as single spaces, runs of
+    spaces collapsed, trimmed."""
+    return " ".join(UNSAFE_IN_HEADER.sub(" ", text).split())
+
+
+def address(addr_spec: str, display_name: str = "") -> Address:
+    """An `Address` for `addr_spec` (trimmed) with `display_name` (through `one_line`). Raises
+    `InvalidAddress` when `addr_spec` holds CR/LF, more than one address, a non-ASCII local
+    part, or is not valid. A non-ASCII domain is given in its IDNA (xn--) form."""
+    spec = addr_spec.strip()
+    try:
+        parsed = Address(addr_spec=spec)
+    except (ValueError, HeaderDefect, IndexError) as exc:
+        raise InvalidAddress(f"not a mail address: {spec!r} ({exc})") from None
+    if not parsed.username or not parsed.domain or parsed.addr_spec != spec:
+        raise InvalidAddress(f"not a single mail address: {spec!r}")
+    try:  # an internationalised domain in its ASCII form (RFC 5890): SMTP commands are ASCII
+        domain = parsed.domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise InvalidAddress(f"not a mail domain: {spec!r}") from None
+    return Address(one_line(display_name), parsed.username, domain)
+
+
 def _sendable(addr_spec: str, hint: str = "") -> None:
     """Refuse (ValueError, for the setting's message) an address that the mails cannot carry:
     the check the sender makes on every mail (`notify.messages.address`), made at start-up and
     by `masthead check` instead of at the first mail. A non-ASCII local part (`blög@`) is one:
     plain SMTP cannot send it, and SMTPUTF8 (RFC 6531) needs every server on the way to offer
     it, with no fallback if one does not; a non-ASCII domain is fine (sent in its xn-- form)."""
-    from masthead.notify.messages import InvalidAddress, address  # the sender's own check
-
     local = addr_spec.strip().rpartition("@")[0]
     if not local.isascii():
         raise ValueError(

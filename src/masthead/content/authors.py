@@ -16,16 +16,14 @@ import posixpath
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from masthead.config import Site
 from masthead.content import frontmatter, markdown, sanitize, source, text, urls
 from masthead.content.discover import PathInfo
 from masthead.content.meta import term_key
+from masthead.content.model import Post
 from masthead.errors import ContentError, ContentIssue
-
-if TYPE_CHECKING:
-    from masthead.content.post import Post
 
 TAXONOMY = "authors"
 FOLDER = "authors"  # content/authors/{key}.md
@@ -98,8 +96,6 @@ def parse_bio(site: Site, info: PathInfo, raw: bytes) -> Post:
     """The bio at `info.rel` (kind `author`) as a `Post` of kind `author` whose title is the
     author's name, `cover` the avatar and `extra["links"]` the links. Raises ContentError
     (site-relative path, line, reason) for a missing name, an unknown language or a bad link."""
-    from masthead.content.post import Post
-
     path = posixpath.join(site.settings.content_dir, info.rel)
     fm = frontmatter.split(path, source.decode(path, raw))
     data = fm.data

@@ -26,46 +26,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import quote
 
-DEFAULT_POSTS = "/posts/:slugorcontentbasename/"
-DEFAULT_PAGES = "/:slugorcontentbasename/"
+from masthead.config import (
+    PERMALINK_TOKEN as _TOKEN,
+)
 
-_TOKEN = re.compile(r":([A-Za-z]+)")
-_DATE_TOKENS = {"year", "month", "day", "monthname", "weekday", "weekdayname", "yearday"}
-_NAME_TOKENS = {"slug", "title", "slugorcontentbasename", "slugorfilename"}
-_BASE_TOKENS = {"contentbasename", "filename"}
-TOKENS = frozenset(_DATE_TOKENS | _NAME_TOKENS | _BASE_TOKENS | {"section"})
 _MONTHS = (
     "January", "February", "March", "April", "May", "June", "July", "August", "September",
     "October", "November", "December",
 )  # fmt: skip
 _DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
-_UNSAFE = re.compile(r"[?#\\\s%]|/{2}|(?:^|/)\.{1,2}(?:/|$)")
-
-
-def validate(pattern: str) -> str:
-    """Return `pattern` if it is a usable permalink pattern, else raise ValueError saying why.
-
-    A pattern starts and ends with `/`, uses only known tokens, has a token that tells posts apart
-    (`:slug`, `:title`, `:slugorcontentbasename`, or `:contentbasename` and friends), and has no
-    `?`, `#`, `%`, `\\`, spaces, `//`, `.` or `..` segments (which would not round-trip as a path).
-    """
-    if not pattern.startswith("/") or not pattern.endswith("/"):
-        raise ValueError(f"{pattern!r}: a permalink starts and ends with '/'")
-    unknown = sorted({t for t in _TOKEN.findall(pattern) if t not in TOKENS})
-    if unknown:
-        known = " ".join(f":{t}" for t in sorted(TOKENS))
-        raise ValueError(f"{pattern!r}: unknown token :{unknown[0]} (known: {known})")
-    used = set(_TOKEN.findall(pattern))
-    if not used & (_NAME_TOKENS | _BASE_TOKENS):
-        raise ValueError(
-            f"{pattern!r}: needs :slug or :title (or :slugorcontentbasename), "
-            "or every post would get one URL"
-        )
-    if _UNSAFE.search(_TOKEN.sub("x", pattern)):
-        raise ValueError(
-            f"{pattern!r}: no '?', '#', '%', '\\', spaces, '//' or '.'/'..' segments in a permalink"
-        )
-    return pattern
 
 
 def urlize(text: str) -> str:

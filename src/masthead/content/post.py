@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -39,51 +37,10 @@ from masthead.content import (
 from masthead.content.discover import classify
 from masthead.content.headings import build_toc, render_toc
 from masthead.content.meta import MENU_KEYS, menu_entry, normalise, term_key
+from masthead.content.model import Post, Term
 from masthead.content.permalinks import Fields, expand
 from masthead.errors import ContentError, ContentIssue
 from masthead.i18n import gettext
-
-
-@dataclass(frozen=True)
-class Term:
-    """A tag or category: `name` as first written, `key` its URL slug (`term_key`)."""
-
-    name: str
-    key: str
-
-
-@dataclass(frozen=True)
-class Post:
-    """One published post or page. Paths are site-relative POSIX; dates are aware datetimes."""
-
-    source: str
-    kind: str
-    lang: str
-    slug: str
-    url: str
-    title: str
-    date: datetime
-    updated: datetime | None
-    authors: tuple[str, ...]
-    categories: tuple[Term, ...]
-    tags: tuple[Term, ...]
-    excerpt: str
-    cover: str
-    draft: bool
-    noindex: bool
-    comments: bool
-    show_toc: bool
-    canonical: str
-    translation_key: str
-    aliases: tuple[str, ...]
-    html: str
-    toc_html: str
-    text: str  # prose, outside code blocks
-    code: str  # the text of code blocks (searched, weighted low)
-    word_count: int
-    reading_minutes: int
-    extra: dict[str, Any] = field(default_factory=dict)
-    warnings: tuple[ContentIssue, ...] = ()
 
 
 def _line_of(body: str, offset: int, body_line: int) -> int:

@@ -31,7 +31,7 @@ def segment(text: str) -> str:
     dots is left ("." and ".." are not segments a page can live at).
 
     Browsers drop control characters and read `\\` as `/` (WHATWG URL Standard), and the site
-    301s any path that is not in that canonical form (`masthead.web.redirects`), so a permalink
+    301s any path that is not in that canonical form (`masthead.web.http.redirects`), so a permalink
     holding one would redirect away from itself.
     """
     text = _SEPARATORS.sub("-", _CONTROL.sub("", text).strip()).strip("-").lower()
@@ -206,3 +206,31 @@ def _plain_first(source: str) -> tuple[int, str]:
     """`x.md` and `x/index.md` before their translations `x.zh.md`, `x/index.zh.md`."""
     name = source.rsplit("/", 1)[-1]
     return (name.count("."), source)
+
+
+_PATH_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_INDEX_FILES = ("index.html", "index.htm", "index")
+
+
+def canonical_path(path: str) -> str:
+    """The canonical form of a decoded request path: control characters dropped, backslashes
+    read as slashes and runs of slashes collapsed (as browsers do), dot segments removed
+    (RFC 3986 §5.2.4), and a trailing `index.html`/`index.htm`/`index` replaced by `/`."""
+    clean = _PATH_CONTROL.sub("", path).replace("\\", "/")
+    parts = clean.split("/")
+    trailing = parts[-1] in ("", ".", "..")
+    segments: list[str] = []
+    for part in parts:
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if segments:
+                segments.pop()
+            continue
+        segments.append(part)
+    if segments and not trailing and segments[-1] in _INDEX_FILES:
+        segments.pop()
+        trailing = True
+    if not segments:
+        return "/"
+    return "/" + "/".join(segments) + ("/" if trailing else "")

@@ -18,20 +18,16 @@ Both carry `Auto-Submitted: auto-generated` (RFC 3834), so auto-responders do no
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email import policy
-from email.errors import HeaderDefect
-from email.headerregistry import Address, BaseHeader, HeaderRegistry, UnstructuredHeader
+from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
+from masthead.config import UNSAFE_IN_HEADER as _UNSAFE
+from masthead.config import InvalidAddress, address, one_line
 from masthead.i18n import gettext
-
-# C0 and C1 controls (CR, LF, TAB...), DEL, line and paragraph separators, and the bidirectional
-# embeddings, overrides and isolates that could make a subject read differently from its bytes
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
 
 
 class _UrlHeader(UnstructuredHeader, BaseHeader):
@@ -51,34 +47,6 @@ class _UrlHeader(UnstructuredHeader, BaseHeader):
 _HEADERS = HeaderRegistry()
 _HEADERS.map_to_type("list-unsubscribe", _UrlHeader)
 POLICY = policy.SMTP.clone(header_factory=_HEADERS)  # SMTP's, with List-Unsubscribe unfolded
-
-
-class InvalidAddress(ValueError):
-    """An address that is not one plain addr-spec (`local@domain`, ASCII local part)."""
-
-
-def one_line(text: str) -> str:
-    """`text` fit for a header: control characters and line breaks as single spaces, runs of
-    spaces collapsed, trimmed."""
-    return " ".join(_UNSAFE.sub(" ", text).split())
-
-
-def address(addr_spec: str, display_name: str = "") -> Address:
-    """An `Address` for `addr_spec` (trimmed) with `display_name` (through `one_line`). Raises
-    `InvalidAddress` when `addr_spec` holds CR/LF, more than one address, a non-ASCII local
-    part, or is not valid. A non-ASCII domain is given in its IDNA (xn--) form."""
-    spec = addr_spec.strip()
-    try:
-        parsed = Address(addr_spec=spec)
-    except (ValueError, HeaderDefect, IndexError) as exc:
-        raise InvalidAddress(f"not a mail address: {spec!r} ({exc})") from None
-    if not parsed.username or not parsed.domain or parsed.addr_spec != spec:
-        raise InvalidAddress(f"not a single mail address: {spec!r}")
-    try:  # an internationalised domain in its ASCII form (RFC 5890): SMTP commands are ASCII
-        domain = parsed.domain.encode("idna").decode("ascii")
-    except UnicodeError:
-        raise InvalidAddress(f"not a mail domain: {spec!r}") from None
-    return Address(one_line(display_name), parsed.username, domain)
 
 
 @dataclass(frozen=True)

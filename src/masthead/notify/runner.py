@@ -3,7 +3,7 @@
 Every worker of `masthead serve` starts a `MailRunner` when mail is on; only the one holding an
 exclusive `flock(2)` on `SITE.db.mail.lock` (beside the database) works, the others try again
 every `LOCK_POLL` seconds and take over when the holder dies (the kernel drops its lock), as the
-watcher does (watch_lock.py). The working runner collects events and drains the outbox
+watcher does (indexing/watch_lock.py). The working runner collects events and drains the outbox
 (notify/collect.py, notify/sender.py), then sleeps until the database changes (a comment
 committed by any process moves `PRAGMA data_version` on its connection: checked every
 `WAKE_POLL` seconds, a few microseconds each), a retry falls due, `wake()` is called or it is

@@ -5,7 +5,7 @@ Pure, so that it can run in an indexing worker process: the one writer only inse
 
 from __future__ import annotations
 
-from masthead.content.post import Post
+from masthead.content.model import Post
 from masthead.search.segment import BREAK, bigrams, segment
 
 SearchValues = dict[str, str]  # FTS5 column name -> the text indexed (Han words segmented)

@@ -18,8 +18,8 @@ from functools import lru_cache
 
 from masthead.content.sanitize import marks_only
 from masthead.search.segment import ZWSP
-from masthead.store.search import MARK_CLOSE, MARK_OPEN
 
+MARK_OPEN, MARK_CLOSE = "\x02", "\x03"  # sentinels around matches: escaped text cannot hold them
 _SENTINELS = re.compile(f"[{MARK_OPEN}{MARK_CLOSE}]")
 _SPLIT = re.compile(f"([{MARK_OPEN}{MARK_CLOSE}])")
 BLOCK_SEPARATOR = " · "

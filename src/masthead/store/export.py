@@ -1,4 +1,4 @@
-"""SQL for the static export (`masthead.export`): what a reader can reach, read-only.
+"""SQL for the static export (`masthead.export.build`): what a reader can reach, read-only.
 
 `now` is seconds since the epoch; *published* is as in `store.seo` (not a draft, not shadowed,
 dated at or before `now`).

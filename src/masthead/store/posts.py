@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from masthead.content import authors
-from masthead.content.post import Post, Term
+from masthead.content.model import Post, Term
 from masthead.content.urls import Source
 from masthead.errors import ContentIssue
 from masthead.store import comments as comments_store

@@ -15,8 +15,9 @@ from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
 
-from masthead.content.post import Post
+from masthead.content.model import Post
 from masthead.search.document import SearchValues, search_values
+from masthead.search.snippets import MARK_CLOSE, MARK_OPEN
 
 COLUMNS = ("title", "tags", "categories", "excerpt", "body", "code", "extra", "bigrams")
 # bigrams lowest: a post with the word found as a word ranks above one that only contains its
@@ -24,7 +25,6 @@ COLUMNS = ("title", "tags", "categories", "excerpt", "body", "code", "extra", "b
 WEIGHTS = (10.0, 5.0, 4.0, 2.0, 1.0, 0.3, 0.8, 0.2)
 _BM25 = "bm25(search_fts, " + ", ".join(str(w) for w in WEIGHTS) + ")"
 BODY_SCAN = 1_000_000  # characters of a hit's text read for a snippet cut in Python
-MARK_OPEN, MARK_CLOSE = "\x02", "\x03"  # sentinels: escaped text cannot contain them
 
 
 def _old_row(conn: sqlite3.Connection, post_id: int) -> sqlite3.Row | None:

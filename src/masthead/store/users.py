@@ -1,5 +1,6 @@
 """/guanli accounts (tables of migration 5): users, server-side sessions, API tokens and the
-failed logins that throttle sign-in. SQL only: hashing and policy live in `masthead.accounts`.
+failed logins that throttle sign-in. SQL only: hashing and policy live in
+`masthead.accounts.service`.
 
 Secrets are never stored: a session row holds the SHA-256 of its cookie's random id, a token row
 the SHA-256 of the token; a password row its argon2id PHC string. Times are seconds since the

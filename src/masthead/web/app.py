@@ -4,9 +4,9 @@ URL scheme (DESIGN.md): `/`, `/page/N/`, `/posts/SLUG/`, `/SLUG/` (pages), `/tag
 `/categories/KEY/`, `/archive/` for the default language, the same under `/PREFIX/` for the
 others (web/routes/pages.py); feeds, sitemaps and robots.txt (routes/seo.py); search pages and
 `/api/search` (routes/search.py); `/healthz` (routes/ops.py); `/static/…` (site files over the
-package's), `/media/…` (files beside posts, media types only: web/media.py). Every response
-carries the security headers (web/security.py); non-canonical paths and every redirect stay on
-this origin (web/redirects.py). HTML routes are left out of the OpenAPI schema. Errors render
+package's), `/media/…` (files beside posts, media types only: web/http/media.py). Every response
+carries the security headers (web/http/security.py); non-canonical paths and every redirect stay on
+this origin (web/http/redirects.py). HTML routes are left out of the OpenAPI schema. Errors render
 `error.html` pages, or one JSON shape `{"error": {"status", "message"}}` under `/api/`
 (web/errors.py).
 """
@@ -35,20 +35,25 @@ from jinja2 import (
 from jinja2.loaders import split_template_path
 
 import masthead
-from masthead import housekeeping
+from masthead.comments import housekeeping
 from masthead.config import Site
+from masthead.content import thumbs
 from masthead.i18n import long_date
-from masthead.indexer import index_and_log
+from masthead.indexing.indexer import index_and_log
+from masthead.indexing.watch_lock import watch_alone
+from masthead.indexing.watcher import Watcher
 from masthead.notify import runner as mail_runner
 from masthead.search.service import SearchService
 from masthead.store.db import Database
-from masthead.watch import Watcher
-from masthead.watch_lock import watch_alone
-from masthead.web import address, cors, errors, fastpath, purge, security, thumbs
-from masthead.web.linebreak import word_breaks
-from masthead.web.media import MEDIA_TYPES, Files
-from masthead.web.redirects import CanonicalPaths
+from masthead.web import errors
+from masthead.web.cache import fastpath, purge
+from masthead.web.cache.state import SiteState
+from masthead.web.http import address, cors, security
+from masthead.web.http.media import MEDIA_TYPES, Files
+from masthead.web.http.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
+from masthead.web.render.linebreak import word_breaks
+from masthead.web.render.views import Renderer
 from masthead.web.routes import (
     admin_api,
     comment_feeds,
@@ -62,8 +67,6 @@ from masthead.web.routes import (
     seo,
 )
 from masthead.web.routes import mail as mail_routes
-from masthead.web.state import SiteState
-from masthead.web.views import Renderer
 
 log = logging.getLogger(__name__)
 PACKAGE_STATIC = Path(__file__).parent / "static"
@@ -85,9 +88,9 @@ def create_app(
     files while the app runs; with `dev=True` too, open pages reload themselves after a change
     (Server-Sent Events at /_dev/reload; production pages carry no script for it). `served` is
     the address the server listens on (`http://127.0.0.1:8123`): absolute URLs use it when
-    `base_url` is unset or under `dev` (web/address.py). Of several apps watching one site, one
-    runs its watcher at a time (watch_lock.py). While it serves, notification mails are collected
-    and sent in the background, by one app of several serving one site (notify/runner.py),
+    `base_url` is unset or under `dev` (web/http/address.py). Of several apps watching one site, one
+    runs its watcher at a time (indexing/watch_lock.py). While it serves, notification mails are
+    collected and sent in the background, by one app of several serving one site (notify/runner.py),
     unless `send_mail=False` (a static build: `masthead build`)."""
     db = Database(site.database_path)
     if index:
@@ -137,7 +140,7 @@ def create_app(
     cors.install(app, site.settings.allowed_origins)
     headers = security.response_headers(site.settings, state.base_url)
     security.install(app, headers)
-    if not dev:  # cache hits answered before any routing (web/fastpath.py)
+    if not dev:  # cache hits answered before any routing (web/cache/fastpath.py)
         fastpath.install(app, state, headers, statics, search.fast_paths(app, site))
     return app
 
@@ -190,7 +193,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     if app.state.send_mail:  # None too when mail is off (no smtp_host or mail_from)
         app.state.mailer = mail_runner.start(state.site, state.db, state.base_url)
 
-    purging = purge.start(state, stop)  # purge_command / purge_webhook (web/purge.py)
+    purging = purge.start(state, stop)  # purge_command / purge_webhook (web/cache/purge.py)
     # the search catalog and its frequent words, made before the first reader waits for them
     warming = asyncio.create_task(asyncio.to_thread(app.state.search.warm))
     yield
@@ -227,7 +230,8 @@ def _media(site: Site, dev: bool) -> Files:
 
 
 def _thumbs(site: Site) -> Files:
-    """`/thumbs/`: cover thumbnails (web/thumbs.py), named by content hash: cached for a year."""
+    """`/thumbs/`: cover thumbnails (content/thumbs.py), named by content hash: cached for a
+    year."""
     folder = thumbs.folder_for(site.database_path)
     folder.mkdir(parents=True, exist_ok=True)
     return Files(directory=folder, cache_control=thumbs.THUMB_CACHE, types=thumbs.TYPES)

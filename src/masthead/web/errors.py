@@ -17,9 +17,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from masthead.config import Language
 from masthead.errors import HTTPError
 from masthead.store import posts as store
-from masthead.web.redirects import encode_path, redirect
+from masthead.web.cache.state import SiteState
+from masthead.web.http.redirects import encode_path, redirect
 from masthead.web.routes import guanli, renderer, site_state
-from masthead.web.state import SiteState
 
 log = logging.getLogger(__name__)
 

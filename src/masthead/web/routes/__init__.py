@@ -18,9 +18,9 @@ from fastapi.responses import Response
 from starlette.convertors import Convertor, register_url_convertor
 
 from masthead.config import Language
-from masthead.web.conditional import conditional_response
-from masthead.web.state import HTML, SiteState
-from masthead.web.views import Renderer
+from masthead.web.cache.conditional import conditional_response
+from masthead.web.cache.state import HTML, SiteState
+from masthead.web.render.views import Renderer
 
 EVERY_LANGUAGE = "*"  # the code in a route name for the feeds of all languages together
 
@@ -79,7 +79,8 @@ def respond(
 ) -> Response:
     """The cached page for `key` (rendered by `render` on a miss, see `SiteState.cached`) as
     a conditional response to `request`. Outside `--dev` the page is remembered under the
-    request path, for the fast path (web/fastpath.py), when the request has no query string."""
+    request path, for the fast path (web/cache/fastpath.py), when the request has no query
+    string."""
     state = site_state(request)
     page = state.cached(key, render, media_type, modified)
     if not state.dev and not request.scope.get("query_string"):

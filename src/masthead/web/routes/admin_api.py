@@ -23,11 +23,11 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from masthead import accounts
+from masthead.accounts import service as accounts
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.store.users import User
-from masthead.web import forms
+from masthead.web.http import forms
 from masthead.web.routes import site_state
 from masthead.web.routes.guanli import SESSION_COOKIE, origin_problem
 

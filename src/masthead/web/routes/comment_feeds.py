@@ -35,11 +35,11 @@ from masthead.store import comments as comment_store
 from masthead.store import posts as store
 from masthead.store import seo as seo_store
 from masthead.store.comments import Comment
-from masthead.web import discussion
+from masthead.web.cache.state import SiteState
+from masthead.web.render import discussion
+from masthead.web.render.views import Renderer
 from masthead.web.routes import add, bound, renderer, respond, site_state
 from masthead.web.routes.seo import MEDIA, Built
-from masthead.web.state import SiteState
-from masthead.web.views import Renderer
 
 
 class CommentFeeds:

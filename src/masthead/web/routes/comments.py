@@ -16,8 +16,8 @@
   the POST answered (`Authorization: Bearer TOKEN`), for `comments_edit_minutes`.
 - `GET /api/comments/mine?post=URL`: own pending comments, by the signed commenter cookie.
 
-Every POST, PATCH and DELETE passes the origin check (web/csrf.py); script requests that are not
-JSON the double-submit check too. Errors under `/api/` are `{"error": {"status", "message",
+Every POST, PATCH and DELETE passes the origin check (web/http/csrf.py); script requests that are
+not JSON the double-submit check too. Errors under `/api/` are `{"error": {"status", "message",
 "field"}}` (a body over `MAX_REQUEST` too: 413, `field` null, a message saying that nothing was
 read or stored); nothing is stored on an error. Every answer here is `Cache-Control: no-store`.
 """
@@ -36,19 +36,20 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.convertors import Convertor, register_url_convertor
 
-from masthead import accounts
+from masthead.accounts import service as accounts
 from masthead.comments import identity, rules, sanitize, text
 from masthead.comments import threads as thread_tree
+from masthead.comments.submit import Outcome, Submission, submit
 from masthead.config import Language, origin_of
 from masthead.errors import BadRequest, CommentError
 from masthead.store import comments as store
 from masthead.store import posts as posts_store
-from masthead.web import csrf, discussion, forms
-from masthead.web.redirects import location
+from masthead.web.cache.state import SiteState
+from masthead.web.http import csrf, forms
+from masthead.web.http.redirects import location
+from masthead.web.render import discussion
 from masthead.web.routes import renderer, site_state
 from masthead.web.routes.guanli import SESSION_COOKIE
-from masthead.web.state import SiteState
-from masthead.web.submission import Outcome, Submission, submit
 
 NO_STORE = "no-store"
 MAX_REQUEST = 1024 * 1024  # bytes of one comment request (the body limit is 65,525 characters)
@@ -134,7 +135,7 @@ async def _body(request: Request) -> bytes:
 
 async def _form(request: Request, body: bytes) -> dict[str, Any]:
     """The text fields of a form whose `body` was read already (a file in place of one
-    counts as absent), decoded as UTF-8 (web/forms.py); a 400 `FormNotUTF8` when it is not
+    counts as absent), decoded as UTF-8 (web/http/forms.py); a 400 `FormNotUTF8` when it is not
     UTF-8, a 400 `CommentError` for a malformed body."""
     try:
         form = await forms.parse(request.headers, body)

@@ -7,9 +7,10 @@ screen it is on with every parameter kept. An error under `/guanli/` (a 404, a 4
 dashboard's own page for a signed-in editor, and for anyone else what a dashboard page is without
 a session (web/errors.py calls `error_page`).
 
-Everything under `/guanli/` but the sign-in page needs a session (`masthead.accounts`): a GET
+Everything under `/guanli/` but the sign-in page needs a session (`masthead.accounts.service`):
+a GET
 without one is sent to `/guanli/login?next=PATH`, a POST without one is a 403. Every POST is
-refused when it comes from another site (web/origin.py) and must carry the session's CSRF token
+refused when it comes from another site (web/http/csrf.py) and must carry the session's CSRF token
 (C46); the sign-in form, which has no session yet, carries a double-submit token against login
 CSRF. A refused attempt is written to the audit log.
 """
@@ -26,14 +27,14 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from masthead import accounts
+from masthead.accounts import service as accounts
 from masthead.comments import identity
 from masthead.i18n import CATALOGS, gettext
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.store import users as store
-from masthead.web import csrf, forms
-from masthead.web.charts import bars, per_day
+from masthead.web.http import csrf, forms
+from masthead.web.render.charts import bars, per_day
 from masthead.web.routes import guanli_text, renderer, site_state
 
 SESSION_COOKIE = "masthead_session"
@@ -160,7 +161,7 @@ def refused(request: Request, why: str, actor: str = "anonymous") -> HTMLRespons
 
 
 def origin_problem(request: Request) -> str | None:
-    """Why a dashboard POST comes from another site (web/csrf.py), or None."""
+    """Why a dashboard POST comes from another site (web/http/csrf.py), or None."""
     state = site_state(request)
     why = csrf.origin_problem(request.headers, csrf.own_origins(request, state.base_url), ())
     return f"refused: {why}" if why else None

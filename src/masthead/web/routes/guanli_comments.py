@@ -32,10 +32,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from masthead.comments import identity, records, rules, sanitize, text, wxr
+from masthead.comments import identity, rules, sanitize, text
+from masthead.comments.port import records, wxr
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
-from masthead.web import forms
+from masthead.web.http import forms
 from masthead.web.routes import site_state
 from masthead.web.routes.guanli import (
     PRIVATE,

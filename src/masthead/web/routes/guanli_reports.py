@@ -12,12 +12,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from masthead.config import Settings, setting_source
-from masthead.indexer import LAST_RUN
+from masthead.indexing.indexer import LAST_RUN
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.store import search as search_store
 from masthead.store import users as users_store
-from masthead.web.charts import bars, per_day
+from masthead.web.render.charts import bars, per_day
 from masthead.web.routes import site_state
 from masthead.web.routes.guanli import render, signed_in, to_login, when
 

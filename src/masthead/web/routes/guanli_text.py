@@ -7,7 +7,7 @@ it knows (`REASONS`: a catalog key and the pattern of the English text, with the
 carries) and keeps a part it does not know (an imported export's own reason) as stored.
 
 An audit row's `detail` is a JSON object whose shape depends on who wrote it
-(store/comments.py, accounts.py, the dashboard's and the API's bulk actions, the comment
+(store/comments.py, accounts/service.py, the dashboard's and the API's bulk actions, the comment
 submission's throttle, a refused POST). `detail_text` says each key it knows in words
 ("comments 11, 12; reason: …"), any other as `key: value`, and a detail that is not a JSON
 object as its text; long lists and values are cut short. Both return plain text: the templates

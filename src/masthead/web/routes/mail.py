@@ -31,7 +31,7 @@ from masthead.notify import tokens
 from masthead.store import comments as store
 from masthead.store import outbox
 from masthead.store import posts as store_posts
-from masthead.web import csrf
+from masthead.web.http import csrf
 from masthead.web.routes import add, renderer, site_state
 
 ACTOR = "mail"  # the audit log's actor for what mailed links do
@@ -59,7 +59,7 @@ def router() -> APIRouter:
 
 
 def cross_site(request: Request) -> bool:
-    """True when the request comes from another site's page (web/csrf.py: `Origin`, else
+    """True when the request comes from another site's page (web/http/csrf.py: `Origin`, else
     `Sec-Fetch-Site`; `Origin: null` is foreign)."""
     own = csrf.own_origins(request, site_state(request).base_url)
     return csrf.origin_problem(request.headers, own, ()) is not None

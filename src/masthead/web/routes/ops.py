@@ -13,11 +13,11 @@ from fastapi.responses import Response, StreamingResponse
 from pygments.formatters import HtmlFormatter
 
 from masthead.store import posts as store
-from masthead.web.conditional import conditional_response
-from masthead.web.contrast import readable_css
-from masthead.web.media import STATIC_CACHE
+from masthead.web.cache.conditional import conditional_response
+from masthead.web.cache.state import Page
+from masthead.web.http.media import STATIC_CACHE
+from masthead.web.render.contrast import readable_css
 from masthead.web.routes import add, site_state
-from masthead.web.state import Page
 
 
 def router(dev: bool) -> APIRouter:
@@ -65,7 +65,7 @@ def _scoped(css: str, scope: str) -> str:
 def highlight_css() -> str:
     """Pygments token colours for light and dark mode (the system setting, or the reader's
     choice), each made to reach WCAG's 4.5:1 on the code background of its mode
-    (web/contrast.py)."""
+    (web/render/contrast.py)."""
     light = readable_css(
         HtmlFormatter(style="friendly").get_style_defs(".highlight"), CODE_BG_LIGHT
     )

@@ -18,7 +18,8 @@ from fastapi.responses import HTMLResponse, Response
 from masthead.config import Language, Site
 from masthead.content import urls
 from masthead.errors import NotFound
-from masthead.web.redirects import redirect
+from masthead.web.http.redirects import redirect
+from masthead.web.render.views import TAXONOMIES
 from masthead.web.routes import (
     add,
     bound,
@@ -28,7 +29,6 @@ from masthead.web.routes import (
     respond,
     site_state,
 )
-from masthead.web.views import TAXONOMIES
 
 
 def refs() -> APIRouter:

@@ -33,9 +33,9 @@ from masthead.i18n import gettext, long_date
 from masthead.search import query as query_language
 from masthead.search.query import day
 from masthead.search.service import PER_PAGE, Options, Result, SearchError, SearchService
-from masthead.web.redirects import redirect
+from masthead.web.http.redirects import redirect
+from masthead.web.render.views import Renderer
 from masthead.web.routes import add, language, renderer
-from masthead.web.views import Renderer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -404,7 +404,7 @@ def _pager(path: str, params: dict[str, Any], result: Result) -> dict[str, str |
     return {"newer": page(result.page - 1), "older": page(result.page + 1)}
 
 
-# --- the fast path (web/fastpath.py) ---------------------------------------------------------
+# --- the fast path (web/cache/fastpath.py)
 
 FAST_PARAMS = frozenset({"q", "page", "per_page"})
 PAGE_PARAMS = frozenset({"q", "page"})
@@ -540,7 +540,7 @@ class FastSearchPage:
 
 
 def fast_paths(app: Any, site: Site) -> dict[str, Any]:
-    """The fast-path handlers of the search (web/fastpath.py `queries`): path → handler."""
+    """The fast-path handlers of the search (web/cache/fastpath.py `queries`): path → handler."""
     handlers: dict[str, Any] = {"/api/search": FastSearch(app)}
     for lang in site.languages.values():
         handlers[urls.lang_path(lang.prefix, "/search")] = FastSearchPage(app, lang.code)

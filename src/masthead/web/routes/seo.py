@@ -27,9 +27,9 @@ from masthead.errors import NotFound
 from masthead.seo import feeds, robots, sitemap
 from masthead.store import posts as store
 from masthead.store import seo as seo_store
+from masthead.web.cache.state import SiteState
+from masthead.web.render.views import TAXONOMIES, Renderer, author_people, term_heading
 from masthead.web.routes import EVERY_LANGUAGE, add, bound, renderer, respond, site_state
-from masthead.web.state import SiteState
-from masthead.web.views import TAXONOMIES, Renderer, author_people, term_heading
 
 MEDIA = {
     "rss": "application/rss+xml; charset=utf-8",

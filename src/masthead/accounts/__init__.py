@@ -1,0 +1,1 @@
+"""Dashboard accounts: users, passwords, API tokens, sessions and sign-in (service.py)."""

@@ -1,0 +1,229 @@
+"""The commands that make and read a site's files: init, new, index, check, build."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
+from rich.text import Text
+
+from masthead.cli.common import (
+    DEMO,
+    SiteArg,
+    err,
+    fail,
+    open_site,
+    os_cause,
+    storage_failure,
+)
+from masthead.config import Site, load_site
+from masthead.errors import ConfigError, ContentIssue, MastheadError, visible
+
+
+def init(
+    directory: Annotated[Path, typer.Argument(help="New site folder (empty or absent).")],
+) -> None:
+    """Create a new site: settings, sample posts (a bilingual pair among them), ready to serve."""
+    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+        raise fail(ConfigError(f"{directory}: folder is not empty (or not a folder)"))
+    try:
+        shutil.copytree(
+            DEMO, directory, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".masthead")
+        )
+        toml = directory / "masthead.toml"
+        text = toml.read_text(encoding="utf-8").replace(
+            'title = "masthead demo"', f"title = {json.dumps(directory.resolve().name)}"
+        )
+        # the demo's zone is its author's; a new site starts at the documented default
+        text = text.replace(
+            'timezone = "Asia/Shanghai"',
+            'timezone = "UTC"  # the IANA zone of dates without an offset, e.g. "Asia/Shanghai"',
+        )
+        toml.write_text(text, encoding="utf-8")
+    except (OSError, shutil.Error) as exc:  # a read-only or missing parent, a full disk
+        raise fail(ConfigError(f"{directory}: cannot create the site ({os_cause(exc)})")) from None
+    shown = visible(str(directory))
+    typer.echo(f"Created a site in {shown}. Serve it with: masthead serve {shown}")
+
+
+def new(
+    site: Annotated[Path, typer.Argument(help="Site folder (with masthead.toml).")],
+    title: Annotated[str, typer.Argument(help="The post's title.")],
+    lang: Annotated[
+        str | None, typer.Option("--lang", help="Language code (default: the site's).")
+    ] = None,
+    translation_of: Annotated[
+        Path | None,
+        typer.Option("--translation-of", help="The content file this post translates."),
+    ] = None,
+) -> None:
+    """Start a post: a draft file with front matter (title, date now, slug from the title),
+    where the site's layout puts it; prints its path. Never overwrites a file."""
+    from datetime import UTC, datetime
+
+    from masthead.content import new as newpost
+
+    try:
+        planned = newpost.plan(open_site(site), title, datetime.now(UTC), lang, translation_of)
+        path = newpost.create(planned)
+    except MastheadError as exc:
+        raise fail(exc) from None
+    except OSError as exc:
+        raise fail(ConfigError(f"cannot write the post ({os_cause(exc)})")) from None
+    typer.echo(visible(str(path)))
+
+
+class _PostsPerSecond(ProgressColumn):
+    """The parsing rate of an index bar (rich's speed: a moving average over the last seconds)."""
+
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.speed:,.0f} posts/s" if task.speed else "", style="progress.data.speed")
+
+
+def index(
+    site: SiteArg = None,
+    full: Annotated[bool, typer.Option("--full", help="Re-parse every file.")] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(help="Processes that parse (default: every core, from 64 files).", min=1),
+    ] = None,
+) -> None:
+    """Bring the SQLite index in step with the content files (incremental by default)."""
+    from masthead.indexing.indexer import index_site
+    from masthead.store import posts as store
+    from masthead.store.db import Database
+
+    logging.getLogger("masthead").addHandler(logging.NullHandler())  # errors are echoed below
+    try:
+        s = open_site(site)
+        db = Database(s.database_path)
+    except MastheadError as exc:
+        raise fail(exc) from None
+    try:
+        with Progress(
+            TextColumn("indexing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            _PostsPerSecond(),
+            console=err,
+            transient=True,
+            disable=not err.is_terminal,  # a log or a pipe gets no bar (not even a blank line)
+            auto_refresh=False,  # no refresh thread: the indexer may fork its worker pool
+        ) as bar:
+            task = bar.add_task("index", total=None)
+            shown = [0.0]
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+                now = time.monotonic()
+                if now - shown[0] >= 0.1 or done == total:
+                    shown[0] = now
+                    bar.refresh()
+
+            report = index_site(s, db, full=full, progress=progress, workers=workers)
+        # every open error, also of files this pass did not re-read (their last good post is served)
+        errors = [i for i in store.issues(db.read()) if i.severity == "error"]
+    except (sqlite3.Error, OSError) as exc:  # a full disk while writing the index, say
+        raise fail(storage_failure(s.database_path, exc)) from None
+    finally:
+        db.close()
+    for issue in errors:
+        typer.echo(issue.format(), err=True)
+    typer.echo(  # plain: one line at any width, in a terminal or a pipe
+        f"{report.files} files: {report.parsed} parsed, {report.unchanged} unchanged, "
+        f"{report.deleted} removed, {len(errors)} with errors "
+        f"({report.seconds:.2f}s, generation {report.generation})"
+    )
+
+
+def build(
+    site: Annotated[Path, typer.Argument(help="Site folder (with masthead.toml).")],
+    out: Annotated[Path, typer.Argument(help="Folder to write the static site into.")],
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="Absolute URL the site is served at (default: the base_url setting)."),
+    ] = None,
+    jobs: Annotated[
+        int, typer.Option(help="Processes that render pages (worth it on idle cores).", min=1)
+    ] = 1,
+) -> None:
+    """Write the whole public site into OUT as files for a static host or CDN (incremental)."""
+    from masthead.export.build import build as build_site
+
+    logging.getLogger("masthead").addHandler(logging.NullHandler())  # missing URLs echoed below
+    try:
+        s = open_site(site)
+        if base_url is not None:
+            s = with_base_url(s, base_url)
+        elif "base_url" not in s.settings.model_fields_set or not s.settings.base_url:
+            raise ConfigError(
+                f"{s.root}: no base_url; an export needs the site's absolute URL for canonical "
+                "links and feeds: set base_url in masthead.toml or pass --base-url"
+            )
+        with Progress(
+            TextColumn("building"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=err,
+            transient=True,
+            disable=not err.is_terminal,
+        ) as bar:
+            task = bar.add_task("build", total=None)
+            report = build_site(
+                s,
+                out,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                jobs=jobs,
+            )
+    except MastheadError as exc:
+        raise fail(exc) from None
+    except (sqlite3.Error, OSError) as exc:  # a full disk while indexing, say
+        raise fail(storage_failure(s.database_path, exc)) from None
+    for url in report.missing:
+        typer.echo(f"warning: {visible(url)}: not answered with 200; left out", err=True)
+    out_console = out.resolve()
+    typer.echo(
+        f"{report.files} files in {visible(str(out_console))}: {report.written} written, "
+        f"{report.unchanged} unchanged, {report.removed} removed ({report.seconds:.2f}s)"
+    )
+
+
+def with_base_url(site: Site, base_url: str) -> Site:
+    """`site` with `--base-url` as its base_url; a bad value is blamed on the option, not on
+    masthead.toml (which may have no base_url at all)."""
+    try:
+        return load_site(site.root, {"base_url": base_url})
+    except ConfigError as exc:
+        if "base_url" not in str(exc):
+            raise
+        reason = "must be an absolute http(s) URL, e.g. https://blog.example.com"
+        raise ConfigError(f"--base-url {base_url}: {reason}") from None
+
+
+def check(
+    site: SiteArg = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too.")] = False,
+) -> None:
+    """Validate every content file; print `path:line: reason` for each problem."""
+    from masthead.indexing.check import check_site
+
+    try:
+        s = open_site(site)
+    except MastheadError as exc:
+        raise fail(exc) from None
+    issues: list[ContentIssue] = check_site(s)
+    for issue in issues:
+        typer.echo(issue.format())  # one line per problem, never wrapped: editors parse it
+    errors = sum(1 for i in issues if i.severity == "error")
+    warnings = sum(1 for i in issues if i.severity == "warning")
+    infos = len(issues) - errors - warnings  # "info": expected on a normal site, never fails
+    typer.echo(f"errors: {errors}, warnings: {warnings}, info: {infos}", err=True)
+    if errors or (strict and warnings):
+        raise typer.Exit(1)

@@ -1,0 +1,1 @@
+"""HTTP plumbing: forms, CSRF, CORS, security headers, media, redirects, the served address."""

@@ -1,0 +1,1 @@
+"""Rendering: the Renderer and the helpers that turn rows into template contexts."""

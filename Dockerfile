@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 #
-# masthead's production image (README: "Deploying").
+# masthead's production image (docs/deploying.md).
 #   build:  docker build -t masthead .
 #   run:    docker run -p 8000:8000 -v "$PWD/site:/site:ro" -v masthead-data:/data masthead
 #
@@ -42,7 +42,7 @@ LABEL org.opencontainers.image.title="masthead" \
 
 # PORT: the port `masthead serve` listens on. MASTHEAD_DATABASE: the database lives on the /data
 # volume, never in the (possibly read-only) site folder. Every other setting can be given as a
-# MASTHEAD_* variable too (README: "Deploying").
+# MASTHEAD_* variable too (docs/deploying.md).
 ENV PATH="/opt/masthead/bin:${PATH}" \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \

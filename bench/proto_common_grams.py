@@ -7,7 +7,7 @@ database. A plain script; it changes only the copy it makes:
 
 Why: a phrase with a word in most posts (`"the local archive"`) costs FTS5 two passes over that
 word's position lists (one to match, one for bm25's idf), 7-8 ms at 10,000 posts whatever the
-query around it (BENCHMARKS.md, "Issue 14, item 2, fifth round").
+query around it (the old BENCHMARKS.md, "Issue 14, item 2, fifth round").
 
 The table (the idea of Lucene's CommonGramsFilter, without its stacked tokens, which FTS5 offers
 only to tokenizers written in C): each column holds the same token stream as `search_fts` (the

@@ -5,7 +5,7 @@ measured on copies of an indexed database. A plain script; it changes only the c
     python bench/proto_inplace_grams.py DB [--work /tmp/inplace] [--repeat 21]
 
 Why: a quoted phrase with a word in most posts (`"the local archive"`) costs FTS5 two passes
-over that word's position lists, one to match and one for bm25's idf (BENCHMARKS.md, "Issue
+over that word's position lists, one to match and one for bm25's idf (the old BENCHMARKS.md, "Issue
 14, item 2, fifth round"). `bench/proto_common_grams.py` answered it from a second FTS5 table,
 which costs about one more `search_fts` to write. This one adds no table and no token: each
 common word (`COMMON`, a fixed list) is written joined to the first character of the token

@@ -1,5 +1,5 @@
 """What a post's scripts cost the browser while it loads (issue 13: Lighthouse's mobile performance
-on the Chinese post; LH2 in BENCHMARKS.md).
+on the Chinese post; LH2 in the old BENCHMARKS.md).
 
 The deferred scripts (site.js, suggest.js, comments.js) run when the parser reaches the end of the
 page, usually before Chromium has laid out what it parsed last. A layout read there (`scrollY`,

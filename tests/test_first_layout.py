@@ -1,5 +1,5 @@
 """A post's first layout shapes its first screens only, and what the reader reaches is drawn where
-it lands (issue 13: Lighthouse's mobile performance; LH3 in BENCHMARKS.md).
+it lands (issue 13: Lighthouse's mobile performance; LH3 in the old BENCHMARKS.md).
 
 The longest task of a post's load was its one big layout, and most of that was waiting for fonts:
 one synchronous look-up per font name a stack gives before one the machine has, per weight. So

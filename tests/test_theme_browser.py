@@ -460,8 +460,8 @@ def test_latin_text_gets_a_latin_font_first_and_chinese_a_cjk_one(browser, base)
 def test_chinese_text_is_set_in_a_font_its_stack_names_not_by_fallback(browser, base):
     """Issue 13 item 3: when no font of a stack was installed, every Han character went through
     the system's per-character fallback, the most of Lighthouse's long first layout on the
-    Chinese post (BENCHMARKS.md). The stacks end with Linux's usual CJK font, so the fonts that
-    draw the text (DevTools' platform fonts) are ones the element's font-family names."""
+    Chinese post (the old BENCHMARKS.md). The stacks end with Linux's usual CJK font, so the fonts
+    that draw the text (DevTools' platform fonts) are ones the element's font-family names."""
     context = _context(browser, base)
     page = context.new_page()
     page.goto(base + "/zh/posts/kubelet-basics/")

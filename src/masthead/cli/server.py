@@ -10,7 +10,7 @@ Two servers (`--server`):
   bound first and never listened on (it takes no connection), kept open until `serve` exits. A
   worker that dies is logged ("Unexpected exit from worker-N") and replaced; a worker still busy
   `KILL_AFTER` seconds after SIGTERM (a request that never ends) is killed. granian always sends a
-  `Server` header (README "Production serving"), hence not the default.
+  `Server` header (docs/deploying.md, "Which server"), hence not the default.
 Either way the URL printed is the one listened on (`--port 0`: resolved once), workers build the
 app with `worker_app` (a factory; the options travel in the `WORKER_ENV` variable), and SIGINT
 or SIGTERM stops every worker. Forwarding headers (`X-Forwarded-For`, `X-Forwarded-Proto`) are
@@ -157,7 +157,7 @@ class ForwardingWarning:
                 log.warning(
                     "a request carries %s, ignored: trusted_proxies is empty, so each client is "
                     "its socket address; behind a reverse proxy, set trusted_proxies to its "
-                    "address (README 'Behind a reverse proxy')",
+                    "address (docs/deploying.md, 'Behind a reverse proxy')",
                     ", ".join(found),
                 )
         await self.app(scope, receive, send)

@@ -19,7 +19,7 @@ does not compile (a group name used twice). A lexer class with a loop of its own
 joined when first entered, once per process: compiling a join costs about as much as Pygments'
 own compile of those rules (Python's lexer: 0.1 s for the states a long file visits).
 
-Measured (bench/bench_parse.py, BENCHMARKS.md): a Python block 1.6 → 1.1 ms, Go 0.64 → 0.33,
+Measured (bench/bench_parse.py, the old BENCHMARKS.md): a Python block 1.6 → 1.1 ms, Go 0.64 → 0.33,
 shell 0.43 → 0.22. The loop below follows Pygments 2.x `RegexLexer.get_tokens_unprocessed`
 (pygments/lexer.py, BSD-2-Clause, © the Pygments team), with the inner rule loop replaced.
 """

@@ -52,7 +52,7 @@ def block_parser() -> Any:
     """The post-body parser: markdown-it.rs, CommonMark plus GFM tables, strikethrough, task
     lists, bare URLs with a scheme as links (`README.md` and `www.…` stay text), footnotes and
     definition lists. It gives a syntax tree, about 20
-    times faster than markdown-it-py parses (BENCHMARKS.md, issue 14). None without
+    times faster than markdown-it-py parses (docs/performance.md). None without
     markdown-it-pyrs (CPython 3.13+): then every body takes `content.fallback`."""
     if _pyrs is None:
         return None

@@ -147,7 +147,7 @@ def create_app(
 
 def warm_up(app: FastAPI) -> None:
     """Pay a serving worker's one-time costs before its first reader does: about 0.25 s on the
-    demo, the first request's whole server time before (bench/lighthouse.sh, BENCHMARKS.md "LH
+    demo, the first request's whole server time before (bench/lighthouse.sh, old BENCHMARKS "LH
     (session 3)"). Jinja compiles a template on its first use, Babel reads a locale's data on its
     first date, FastAPI builds each included router's route state on the first request that
     reaches it. Here: the reader-facing templates compiled (not the dashboard's or mails'), one

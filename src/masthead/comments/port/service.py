@@ -17,7 +17,7 @@ counted as present (a masthead JSON export's own comments, `source` '', by threa
 and fingerprint). Imported IP addresses are dropped: a hash of one would expire at once
 (`comments_ip_days`) and nothing needs them.
 
-The JSON export (`export_json`) has the shape `FORMAT` / `VERSION` name (see README, "Import,
+The JSON export (`export_json`) has the shape `FORMAT` / `VERSION` name (docs/comments.md: "Import,
 export and personal data"): every column of every comment, its id and its parent's id, its
 time as seconds since the epoch (`created`, exact) and as ISO 8601 in UTC (`date`, for people).
 """

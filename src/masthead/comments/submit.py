@@ -23,7 +23,8 @@ from urllib.parse import urlsplit
 from masthead.comments import identity, rules, sanitize
 from masthead.comments.rules import Decision, Facts, Submission
 from masthead.comments.text import is_text, normalize
-from masthead.config import Site, origin_of
+from masthead.config import Site
+from masthead.config.origins import origin_of
 from masthead.errors import CommentError
 from masthead.store import comments as store
 from masthead.store import posts, users

@@ -26,9 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import quote
 
-from masthead.config import (
-    PERMALINK_TOKEN as _TOKEN,
-)
+from masthead.config.permalinks import PERMALINK_TOKEN as _TOKEN
 
 _MONTHS = (
     "January", "February", "March", "April", "May", "June", "July", "August", "September",

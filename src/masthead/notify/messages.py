@@ -25,8 +25,8 @@ from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
-from masthead.config import UNSAFE_IN_HEADER as _UNSAFE
-from masthead.config import InvalidAddress, address, one_line
+from masthead.config.mail import UNSAFE_IN_HEADER as _UNSAFE
+from masthead.config.mail import InvalidAddress, address, one_line
 from masthead.i18n import gettext
 
 

@@ -23,7 +23,7 @@ from collections.abc import Collection, Mapping
 
 from starlette.requests import HTTPConnection
 
-from masthead.config import origin_of
+from masthead.config.origins import origin_of
 
 CSRF_COOKIE = "masthead_csrf"
 CSRF_HEADER = "x-csrf-token"

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from starlette.applications import Starlette
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from masthead.config import Settings, origin_of
+from masthead.config import Settings
+from masthead.config.origins import origin_of
 
 BASE_POLICY: dict[str, list[str]] = {
     "default-src": ["'self'"],

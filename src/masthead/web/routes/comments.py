@@ -40,7 +40,8 @@ from masthead.accounts import service as accounts
 from masthead.comments import identity, rules, sanitize, text
 from masthead.comments import threads as thread_tree
 from masthead.comments.submit import Outcome, Submission, submit
-from masthead.config import Language, origin_of
+from masthead.config import Language
+from masthead.config.origins import origin_of
 from masthead.errors import BadRequest, CommentError
 from masthead.store import comments as store
 from masthead.store import posts as posts_store

@@ -25,8 +25,8 @@ from masthead.comments.rules import Decision, Facts, Submission
 from masthead.comments.text import is_text, normalize
 from masthead.config import Site, origin_of
 from masthead.errors import CommentError
+from masthead.store import audit_log, posts, site_secrets, users
 from masthead.store import comments as store
-from masthead.store import posts, users
 from masthead.store.db import Database
 
 __all__ = ["CommentError", "Outcome", "Submission", "submit"]
@@ -195,7 +195,7 @@ def _log_throttle(conn: sqlite3.Connection, ctx: _Context, decision: Decision) -
     """Throttled attempts are logged (C38): the rule, the thread and the client's IP hash."""
     detail = {"rule": decision.code, "thread": ctx.thread, "ip_hash": ctx.ip_hash}
     log.info("comment throttled (%s) for client %s", decision.code, ctx.ip_hash)
-    store.log_event(conn, ACTOR, "throttle", detail=detail)
+    audit_log.log_event(conn, ACTOR, "throttle", detail=detail)
 
 
 def _answer(secret: bytes, ctx: _Context, comment: store.Comment, duplicate: bool) -> Outcome:
@@ -232,7 +232,7 @@ def submit(
     now = state.now()
     post = _post(state, form.post, now)
     _open(post, settings.comments_close_after_days, now)
-    secret = store.site_secret(state.db)
+    secret = site_secrets.site_secret(state.db)
     thread = str(post["translation_key"])
     parent = _parent(form.parent)
     clean = replace(

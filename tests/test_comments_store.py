@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from masthead.store import audit_log, comment_threads, site_secrets
+from masthead.store import comment_facts as facts
 from masthead.store import comment_moderation as moderation
 from masthead.store import comment_removal as removal
 from masthead.store import comments as cs
@@ -98,9 +99,9 @@ def test_placeholders_keep_replies_in_place_c39(db):
 def test_known_commenter_needs_the_browser_not_just_the_address_c48(db):
     cs.add(db, new(email="alice@example.org", client_hash="h1"), "reader")
     conn = db.read()
-    assert cs.known_commenter(conn, " ALICE@example.org ", "h1")
-    assert not cs.known_commenter(conn, "alice@example.org", "h2")
-    assert not cs.known_commenter(conn, "alice@example.org", "")
+    assert facts.known_commenter(conn, " ALICE@example.org ", "h1")
+    assert not facts.known_commenter(conn, "alice@example.org", "h2")
+    assert not facts.known_commenter(conn, "alice@example.org", "")
 
 
 def test_edit_keeps_the_previous_text_in_the_audit_log(db):

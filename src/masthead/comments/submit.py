@@ -26,6 +26,7 @@ from masthead.comments.text import is_text, normalize
 from masthead.config import Site, origin_of
 from masthead.errors import CommentError
 from masthead.store import audit_log, posts, site_secrets, users
+from masthead.store import comment_facts as facts
 from masthead.store import comments as store
 from masthead.store.db import Database
 
@@ -159,13 +160,13 @@ def _facts(
     conn: sqlite3.Connection, state: SiteState, ctx: _Context, now: float, links: int | None
 ) -> Facts:
     _check_parent(conn, ctx)
-    duplicate = store.find_duplicate(conn, ctx.fingerprint)
+    duplicate = facts.find_duplicate(conn, ctx.fingerprint)
     recent: list[float] = []
     last: float | None = None
     if ctx.ip_hash:
-        recent = store.recent_from_client(conn, ctx.ip_hash, now - rules.MINUTE)
+        recent = facts.recent_from_client(conn, ctx.ip_hash, now - rules.MINUTE)
         gap = state.site.settings.comments_flood_seconds
-        in_thread = store.recent_from_client(conn, ctx.ip_hash, now - gap, ctx.thread)
+        in_thread = facts.recent_from_client(conn, ctx.ip_hash, now - gap, ctx.thread)
         last = in_thread[0] if in_thread else None
     return Facts(
         now=now,
@@ -174,7 +175,7 @@ def _facts(
         duplicate_of=duplicate.id if duplicate else None,
         recent=recent,
         last_in_thread=last,
-        known=store.known_commenter(conn, ctx.form.email, ctx.client_hash),
+        known=facts.known_commenter(conn, ctx.form.email, ctx.client_hash),
         staff_session=ctx.staff_session,
         staff_emails=sorted(users.staff_emails(conn)),
         links=links,

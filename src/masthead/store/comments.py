@@ -1,5 +1,5 @@
 """Comments: the `comments` table (migration 4): its rows, the one write transaction, status
-changes, edits, and what readers and the comment rules read.
+changes, edits, and what readers see.
 
 Comments are readers' words, never derived from files: no index run, rebuild or migration writes
 these tables. Every change goes through `commit()`, one write transaction; a change readers of a
@@ -11,7 +11,8 @@ Statuses: `pending`, `approved`, `spam`, `trash`, and `deleted`, a placeholder r
 delete leaves while replies hang under it (its author and text emptied). Every status change goes
 through `set_status()` and writes one `audit_log` row per comment (store/audit_log.py). Times are
 seconds since the epoch (UTC). The moderation screen's listings and bulk actions are
-store/comment_moderation.py; permanent deletes and erasure store/comment_removal.py.
+store/comment_moderation.py; permanent deletes and erasure store/comment_removal.py; what the
+comment rules read about a submission store/comment_facts.py.
 """
 
 from __future__ import annotations
@@ -382,42 +383,6 @@ def pending_for_client(conn: sqlite3.Connection, thread: str, client_hash: str) 
         {"t": thread, "c": client_hash},
     )
     return [as_comment(r) for r in rows]
-
-
-def find_duplicate(conn: sqlite3.Connection, fingerprint: str) -> Comment | None:
-    """The first stored comment with this duplicate key (any status but a placeholder)."""
-    row = conn.execute(
-        "SELECT * FROM comments WHERE fingerprint = :f AND status != 'deleted' ORDER BY id LIMIT 1",
-        {"f": fingerprint},
-    ).fetchone()
-    return as_comment(row) if row else None
-
-
-def recent_from_client(
-    conn: sqlite3.Connection, ip_hash: str, since: float, thread: str | None = None
-) -> list[float]:
-    """Creation times (newest first) of the comments the client `ip_hash` stored since `since`
-    (in one `thread`, or anywhere)."""
-    rows = conn.execute(
-        "SELECT created FROM comments WHERE ip_hash = :ip AND created >= :since "
-        "AND (:t IS NULL OR thread = :t) ORDER BY created DESC",
-        {"ip": ip_hash, "since": since, "t": thread},
-    )
-    return [r[0] for r in rows]
-
-
-def known_commenter(conn: sqlite3.Connection, email: str, client_hash: str) -> bool:
-    """True when an approved comment was written with `email` (trimmed, case-folded) from the
-    browser whose commenter cookie hashes to `client_hash`: the address alone proves nothing
-    (C48)."""
-    if not client_hash or not email.strip():
-        return False
-    row = conn.execute(
-        "SELECT 1 FROM comments WHERE status = 'approved' AND client_hash = :c "
-        "AND lower(trim(author_email)) = :e LIMIT 1",
-        {"c": client_hash, "e": email.strip().casefold()},
-    ).fetchone()
-    return row is not None
 
 
 def approved_counts(

@@ -10,6 +10,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from masthead.accounts import service as accounts
+from masthead.store import comment_moderation as moderation
 from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
@@ -136,7 +137,7 @@ def test_actions_one_and_bulk_with_expect_c53(site, client, token):
         headers=token,
     ).json()
     assert done == {"changed": 5, "skipped": []}
-    assert cs.status_counts(db.read())["pending"] == 2  # the newcomers
+    assert moderation.status_counts(db.read())["pending"] == 2  # the newcomers
     logged = (
         db.read()
         .execute("SELECT actor, detail FROM audit_log WHERE action = 'bulk-spam'")

@@ -174,7 +174,7 @@ def test_search_log_rows_are_one_line_each_when_piped(make_site):
     import time
 
     from masthead.store.db import Database
-    from masthead.store.search import log_search
+    from masthead.store.search_log import log_search
 
     site = make_site({})
     query = "how does the kubelet relist every pod under load " * 3

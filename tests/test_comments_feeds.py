@@ -19,6 +19,7 @@ from starlette.testclient import TestClient
 from test_seo import parse_feed, soup, structured
 
 from masthead.config import Site
+from masthead.store import comment_removal as removal
 from masthead.store import comments as comments_store
 from masthead.store import posts as posts_store
 from masthead.store.comments import NewComment
@@ -93,7 +94,7 @@ def site(make_site: Callable[..., Site], serve: Callable[..., TestClient]):  # t
     comments_store.set_status(db, [thread.ids["trashed"]], "trash", "editor:test")
     thread.write("parent", A, "DELETED TEXT", at=T0 + 300, name="Gone")
     thread.write("reply", A, "A reply that stays", at=T0 + 360, parent="parent")
-    comments_store.delete_permanently(db, [thread.ids["parent"]], "editor:test")
+    removal.delete_permanently(db, [thread.ids["parent"]], "editor:test")
     yield client, thread
     db.close()
 

@@ -35,6 +35,7 @@ from masthead.comments.rules import Submission
 from masthead.comments.submit import submit
 from masthead.errors import CommentError
 from masthead.store import comments as store
+from masthead.store import site_secrets
 from masthead.web.app import create_app
 
 from comments_rig import POSTS
@@ -179,7 +180,7 @@ def test_c52_3_behind_a_trusted_proxy_the_header_is_walked_from_the_right(served
         answer = comment(http, url, 1, **{"X-Forwarded-For": "1.2.3.4, 198.51.100.7"})
     assert answer.status_code == 201 and answer.json()["ip"] == "198.51.100.7"
     assert peers == ["198.51.100.7"]  # the server applied the same rule
-    secret = store.site_secret(state.db)
+    secret = site_secrets.site_secret(state.db)
     stored = store.get(state.db.read(), answer.json()["id"])
     assert stored is not None and stored.ip_hash == identity.ip_hash(secret, "198.51.100.7")
     with client_from(ATTACKER) as http:  # not the proxy: its header is nobody's word

@@ -28,8 +28,8 @@ from masthead.config import Site
 from masthead.indexing.indexer import index_site
 from masthead.notify import sender, tokens
 from masthead.notify.collect import collect
+from masthead.store import audit_log, outbox, site_secrets
 from masthead.store import comments as cs
-from masthead.store import outbox
 from masthead.store.db import Database
 
 from conftest import BILINGUAL_TOML, post, uvicorn_server
@@ -224,7 +224,7 @@ def test_a_scanner_get_changes_nothing_and_the_post_approves_once(site, smtp, se
     assert r.status_code == 200, r.text
     assert "approved and published" in r.text
     assert status(db, cid) == "approved"
-    last = cs.history(db.read(), cid)[-1]
+    last = audit_log.history(db.read(), cid)[-1]
     assert (last["actor"], last["action"]) == ("mail", "approved")
     # single use; and the other link died with the status change
     assert client.post(links["Approve"]).status_code == 410
@@ -257,7 +257,7 @@ def test_the_token_is_bound_to_its_comment_and_action_and_expires(site, smtp, se
     db = client.app.state.masthead.db
     cid = add(db)
     links = links_in(inbox.wait(2)[0])
-    secret = cs.site_secret(db)
+    secret = site_secrets.site_secret(db)
     token = links["Mark as spam"].rsplit("/", 1)[1]
     key = cs.get(db.read(), cid).token_key
     read = tokens.read_action(secret, token)
@@ -375,7 +375,7 @@ def test_one_click_unsubscribe_by_post_per_rfc_8058(site, smtp, serve):
     assert client.get("/comments/unsubscribe/forged").status_code == 400
     assert client.post("/comments/unsubscribe/forged").status_code == 400
     # a link in a mail sent before tokens carried the comment's key (the bare id) still works
-    secret = cs.site_secret(db)
+    secret = site_secrets.site_secret(db)
     legacy = URLSafeSerializer(secret, "masthead.mail.unsubscribe").dumps(alice)
     assert client.get(f"/comments/unsubscribe/{legacy}").status_code == 200
 
@@ -386,7 +386,7 @@ def test_mail_links_from_before_a_restore_do_not_act_on_comments_that_reuse_the_
     inbox, _ = smtp
     client = serve(site)
     db = client.app.state.masthead.db
-    cs.site_secret(db)  # made before the backup, as on any site that has had comments
+    site_secrets.site_secret(db)  # made before the backup, as on any site that has had comments
     backup = tmp_path / "backup.db"
     assert CliRunner().invoke(cli, ["backup", str(site.root), str(backup)]).exit_code == 0
     alice = add(db, status="approved", name="Alice", email_="alice@example.org", notify=True)

@@ -28,6 +28,7 @@ from masthead.comments.port import disqus, wxr
 from masthead.comments.port import service as comments_io
 from masthead.comments.port.records import ExportFormatError, Imported
 from masthead.config import Site, load_site
+from masthead.store import comment_removal as removal
 from masthead.store import comments as store
 from masthead.store.db import Database
 from masthead.store.migrations import MIGRATIONS
@@ -378,7 +379,7 @@ def test_json_export_round_trips_into_a_new_site_and_again_into_itself(make_site
     _native(db, top, "Ben", "ben@example.net", 1.7e9 + 60)
     doomed = _native(db, top, "Cy", "cy@example.net", 1.7e9 + 120)
     _native(db, doomed, "Di", "di@example.net", 1.7e9 + 180)
-    store.delete_permanently(db, [doomed], "editor:ann")  # a placeholder with a reply
+    removal.delete_permanently(db, [doomed], "editor:ann")  # a placeholder with a reply
     store.edit(db, top, "author", body="*Hello* again", body_html="<p><em>Hello</em> again</p>")
     db.close()
     exported = tmp_path / "comments.json"
@@ -516,7 +517,7 @@ def test_a_backup_taken_with_comments_restores_them_under_a_serving_site(site, t
     generation = int(
         db.read().execute("SELECT value FROM site_state WHERE key = 'generation'").fetchone()[0]
     )
-    store.delete_permanently(db, [c.id for c in saved.values()], "editor:ann")
+    removal.delete_permanently(db, [c.id for c in saved.values()], "editor:ann")
     signal = db.signal.stamp()
     db.close()
     assert rows(site) == {}
@@ -913,7 +914,7 @@ def test_a_comment_deleted_for_good_is_not_brought_back_by_the_same_import(make_
     got = rows(site)
     db = Database(site.database_path)
     try:  # a moderator deletes 13 and 12 for good, then 11 (no replies left: gone too)
-        store.delete_permanently(db, [got["13"].id, got["12"].id, got["11"].id], "editor:e")
+        removal.delete_permanently(db, [got["13"].id, got["12"].id, got["11"].id], "editor:e")
     finally:
         db.close()
     assert set(rows(site)) == {"10"}
@@ -935,7 +936,7 @@ def test_a_reply_to_a_purged_comment_comes_in_under_its_grandparent(make_site, t
     masthead("comments", "import", site.root, first)
     db = Database(site.database_path)
     try:
-        store.delete_permanently(db, [rows(site)["21"].id], "editor:e")
+        removal.delete_permanently(db, [rows(site)["21"].id], "editor:e")
     finally:
         db.close()
     later = _wxr_file(

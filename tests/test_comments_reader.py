@@ -15,6 +15,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from masthead.comments import threads
+from masthead.store import comment_removal as removal
 from masthead.store import comments as store
 
 from conftest import DATA, post
@@ -329,7 +330,7 @@ def test_c39_on_the_page_and_in_the_api(client):
     store.set_status(db, [ids["A"]], "trash", "author")  # the author deletes A
     store.set_status(db, [ids["B"]], "trash", "editor:mod")  # a moderator deletes B
     store.set_status(db, [ids["C"]], "spam", "editor:mod")  # C marked spam ...
-    store.delete_permanently(db, [ids["C"]], "editor:mod")  # ... and deleted for good
+    removal.delete_permanently(db, [ids["C"]], "editor:mod")  # ... and deleted for good
     page = soup(client.get(EN))
     items = page.select("#mh-comments li.comment")
     assert [li["id"] for li in items] == [f"c-{ids['A']}", f"c-{ids['D']}"]
@@ -586,7 +587,7 @@ def test_an_edit_token_does_not_pass_to_a_new_comment_that_reuses_the_id(client)
     # of an older backup): the token of the comment that had the id must not open the new one
     first = client.post("/api/comments", json={"post": EN, **_who(body="Mallory's.")}).json()
     mallory = {"Authorization": f"Bearer {first['token']}"}
-    store.delete_permanently(db_of(client), [first["id"]], "editor:ann")
+    removal.delete_permanently(db_of(client), [first["id"]], "editor:ann")
     second = client.post("/api/comments", json={"post": EN, **_who(body="Victim's.")}).json()
     assert second["id"] == first["id"]
     url = f"/api/comments/{second['id']}"

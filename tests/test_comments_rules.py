@@ -15,6 +15,7 @@ from masthead.accounts import service as accounts
 from masthead.comments import identity, rules, text
 from masthead.comments.submit import Outcome
 from masthead.errors import CommentError
+from masthead.store import audit_log, site_secrets
 from masthead.store import comments as store
 
 from comments_rig import HARBOUR, Rig, rig_factory
@@ -54,7 +55,7 @@ def test_a_known_commenter_is_published_and_the_reason_is_stored(rig):
         "known commenter",
     )
     create = [
-        row for row in store.history(r.state.db.read(), second.id) if row["action"] == "create"
+        row for row in audit_log.history(r.state.db.read(), second.id) if row["action"] == "create"
     ]
     assert [(row["to_status"], row["detail"]) for row in create] == [
         ("approved", '{"reason": "known commenter"}')
@@ -515,7 +516,7 @@ def test_a_reply_goes_under_an_approved_comment_of_the_same_thread_only(rig):
 def test_the_edit_token_is_for_that_comment_and_expires(rig):
     r = rig()
     out = r.send()
-    secret = store.site_secret(r.state.db)
+    secret = site_secrets.site_secret(r.state.db)
     minutes = r.state.site.settings.comments_edit_minutes
     now, key = r.now[0], r.comment(out.id).token_key
     assert identity.check_edit_token(secret, out.token, out.id, key, minutes * 60, now=now + 60)
@@ -531,7 +532,7 @@ def test_the_edit_token_is_for_that_comment_and_expires(rig):
 def test_the_ip_is_stored_as_a_keyed_hash_only(rig):
     r = rig()
     stored = r.comment(r.send(ip="198.51.100.7", cookie="c1").id)
-    secret = store.site_secret(r.state.db)
+    secret = site_secrets.site_secret(r.state.db)
     assert stored.ip_hash == identity.ip_hash(secret, "198.51.100.7")
     assert stored.client_hash == identity.client_hash(secret, "c1")
     row = r.state.db.read().execute("SELECT * FROM comments").fetchone()

@@ -10,6 +10,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from masthead.accounts import service as accounts
+from masthead.store import audit_log, site_secrets
+from masthead.store import comment_moderation as moderation
 from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
@@ -110,7 +112,7 @@ def test_ticked_rows_act_on_their_ids_only_and_undo_c53(site, m1):
     add(site, 5, status="spam", body="newcomer {i}")  # arrive at the top meanwhile
     m2 = signed_client(site, "m2")
     db = Database(site.database_path)
-    cs.moderate(db, "approve", ticked[:3], "editor:m2")  # another moderator
+    moderation.moderate(db, "approve", ticked[:3], "editor:m2")  # another moderator
     db.close()
     done = m1.post(
         "/guanli/comments/act",
@@ -172,8 +174,10 @@ def test_all_matching_is_bound_to_what_was_seen_and_confirmed_c53(site, m1):
     assert done.status_code == 303
     assert "30 moved to the trash." in m1.get(done.headers["location"]).text
     db = Database(site.database_path)
-    assert cs.status_counts(db.read())["trash"] == 30
-    assert cs.status_counts(db.read())["pending"] == 5  # 3 friendly notes and the 2 newcomers
+    assert moderation.status_counts(db.read())["trash"] == 30
+    assert (
+        moderation.status_counts(db.read())["pending"] == 5
+    )  # 3 friendly notes and the 2 newcomers
     db.close()
     again = m1.post("/guanli/comments/act", data=confirm)  # re-submitting is harmless
     assert again.status_code == 409
@@ -218,7 +222,7 @@ def test_search_by_ip_finds_the_hashed_address(site, m1):
     from masthead.comments import identity
 
     db = Database(site.database_path)
-    secret = cs.site_secret(db)
+    secret = site_secrets.site_secret(db)
     key = db.read().execute("SELECT translation_key FROM posts WHERE url = '/posts/a/'").fetchone()
     for ip, body in (("198.51.100.7", "from seven"), ("198.51.100.8", "from eight")):
         cs.add(
@@ -266,7 +270,7 @@ def test_reply_as_the_editor_and_quick_edit_c33(site, m1):
     after = cs.get(db.read(), cid)
     assert after.author_url == "" and after.author_name == "Ann <b>"
     assert "<script>" not in after.body_html and after.body.endswith("<script>alert(1)</script>")
-    history = cs.history(db.read(), cid)
+    history = audit_log.history(db.read(), cid)
     assert history[-1]["actor"] == "editor:m1" and "Lovely piece" in history[-1]["detail"]
     db.close()
     assert (

@@ -17,6 +17,9 @@ from masthead.comments import housekeeping
 from masthead.comments.port.service import import_file
 from masthead.config import Settings
 from masthead.indexing.indexer import index_and_log
+from masthead.store import audit_log
+from masthead.store import comment_moderation as moderation
+from masthead.store import comment_removal as removal
 from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.store.migrations import MIGRATIONS
@@ -88,11 +91,11 @@ def test_every_move_into_spam_or_trash_restarts_the_count_and_leaving_clears_it(
         assert cs.get(db.read(), cid).trashed is None
         cs.set_status(db, [cid], "trash", "reader", at=5_000.0)
         assert cs.get(db.read(), cid).trashed == 5_000.0
-        cs.moderate(db, "restore", [cid], "editor:m")
+        moderation.moderate(db, "restore", [cid], "editor:m")
         assert cs.get(db.read(), cid).trashed is None
         cs.set_status(db, [cid], "spam", "mail", at=9_000.0)
-        assert cs.empty(db, "spam", "system", before=8_999.0).changed == []
-        assert cs.empty(db, "spam", "system", before=9_001.0).changed == [cid]
+        assert removal.empty(db, "spam", "system", before=8_999.0).changed == []
+        assert removal.empty(db, "spam", "system", before=9_001.0).changed == [cid]
     finally:
         db.close()
 
@@ -142,14 +145,16 @@ def test_erase_scrubs_a_quick_edits_previous_values_from_the_audit_log(site, m1)
     assert edited.status_code == 303
     db = Database(site.database_path)
     try:
-        assert "Secret plans of Eve" in cs.history(db.read(), cid)[-1]["detail"]  # kept till now
+        assert (
+            "Secret plans of Eve" in audit_log.history(db.read(), cid)[-1]["detail"]
+        )  # kept till now
     finally:
         db.close()
     code, out = masthead("comments", "erase", site.root, "e@example.net", "--yes")
     assert code == 0, out
     db = Database(site.database_path)
     try:
-        rows = cs.history(db.read(), cid)
+        rows = audit_log.history(db.read(), cid)
         assert [r["action"] for r in rows] == ["create", "edit", "delete"]  # who did what, kept
         text = " ".join(r["detail"] for r in rows)
         for personal in ("Secret plans", "Eve Example", "s0@example.org", "e@example.net"):
@@ -159,8 +164,8 @@ def test_erase_scrubs_a_quick_edits_previous_values_from_the_audit_log(site, m1)
         # a comment whose address an edit changed away keeps its audit row, scrubbed too
         other = cs.add(db, new_comment("t1", "Mine", author_email="z@x.org"), "r")
         cs.edit(db, other, "editor:m1", author_email="someone@else.org")
-        assert cs.erase_person(db, "Z@x.org ", "system") == 0
-        assert "z@x.org" not in cs.history(db.read(), other)[-1]["detail"]
+        assert removal.erase_person(db, "Z@x.org ", "system") == 0
+        assert "z@x.org" not in audit_log.history(db.read(), other)[-1]["detail"]
         assert cs.get(db.read(), other).author_email == "someone@else.org"
     finally:
         db.close()

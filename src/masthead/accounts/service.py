@@ -1,6 +1,6 @@
 """/guanli accounts: users with argon2id passwords, roles, API tokens, sessions and throttled
 sign-in. The SQL is in `store/users.py`; every login, lock-out and user change is written to the
-audit log (`store.comments.log_event`).
+audit log (`store.audit_log.log_event`).
 
 - Passwords: argon2id (argon2-cffi's `PasswordHasher`, RFC 9106 parameters), at least
   `MIN_PASSWORD` characters; a hash made with older parameters is upgraded at the next login.
@@ -25,7 +25,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from masthead.errors import MastheadError
-from masthead.store import comments as cs
+from masthead.store import audit_log
 from masthead.store import users as store
 from masthead.store.db import Database
 from masthead.store.users import ROLES, Session, User
@@ -96,7 +96,7 @@ def add_user(db: Database, name: str, password: str, role: str = "editor", email
     try:
         with db.write() as conn:
             user_id = store.insert_user(conn, name, email, role, password_hash, time.time())
-            cs.log_event(conn, "system", "user-add", detail={"user": name, "role": role})
+            audit_log.log_event(conn, "system", "user-add", detail={"user": name, "role": role})
     except sqlite3.IntegrityError:
         raise AccountError(f"there is already a user named {name!r}") from None
     found = store.user_by_id(db.read(), user_id)
@@ -109,7 +109,7 @@ def remove_user(db: Database, name: str) -> None:
     with db.write() as conn:
         if not store.delete_user(conn, name):
             raise AccountError(f"there is no user named {name!r}")
-        cs.log_event(conn, "system", "user-remove", detail={"user": name})
+        audit_log.log_event(conn, "system", "user-remove", detail={"user": name})
 
 
 def set_password(db: Database, name: str, password: str) -> None:
@@ -120,7 +120,7 @@ def set_password(db: Database, name: str, password: str) -> None:
         if user is None:
             raise AccountError(f"there is no user named {name!r}")
         store.set_password_hash(conn, user.id, password_hash)
-        cs.log_event(conn, "system", "user-password", detail={"user": user.name})
+        audit_log.log_event(conn, "system", "user-password", detail={"user": user.name})
 
 
 def new_token(db: Database, name: str) -> str:
@@ -131,7 +131,7 @@ def new_token(db: Database, name: str) -> str:
         if user is None:
             raise AccountError(f"there is no user named {name!r}")
         store.insert_token(conn, user.id, digest(token), time.time())
-        cs.log_event(conn, "system", "token-add", detail={"user": user.name})
+        audit_log.log_event(conn, "system", "token-add", detail={"user": user.name})
     return token
 
 
@@ -142,7 +142,9 @@ def revoke_tokens(db: Database, name: str) -> int:
         if user is None:
             raise AccountError(f"there is no user named {name!r}")
         count = store.delete_tokens(conn, user.id)
-        cs.log_event(conn, "system", "token-revoke", detail={"user": user.name, "count": count})
+        audit_log.log_event(
+            conn, "system", "token-revoke", detail={"user": user.name, "count": count}
+        )
     return count
 
 
@@ -184,7 +186,7 @@ def login(
     wait = _locked(conn, keys, now)
     if wait:
         with db.write() as w:
-            cs.log_event(w, f"login:{name}", "login-locked", detail={"client": client})
+            audit_log.log_event(w, f"login:{name}", "login-locked", detail={"client": client})
         minutes = max(1, round(wait / 60))
         raise LoginRefused(
             f"Too many failed sign-ins: try again in about {minutes} minutes.", retry_after=wait
@@ -193,7 +195,7 @@ def login(
     if user is None or not _verify(user.password_hash, password):
         with db.write() as w:
             store.record_failure(w, keys, now)
-            cs.log_event(w, f"login:{name}", "login-failed", detail={"client": client})
+            audit_log.log_event(w, f"login:{name}", "login-failed", detail={"client": client})
         raise LoginRefused("Wrong user name or password.")
     cookie_id = secrets.token_urlsafe(32)
     session = Session(
@@ -211,7 +213,7 @@ def login(
             store.set_password_hash(w, user.id, _hasher.hash(password))
         store.insert_session(w, session)
         store.clear_failures(w, [keys[0]], before=now - LOCK_WINDOW)
-        cs.log_event(w, f"editor:{user.name}", "login", detail={"client": client})
+        audit_log.log_event(w, f"editor:{user.name}", "login", detail={"client": client})
     return SignedIn(user, session, cookie_id)
 
 
@@ -246,7 +248,7 @@ def logout(db: Database, cookie_id: str) -> None:
         signed = store.session(conn, digest(cookie_id), time.time())
         if store.delete_session(conn, digest(cookie_id)) and signed is not None:
             user = store.user_by_id(conn, signed.user_id)
-            cs.log_event(conn, f"editor:{user.name if user else '?'}", "logout")
+            audit_log.log_event(conn, f"editor:{user.name if user else '?'}", "logout")
 
 
 def revoke_session(db: Database, id_hash: str, actor: str) -> bool:
@@ -254,5 +256,5 @@ def revoke_session(db: Database, id_hash: str, actor: str) -> bool:
     with db.write() as conn:
         done = store.delete_session(conn, id_hash)
         if done:
-            cs.log_event(conn, actor, "session-revoke")
+            audit_log.log_event(conn, actor, "session-revoke")
     return done

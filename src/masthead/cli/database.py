@@ -31,7 +31,7 @@ def search_log(
 
     from rich.table import Table
 
-    from masthead.store import search as store
+    from masthead.store import search_log as store
     from masthead.store.db import Database
 
     try:

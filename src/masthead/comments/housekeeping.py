@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from masthead.config import Settings
-from masthead.store import comments as cs
+from masthead.store import comment_removal as removal
 from masthead.store.db import Database
 
 log = logging.getLogger(__name__)
@@ -39,11 +39,11 @@ def sweep(db: Database, settings: Settings, now: float) -> Swept:
     """One pass at time `now` (seconds since the epoch); a setting of 0 turns its part off."""
     ips = spam = trash = 0
     if settings.comments_ip_days:
-        ips = cs.expire_ips(db, now - settings.comments_ip_days * DAY)
+        ips = removal.expire_ips(db, now - settings.comments_ip_days * DAY)
     if settings.comments_trash_days:
         before = now - settings.comments_trash_days * DAY
-        spam = len(cs.empty(db, "spam", "system", before=before).changed)
-        trash = len(cs.empty(db, "trash", "system", before=before).changed)
+        spam = len(removal.empty(db, "spam", "system", before=before).changed)
+        trash = len(removal.empty(db, "trash", "system", before=before).changed)
     if ips or spam or trash:
         log.info(
             "housekeeping: %d IP hashes forgotten, %d spam and %d trash emptied", ips, spam, trash

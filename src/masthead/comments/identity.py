@@ -10,7 +10,7 @@ and a proxy that does not overwrite them passes the client's choice on. This is 
 uvicorn's and granian's proxy-header middlewares apply, so the result is the same whether or not
 the server in front rewrote the ASGI `client` already.
 
-Secrets: every key here is derived from the site secret (`store.comments.site_secret`) with its
+Secrets: every key here is derived from the site secret (`store.site_secrets.site_secret`) with its
 own purpose, so an IP hash can never stand in for a cookie or a token. Signing is itsdangerous
 (HMAC-SHA1 over URL-safe base64, with a timestamp where a token expires).
 """

@@ -91,7 +91,7 @@ class Facts:
     (`scripted_elapsed`, None without script), the id of an identical stored comment
     (`duplicate_of`), the creation times of this client's comments in the last minute site-wide
     (`recent`) and its latest in this thread (`last_in_thread`), whether the commenter is
-    `known` (`store.comments.known_commenter`), whether a signed-in staff session sent it
+    `known` (`store.comment_facts.known_commenter`), whether a signed-in staff session sent it
     (`staff_session`: exempt from the per-client limits and the staff-address hold), and the
     /guanli users' addresses (`staff_emails`, `store.users.staff_emails`; the `editor_emails`
     setting counts too); `links`, the text's `sanitize.count_links` when the caller has it

@@ -26,8 +26,9 @@ from masthead.comments.text import is_text, normalize
 from masthead.config import Site
 from masthead.config.origins import origin_of
 from masthead.errors import CommentError
+from masthead.store import audit_log, posts, site_secrets, users
+from masthead.store import comment_facts as facts
 from masthead.store import comments as store
-from masthead.store import posts, users
 from masthead.store.db import Database
 
 __all__ = ["CommentError", "Outcome", "Submission", "submit"]
@@ -160,13 +161,13 @@ def _facts(
     conn: sqlite3.Connection, state: SiteState, ctx: _Context, now: float, links: int | None
 ) -> Facts:
     _check_parent(conn, ctx)
-    duplicate = store.find_duplicate(conn, ctx.fingerprint)
+    duplicate = facts.find_duplicate(conn, ctx.fingerprint)
     recent: list[float] = []
     last: float | None = None
     if ctx.ip_hash:
-        recent = store.recent_from_client(conn, ctx.ip_hash, now - rules.MINUTE)
+        recent = facts.recent_from_client(conn, ctx.ip_hash, now - rules.MINUTE)
         gap = state.site.settings.comments_flood_seconds
-        in_thread = store.recent_from_client(conn, ctx.ip_hash, now - gap, ctx.thread)
+        in_thread = facts.recent_from_client(conn, ctx.ip_hash, now - gap, ctx.thread)
         last = in_thread[0] if in_thread else None
     return Facts(
         now=now,
@@ -175,7 +176,7 @@ def _facts(
         duplicate_of=duplicate.id if duplicate else None,
         recent=recent,
         last_in_thread=last,
-        known=store.known_commenter(conn, ctx.form.email, ctx.client_hash),
+        known=facts.known_commenter(conn, ctx.form.email, ctx.client_hash),
         staff_session=ctx.staff_session,
         staff_emails=sorted(users.staff_emails(conn)),
         links=links,
@@ -196,7 +197,7 @@ def _log_throttle(conn: sqlite3.Connection, ctx: _Context, decision: Decision) -
     """Throttled attempts are logged (C38): the rule, the thread and the client's IP hash."""
     detail = {"rule": decision.code, "thread": ctx.thread, "ip_hash": ctx.ip_hash}
     log.info("comment throttled (%s) for client %s", decision.code, ctx.ip_hash)
-    store.log_event(conn, ACTOR, "throttle", detail=detail)
+    audit_log.log_event(conn, ACTOR, "throttle", detail=detail)
 
 
 def _answer(secret: bytes, ctx: _Context, comment: store.Comment, duplicate: bool) -> Outcome:
@@ -233,7 +234,7 @@ def submit(
     now = state.now()
     post = _post(state, form.post, now)
     _open(post, settings.comments_close_after_days, now)
-    secret = store.site_secret(state.db)
+    secret = site_secrets.site_secret(state.db)
     thread = str(post["translation_key"])
     parent = _parent(form.parent)
     clean = replace(

@@ -13,7 +13,6 @@ format masthead does not render (`.org`, `.adoc`, `.rst`…), whose text would s
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from masthead.config import Site
@@ -22,6 +21,7 @@ from masthead.content.discover import skipped, walk
 from masthead.content.model import Post
 from masthead.content.post import parse_post
 from masthead.errors import ContentError, ContentIssue
+from masthead.store import check as check_store
 from masthead.store.posts import DUPLICATE_RULE
 
 
@@ -86,19 +86,8 @@ def _incumbents(site: Site) -> dict[tuple[str, bool], str]:
     path = site.database_path
     if not path.is_file():
         return {}
-    try:
-        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
-    except sqlite3.Error:
-        return {}
-    try:
-        rows = conn.execute(
-            "SELECT url, 0, source, 0 AS shown FROM url_history UNION ALL "
-            "SELECT url, draft, source, 1 FROM posts WHERE shadowed = 0 ORDER BY shown"
-        ).fetchall()
-    except sqlite3.Error:
-        return {}  # not a masthead database, or an older schema: the date rule alone
-    finally:
-        conn.close()
+    # empty for a file that is not a masthead database, or an older schema: the date rule alone
+    rows = check_store.url_holders(path)
     return {(url, bool(draft)): source for url, draft, source, _ in rows}  # shown ones last
 
 

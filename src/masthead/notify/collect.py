@@ -23,7 +23,7 @@ from masthead.config import Settings, Site
 from masthead.notify import messages, tokens
 from masthead.notify.sender import off_reason
 from masthead.store import comments as store
-from masthead.store import outbox
+from masthead.store import outbox, site_secrets
 from masthead.store import posts as store_posts
 from masthead.store.db import Database
 
@@ -68,7 +68,7 @@ def collect(db: Database, site: Site, base_url: str, now: float) -> int:
     reader = db.read()
     if not outbox.held_events(reader, since) and not outbox.reply_events(reader, since):
         return 0  # the usual case: no write transaction at all
-    secret = store.site_secret(db)
+    secret = site_secrets.site_secret(db)
     links = Links(base_url.rstrip("/"))
     with db.write() as conn:
         queued = 0

@@ -27,7 +27,7 @@ from masthead.config import Site
 from masthead.notify.collect import collect
 from masthead.notify.sender import drain, off_reason
 from masthead.store import outbox
-from masthead.store.db import Database
+from masthead.store.db import Database, data_version
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ class MailRunner:
             try:
                 # read before the pass: a commit during it wakes the next one
                 conn = self.db.read()
-                seen = _data_version(conn)
+                seen = data_version(conn)
                 self._cycle()
                 due = outbox.next_due(conn)
             except (sqlite3.Error, OSError) as exc:  # a full disk, a locked database: later
@@ -127,16 +127,10 @@ class MailRunner:
             if due is not None and self.clock() >= due:
                 return
             with contextlib.suppress(sqlite3.Error):
-                if seen is not None and _data_version(self.db.read()) != seen:
+                if seen is not None and data_version(self.db.read()) != seen:
                     return
             if time.monotonic() >= until:
                 return
-
-
-def _data_version(conn: sqlite3.Connection) -> int:
-    """SQLite's `PRAGMA data_version`: it moves when another connection (of any process) has
-    committed since this connection last looked (https://www.sqlite.org/pragma.html)."""
-    return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
 
 def _try_lock(fd: int) -> bool:

@@ -26,13 +26,13 @@ thread; until it is ready, searches take the SQL path and give the same results.
 
 from __future__ import annotations
 
-import sqlite3
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from masthead.search.query import Term, parse
 from masthead.store import search as store
+from masthead.store.db import Database
 
 _BITS = bytes.maketrans(b"\x00\x01", b"01")
 
@@ -75,22 +75,22 @@ class Frequent:
 
 
 def build(
-    conn: sqlite3.Connection,
+    db: Database,
     generation: int,
     cap: int,
     best_first: Callable[[list[tuple[int, float]]], list[int]],
     stopped: Callable[[], bool] = lambda: False,
 ) -> Frequent | None:
-    """The `Frequent` of `generation`, read in one snapshot of `conn`, or None when the index
-    has moved on to another generation (the caller's catalog is then stale too) or `stopped()`
-    became true (checked between words: the server is shutting down). `cap` is the
-    search's `BM25_ROWS`; `best_first` orders `(id, bm25)` rows as the search does (catalog
-    ids only). Cost: one ids pass per frequent word and its strong columns, and bm25 over
-    those (about 1.5 s of CPU at 10,000 generated posts, 386 words)."""
+    """The `Frequent` of `generation`, read in one snapshot of `db` (`db.snapshot()`: the
+    calling thread's read connection), or None when the index has moved on to another
+    generation (the caller's catalog is then stale too) or `stopped()` became true (checked
+    between words: the server is shutting down). `cap` is the search's `BM25_ROWS`;
+    `best_first` orders `(id, bm25)` rows as the search does (catalog ids only). Cost: one ids
+    pass per frequent word and its strong columns, and bm25 over those (about 1.5 s of CPU at
+    10,000 generated posts, 386 words)."""
     from masthead.store import posts as posts_store
 
-    conn.execute("BEGIN")
-    try:
+    with db.snapshot() as conn:
         if posts_store.generation(conn) != generation:
             return None
         frequent = Frequent(generation)
@@ -120,5 +120,3 @@ def build(
                 )
             frequent.words[key] = postings
         return frequent
-    finally:
-        conn.execute("COMMIT")

@@ -22,18 +22,17 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-import secrets
 import sqlite3
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from masthead.store import search as store
+from masthead.store import search_log as store
+from masthead.store import site_secrets
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +112,7 @@ class SearchLog:
         self._writing = threading.Lock()  # one writer at a time
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._conn: sqlite3.Connection | None = None
+        self._writer = store.Writer(self.path, BUSY_MS)
         self._secret: str | None = None
         self._failing = False
         self._closed = False
@@ -203,34 +202,13 @@ class SearchLog:
                 MAX_QUEUE,
             )
 
-    def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
-            conn = sqlite3.connect(
-                self.path, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False
-            )
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
-            self._conn = conn
-        return self._conn
-
     def connection(self) -> sqlite3.Connection:
         """The writer's own connection (its pragmas, such as `max_page_count`, are its own)."""
-        return self._connection()
-
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        conn = self._connection()
-        conn.execute("BEGIN IMMEDIATE")  # fails within BUSY_MS when another writer holds it
-        try:
-            yield conn
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                with suppress(sqlite3.Error):  # SQLite may have rolled back already (SQLITE_FULL)
-                    conn.execute("ROLLBACK")
-            raise
+        return self._writer.connection()
 
     def _write(self, batch: list[Entry]) -> None:
-        with self._transaction() as conn:
+        # the write lock is waited for BUSY_MS at most: another writer holding it fails this
+        with self._writer.transaction() as conn:
             secret = self._load_secret(conn)
             for entry in batch:
                 store.log_search(conn, self._row(entry, secret))
@@ -256,18 +234,7 @@ class SearchLog:
 
     def _load_secret(self, conn: sqlite3.Connection) -> str:
         if self._secret is None:
-            row = conn.execute(
-                "SELECT value FROM site_state WHERE key = 'search_log_secret'"
-            ).fetchone()
-            if row is None:
-                value = secrets.token_hex(32)
-                conn.execute(
-                    "INSERT INTO site_state (key, value) VALUES ('search_log_secret', :v)",
-                    {"v": value},
-                )
-            else:
-                value = row[0]
-            self._secret = value
+            self._secret = site_secrets.search_log_secret(conn)
         return self._secret
 
     def _hash(self, secret: str, address: str, at: float) -> str:
@@ -281,7 +248,7 @@ class SearchLog:
         a day and cannot be followed across days. Creates the secret if needed (a write)."""
         secret = self._secret
         if secret is None:
-            with self._writing, self._transaction() as conn:
+            with self._writing, self._writer.transaction() as conn:
                 secret = self._load_secret(conn)
         return self._hash(secret, address, self.clock() if at is None else at)
 
@@ -293,6 +260,4 @@ class SearchLog:
         self.flush(everything=True)
         with self._writing:
             self._closed = True
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+            self._writer.close()

@@ -406,7 +406,7 @@ class SearchService:
             gen = posts_store.generation(conn)
             if self._catalog is not None and self._catalog.generation == gen:
                 return self._catalog  # built while this thread waited
-            self._catalog = self._build_catalog(conn)
+            self._catalog = self._build_catalog()
             self.catalog_builds += 1
             self._make_frequent(self._catalog)
             return self._catalog
@@ -439,9 +439,8 @@ class SearchService:
                 self._building = True
             try:
                 best = partial(_best_first, neg_date=catalog.neg_date)
-                conn = self.db.read()  # this thread's own connection
                 catalog.frequent = frequent_words.build(
-                    conn, catalog.generation, BM25_ROWS, best, lambda: self._closed
+                    self.db, catalog.generation, BM25_ROWS, best, lambda: self._closed
                 )
             except Exception:  # searches keep the SQL path, with the same results
                 if not self._closed:
@@ -451,14 +450,11 @@ class SearchService:
                     self._building = False
                     self._wake.notify_all()
 
-    def _build_catalog(self, conn: Any) -> Catalog:
-        conn.execute("BEGIN")  # one snapshot: the generation and the rows it labels
-        try:
+    def _build_catalog(self) -> Catalog:
+        with self.db.snapshot() as conn:  # one snapshot: the generation and the rows it labels
             gen = posts_store.generation(conn)
             term_rows = store.catalog_terms(conn, self.drafts)
             rows = store.catalog(conn, self.drafts)
-        finally:
-            conn.execute("COMMIT")
         terms: dict[int, tuple[list[str], list[str]]] = {}
         names: dict[tuple[str, str], str] = {}
         for post_id, taxonomy, key, name in term_rows:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from masthead.store import comments
+from masthead.store import audit_log
 
 _COLUMNS = "p.id, p.url, p.lang, p.kind, p.slug, p.translation_key, p.date_ts"
 # posts before pages, the default language first, published before drafts, then the oldest
@@ -103,6 +103,6 @@ def make_placeholder(conn: sqlite3.Connection, comment_id: int, actor: str) -> N
         "client_hash = '', notify = 0 WHERE id = :id",
         {"id": comment_id},
     )
-    comments.log_event(
+    audit_log.log_event(
         conn, actor, "delete", comment_id=comment_id, from_status=row["status"], to_status=None
     )

@@ -45,28 +45,59 @@ def migrate(conn: sqlite3.Connection) -> int:
     for number, statements in enumerate(MIGRATIONS, start=1):
         if number <= version:
             continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(conn):
             for sql in statements:
                 conn.execute(sql)
             conn.execute(f"PRAGMA user_version = {number}")
-            conn.execute("COMMIT")
-        except BaseException:
-            _rollback(conn)
-            raise
         version = number
     return version
 
 
-def _rollback(conn: sqlite3.Connection) -> None:
+def _rollback(conn: sqlite3.Connection, *, quiet: bool = False) -> None:
     """Roll back the open transaction, if SQLite has not already done so; a failing ROLLBACK
-    is logged, never raised over the error that caused it."""
+    is logged (unless `quiet`), never raised over the error that caused it."""
     if not conn.in_transaction:
         return
     try:
         conn.execute("ROLLBACK")
     except sqlite3.Error as exc:
-        log.warning("rollback failed after an error: %s", exc)
+        if not quiet:
+            log.warning("rollback failed after an error: %s", exc)
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection, *, quiet: bool = False) -> Iterator[sqlite3.Connection]:
+    """A `BEGIN IMMEDIATE` transaction on `conn` (opened with `isolation_level=None`),
+    committed when the block ends, rolled back when it raises: the one place masthead writes
+    BEGIN and COMMIT (`Database.write()`, migrations, the search log's writer). Raises the
+    sqlite3.Error that failed a statement or the COMMIT, never one from the rollback after it
+    (logged, unless `quiet`)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+        conn.execute("COMMIT")  # inside the try: a failed COMMIT is rolled back too
+    except BaseException:
+        _rollback(conn, quiet=quiet)
+        raise
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A read transaction on `conn` (a deferred `BEGIN`): every statement in the block reads
+    the same snapshot of the database, whatever other connections commit meanwhile."""
+    conn.execute("BEGIN")
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback(conn)
+        raise
+
+
+def data_version(conn: sqlite3.Connection) -> int:
+    """SQLite's `PRAGMA data_version` of `conn`: it moves when another connection (of any
+    process) has committed since `conn` last looked (https://www.sqlite.org/pragma.html)."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
 
 class BackupExists(StorageError):
@@ -339,15 +370,15 @@ class Database:
         """A `BEGIN IMMEDIATE` transaction on the single writer connection, committed when the
         block ends. Raises the sqlite3.Error that failed a statement or the COMMIT (SQLITE_FULL,
         SQLITE_BUSY after the 10 s busy timeout), never one from the rollback after it."""
-        with self._lock:
-            conn = self._writer
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-                conn.execute("COMMIT")  # inside the try: a failed COMMIT is rolled back too
-            except BaseException:
-                _rollback(conn)
-                raise
+        with self._lock, transaction(self._writer) as conn:
+            yield conn
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """This thread's read connection (`read()`) in one read transaction (`snapshot`): the
+        block's statements all see the database as it was when the first of them ran."""
+        with snapshot(self.read()) as conn:
+            yield conn
 
     def close(self) -> None:
         with self._lock:

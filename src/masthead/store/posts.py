@@ -16,8 +16,7 @@ from masthead.content import authors
 from masthead.content.model import Post, Term
 from masthead.content.urls import Source
 from masthead.errors import ContentIssue
-from masthead.store import comments as comments_store
-from masthead.store import search
+from masthead.store import comment_threads, search
 from masthead.store.db import Database
 
 log = logging.getLogger(__name__)
@@ -291,8 +290,8 @@ def _move_thread(conn: sqlite3.Connection, old_key: str | None, new_source: str)
         "UPDATE comments SET thread = :new WHERE thread = :old", {"new": row[0], "old": old_key}
     ).rowcount
     if moved:
-        comments_store.touch(conn, row[0])
-        comments_store.touch(conn, old_key)
+        comment_threads.touch(conn, row[0])
+        comment_threads.touch(conn, old_key)
 
 
 def commit_generation(db: Database, apply: Callable[[sqlite3.Connection], None]) -> int:
@@ -337,6 +336,12 @@ def state(conn: sqlite3.Connection, key: str) -> str | None:
 def generation(conn: sqlite3.Connection) -> int:
     row = conn.execute("SELECT value FROM site_state WHERE key = 'generation'").fetchone()
     return int(row[0]) if row else 0
+
+
+def count_posts(conn: sqlite3.Connection) -> int:
+    """How many rows `posts` holds besides author pages: drafts, scheduled and shadowed ones
+    included (the health check's count)."""
+    return int(conn.execute("SELECT COUNT(*) FROM posts WHERE kind != 'author'").fetchone()[0])
 
 
 def sources(conn: sqlite3.Connection) -> dict[str, sqlite3.Row]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from masthead.errors import StorageError
-from masthead.store import comments
+from masthead.store import comment_threads
 from masthead.store.db import backup, migrate, storage_error
 from masthead.store.migrations import MIGRATIONS
 from masthead.store.signal import ChangeSignal
@@ -137,7 +137,7 @@ def _raise_versions(staged: sqlite3.Connection, live_path: Path) -> None:
     state, threads, floor = _live_versions(live_path)
     staged.execute("BEGIN IMMEDIATE")
     try:
-        for key in ("generation", comments.VERSION_KEY):
+        for key in ("generation", comment_threads.VERSION_KEY):
             row = staged.execute("SELECT value FROM site_state WHERE key = :k", {"k": key})
             found = row.fetchone()
             mine = int(found[0]) if found else 0

@@ -1,5 +1,5 @@
-"""SQL for full-text search: the FTS5 rows of each post, ranked queries, facets, suggestions and
-the search log.
+"""SQL for full-text search: the FTS5 rows of each post, ranked queries, facets and suggestions
+(the search log is store/search_log.py).
 
 `search_fts` is an external-content FTS5 table over `search_docs` (https://www.sqlite.org/fts5.html
 #external_content_tables); rows are written here, in the same transaction as the post, never by
@@ -299,65 +299,3 @@ def vocabulary(conn: sqlite3.Connection, min_docs: int) -> list[str]:
 def has_term(conn: sqlite3.Connection, term: str) -> bool:
     row = conn.execute("SELECT 1 FROM search_vocab WHERE term = :t", {"t": term}).fetchone()
     return row is not None
-
-
-# --- the search log -----------------------------------------------------------------------
-
-
-def log_search(conn: sqlite3.Connection, entry: dict[str, Any]) -> None:
-    """Append one search: at, query, terms, filters (dict), lang, results, latency_ms, client."""
-    conn.execute(
-        "INSERT INTO search_log (at, query, terms, filters, lang, results, latency_ms, client) "
-        "VALUES (:at, :query, :terms, :filters, :lang, :results, :latency_ms, :client)",
-        entry | {"filters": json.dumps(entry["filters"], ensure_ascii=False, sort_keys=True)},
-    )
-
-
-def prune_log(conn: sqlite3.Connection, before: float) -> int:
-    """Delete log entries older than `before`; return how many."""
-    return conn.execute("DELETE FROM search_log WHERE at < :before", {"before": before}).rowcount
-
-
-def _query_key(query: str) -> str:
-    # case does not change a search, except for the OR operator
-    return " ".join(w if w == "OR" else w.lower() for w in query.split())
-
-
-def top_queries(
-    conn: sqlite3.Connection, since: float, limit: int, no_results: bool = False
-) -> list[dict[str, Any]]:
-    """Most frequent searches since `since` (only those that found nothing, if `no_results`):
-    `query` (as last typed), `filters` (JSON), `searches`, `last` (time), `results` (of the last
-    one). Searches group when they differ only in case and spacing (`OR` stays an operator);
-    a query with other filters is another search (`kubelet`, and `kubelet` with `lang=fr`)."""
-    groups: dict[tuple[str, str], dict[str, Any]] = {}
-    rows = conn.execute(
-        "SELECT query, filters, at, results FROM search_log "
-        "WHERE at >= :since AND trim(query) != '' ORDER BY at",
-        {"since": since},
-    )
-    for query, filters, at, results in rows:
-        key = (_query_key(query), filters)
-        entry = groups.setdefault(key, {"searches": 0})
-        entry.update(query=query.strip(), filters=filters, last=at, results=results)
-        entry["searches"] += 1
-    chosen = [g for g in groups.values() if not no_results or g["results"] == 0]
-    chosen.sort(key=lambda g: (-g["searches"], -g["last"]))
-    return chosen[:limit]
-
-
-def cap_log(conn: sqlite3.Connection, max_rows: int) -> int:
-    """Delete the oldest log entries beyond the newest `max_rows`; return how many. Ids only
-    grow and rows go oldest first, so the id range bounds the count (one index lookup)."""
-    return conn.execute(
-        "DELETE FROM search_log WHERE id <= (SELECT MAX(id) FROM search_log) - :max",
-        {"max": max_rows},
-    ).rowcount
-
-
-def searched_since(conn: sqlite3.Connection, since: float) -> list[float]:
-    """Times of the logged searches since `since` (queries over time)."""
-    rows = conn.execute(
-        "SELECT at FROM search_log WHERE at >= :since AND trim(query) != ''", {"since": since}
-    )
-    return [r[0] for r in rows]

@@ -47,6 +47,7 @@ from masthead.comments.port import disqus, wxr
 from masthead.comments.port.records import KINDS, ExportFormatError, Imported, Problem, Thread
 from masthead.config import Site
 from masthead.content.urls import canonical_path
+from masthead.store import comment_removal as removal
 from masthead.store import comment_targets as targets
 from masthead.store import comments as store
 from masthead.store.db import Database
@@ -207,12 +208,8 @@ def import_file(
         _plan_and_insert(conn, entries, report, default_lang, write=not dry_run)
 
     if dry_run:
-        conn = db.read()
-        conn.execute("BEGIN")  # one snapshot for the whole plan
-        try:
+        with db.snapshot() as conn:  # one snapshot for the whole plan
             apply(conn)
-        finally:
-            conn.execute("ROLLBACK")
     else:
         store.commit(db, apply)
     return report
@@ -733,10 +730,10 @@ def _personal(c: store.Comment) -> dict[str, Any]:
 
 
 def erase(db: Database, email: str, actor: str = "system") -> tuple[int, int]:
-    """Erase every comment written with `email` (`store.comments.erase_person`); return how
+    """Erase every comment written with `email` (`store.comment_removal.erase_person`); return how
     many were erased and how many of them stay as anonymous placeholders for their replies."""
     ids = [c.id for c in store.by_email(db.read(), email)]
-    erased = store.erase_person(db, email, actor)
+    erased = removal.erase_person(db, email, actor)
     conn = db.read()
     kept = [c for c in (store.get(conn, i) for i in ids) if c is not None]
     return erased, sum(1 for c in kept if c.status == store.PLACEHOLDER)

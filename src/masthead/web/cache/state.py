@@ -33,7 +33,7 @@ from typing import Any
 
 from masthead.config import Site
 from masthead.content.urls import Source
-from masthead.store import comments as comment_store
+from masthead.store import comment_threads
 from masthead.store import posts as store
 from masthead.store.db import Database
 from masthead.store.signal import Stamp
@@ -180,7 +180,7 @@ class SiteState:
             stamp = self.db.signal.stamp()
             conn = self.db.read()
             gen = store.generation(conn)
-            comments = comment_store.comments_version(conn)
+            comments = comment_threads.comments_version(conn)
             now = self.now()
             seen = self._seen
             epoch = seen.epoch if seen else 0
@@ -189,7 +189,7 @@ class SiteState:
             if seen and comments == seen.comments:
                 threads = seen.threads  # an index change: no thread moved
             else:
-                threads = MappingProxyType(comment_store.thread_versions(conn))
+                threads = MappingProxyType(comment_threads.thread_versions(conn))
             due = store.next_scheduled(conn, now)
             self._seen = Seen(stamp, gen, due, epoch, comments, threads)
             return self._seen

@@ -24,6 +24,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from masthead.accounts import service as accounts
+from masthead.store import audit_log
+from masthead.store import comment_moderation as moderation
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.store.users import User
@@ -96,7 +98,7 @@ async def _json(request: Request) -> dict[str, Any]:
     return body
 
 
-def _filter(request: Request, raw: dict[str, Any]) -> cs.Filter:
+def _filter(request: Request, raw: dict[str, Any]) -> moderation.Filter:
     """A store filter from query parameters or a bulk body's `filter` object."""
     status = raw.get("status") or None
     if status in ("all", ""):
@@ -116,7 +118,7 @@ def _filter(request: Request, raw: dict[str, Any]) -> cs.Filter:
     max_id = raw.get("max_id")
     if max_id is not None and not isinstance(max_id, int):
         raise ApiError(400, "max_id: an integer")
-    return cs.Filter(
+    return moderation.Filter(
         status=status,
         q=str(raw.get("q") or "")[:200],
         thread=thread,
@@ -163,7 +165,9 @@ async def list_comments(request: Request) -> JSONResponse:
         where = _filter(request, dict(params))
     except ApiError as exc:
         return _error(exc.status, exc.message)
-    rows, total = cs.listing(site_state(request).db.read(), where, page=page, per_page=per_page)
+    rows, total = moderation.listing(
+        site_state(request).db.read(), where, page=page, per_page=per_page
+    )
     return JSONResponse(
         {"comments": [_row(c) for c in rows], "total": total, "page": page, "per_page": per_page},
         headers={"Cache-Control": "no-store"},
@@ -172,8 +176,8 @@ async def list_comments(request: Request) -> JSONResponse:
 
 def _action(body: dict[str, Any]) -> str:
     action = body.get("action")
-    if action not in cs.ACTIONS:
-        raise ApiError(400, f"action: one of {', '.join(cs.ACTIONS)}")
+    if action not in moderation.ACTIONS:
+        raise ApiError(400, f"action: one of {', '.join(moderation.ACTIONS)}")
     return str(action)
 
 
@@ -186,7 +190,7 @@ async def act_on_one(request: Request, comment_id: int) -> JSONResponse:
     db = site_state(request).db
     if cs.get(db.read(), comment_id) is None:
         return _error(404, f"no comment {comment_id}")
-    done = cs.moderate(db, action, [comment_id], f"editor:{user.name}")
+    done = moderation.moderate(db, action, [comment_id], f"editor:{user.name}")
     return JSONResponse({"changed": len(done.changed), "skipped": done.skipped})
 
 
@@ -200,9 +204,9 @@ async def bulk(request: Request) -> JSONResponse:
     except ApiError as exc:
         return _error(exc.status, exc.message)
     db = site_state(request).db
-    done = cs.moderate(db, action, ids, f"editor:{user.name}")
+    done = moderation.moderate(db, action, ids, f"editor:{user.name}")
     with db.write() as conn:
-        cs.log_event(
+        audit_log.log_event(
             conn,
             f"editor:{user.name}",
             f"bulk-{action}",
@@ -222,7 +226,7 @@ def _bulk_ids(request: Request, body: dict[str, Any]) -> list[int]:
     if not isinstance(body.get("filter"), dict) or not isinstance(body.get("expect"), int):
         raise ApiError(400, 'send "ids": [...], or "filter": {...} with "expect": N')
     where = _filter(request, body["filter"])
-    ids = cs.matching_ids(site_state(request).db.read(), where)
+    ids = moderation.matching_ids(site_state(request).db.read(), where)
     if len(ids) != body["expect"]:
         raise ApiError(
             409,

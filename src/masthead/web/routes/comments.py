@@ -45,6 +45,7 @@ from masthead.config.origins import origin_of
 from masthead.errors import BadRequest, CommentError
 from masthead.store import comments as store
 from masthead.store import posts as posts_store
+from masthead.store import site_secrets
 from masthead.web.cache.state import SiteState
 from masthead.web.http import csrf, forms
 from masthead.web.http.redirects import location
@@ -390,7 +391,7 @@ async def _submit(
     """`submit` in the thread pool (it reads and writes SQLite), as this browser's commenter,
     from the one client-IP resolver; raises CommentError."""
     state = site_state(request)
-    secret = store.site_secret(state.db)
+    secret = site_secrets.site_secret(state.db)
     who = commenter(request, secret)
     outcome = await run_in_threadpool(
         submit,
@@ -542,7 +543,7 @@ def _not_found(request: Request, message: str) -> Response:
 
 def _own_pending(request: Request, row: sqlite3.Row) -> list[store.Comment]:
     state = site_state(request)
-    secret = store.site_secret(state.db)
+    secret = site_secrets.site_secret(state.db)
     found = identity.read_cookie(secret, request.cookies.get(identity.COOKIE, ""))
     if not found:
         return []
@@ -683,7 +684,7 @@ def _own_comment(request: Request, comment_id: int, token: str) -> store.Comment
     minutes = state.site.settings.comments_edit_minutes
     if minutes <= 0:
         raise CommentError(403, "comments cannot be edited or deleted on this site")
-    secret = store.site_secret(state.db)
+    secret = site_secrets.site_secret(state.db)
     found = store.get(state.db.read(), comment_id) if token else None
     key = found.token_key if found is not None else ""  # the token is bound to this row
     if not identity.check_edit_token(secret, token, comment_id, key, minutes * 60):

@@ -30,7 +30,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from masthead.accounts import service as accounts
 from masthead.comments import identity
 from masthead.i18n import CATALOGS, gettext
-from masthead.store import comments as cs
+from masthead.store import audit_log, site_secrets
+from masthead.store import comment_moderation as moderation
 from masthead.store import posts as posts_store
 from masthead.store import users as store
 from masthead.web.http import csrf, forms
@@ -134,7 +135,7 @@ def client_hash(request: Request) -> str:
     """Keyed hash of the client's address (the one resolver, C52), for throttling and the log."""
     state = site_state(request)
     ip = identity.client_ip_of(request.scope, state.site.settings.trusted_proxies)
-    return identity.ip_hash(cs.site_secret(state.db), ip)
+    return identity.ip_hash(site_secrets.site_secret(state.db), ip)
 
 
 def when(request: Request, ts: float) -> dict[str, str]:
@@ -156,7 +157,9 @@ def signed_in(request: Request) -> accounts.SignedIn | None:
 def refused(request: Request, why: str, actor: str = "anonymous") -> HTMLResponse:
     """A 403 page for a state change that did not prove it came from the editor; logged."""
     with site_state(request).db.write() as conn:
-        cs.log_event(conn, actor, "refused", detail={"path": request.url.path, "why": why[:200]})
+        audit_log.log_event(
+            conn, actor, "refused", detail={"path": request.url.path, "why": why[:200]}
+        )
     return render(request, "guanli/message.html", 403, title="403", message=why)
 
 
@@ -256,8 +259,8 @@ def overview(request: Request) -> Response:
     names = {u.id: u.name for u in store.users(conn)}
     zone = site_state(request).site.tz
     now = time.time()
-    series = per_day(cs.created_since(conn, now - 30 * 86400), zone, 30, now)
-    top = cs.top_threads(conn, now - 30 * 86400)
+    series = per_day(moderation.created_since(conn, now - 30 * 86400), zone, 30, now)
+    top = moderation.top_threads(conn, now - 30 * 86400)
     titles = posts_store.titles_by_url(conn, [r["post_url"] for r in top])
     return render(
         request,
@@ -265,7 +268,7 @@ def overview(request: Request) -> Response:
         title="overview",
         user=signed.user,
         csrf=signed.session.csrf,
-        counts=cs.status_counts(conn),
+        counts=moderation.status_counts(conn),
         bars=bars(series),
         total=sum(c for _, c in series),
         top=[{**dict(r), "title": titles.get(r["post_url"], r["post_url"])} for r in top],

@@ -34,6 +34,9 @@ from starlette.concurrency import run_in_threadpool
 
 from masthead.comments import identity, rules, sanitize, text
 from masthead.comments.port import records, wxr
+from masthead.store import audit_log, site_secrets
+from masthead.store import comment_moderation as moderation
+from masthead.store import comment_removal as removal
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.web.http import forms
@@ -88,7 +91,9 @@ def listing_params(raw: dict[str, str]) -> dict[str, str]:
     return {k: raw[k].strip() for k in LISTING_KEYS if raw.get(k, "").strip()}
 
 
-def make_filter(request: Request, params: dict[str, str], snapshot: int | None) -> cs.Filter:
+def make_filter(
+    request: Request, params: dict[str, str], snapshot: int | None
+) -> moderation.Filter:
     """The store filter of a listing; raises BadListing naming the parameter at fault."""
     state = site_state(request)
     status = params.get("status")
@@ -115,7 +120,7 @@ def make_filter(request: Request, params: dict[str, str], snapshot: int | None) 
     if lang and lang not in state.site.languages:
         raise BadListing(f"lang: one of {', '.join(state.site.languages)}")
     q = params.get("q", "")[:200]
-    return cs.Filter(
+    return moderation.Filter(
         status=status,
         q=q,
         ip_hash=_ip_hash(state, q),
@@ -133,7 +138,7 @@ def _ip_hash(state: Any, q: str) -> str:
         ip = str(ipaddress.ip_address(q.strip()))
     except ValueError:
         return ""
-    return identity.ip_hash(cs.site_secret(state.db), ip)
+    return identity.ip_hash(site_secrets.site_secret(state.db), ip)
 
 
 def _number(
@@ -156,19 +161,19 @@ def screen(request: Request) -> Response:
     params = listing_params(query)
     conn = site_state(request).db.read()
     try:
-        snapshot = cs.newest_id(conn)
+        snapshot = moderation.newest_id(conn)
         where = make_filter(request, params, snapshot)
         per_page = _number(params.get("per_page"), "per_page", 20, PER_PAGE)
         page = _number(query.get("page"), "page", 1)
     except BadListing as exc:
         return render(request, "guanli/message.html", 400, title="400", message=str(exc))
     newest = params.get("order") != "oldest"
-    rows, total = cs.listing(conn, where, page=page, per_page=per_page, newest=newest)
+    rows, total = moderation.listing(conn, where, page=page, per_page=per_page, newest=newest)
     titles = posts_store.titles_by_url(conn, [c.post_url for c in rows])
-    parents = cs.names_of(conn, [c.parent_id for c in rows if c.parent_id])
-    approved = cs.approved_by_email(conn, [c.author_email for c in rows])
+    parents = moderation.names_of(conn, [c.parent_id for c in rows if c.parent_id])
+    approved = moderation.approved_by_email(conn, [c.author_email for c in rows])
     views = {"": None, **{s: s for s in cs.STATUSES}}
-    counts = cs.status_counts(conn)
+    counts = moderation.status_counts(conn)
     counts_all = sum(counts.values())
     pages = max(1, -(-total // per_page))
 
@@ -239,7 +244,7 @@ async def act(request: Request) -> Response:
     multi = await forms.read(request)  # the form checked_form read
     action = form.get("action", "")
     back = _back(form.get("back"))
-    if action not in cs.ACTIONS:
+    if action not in moderation.ACTIONS:
         return render(request, "guanli/message.html", 400, title="400", message="choose an action")
     db = site_state(request).db
     scope_all = form.get("scope") == "all"
@@ -248,7 +253,7 @@ async def act(request: Request) -> Response:
             snapshot = _number(form.get("snapshot"), "snapshot", 0)
             expect = _number(form.get("expect"), "expect", 0)
             where = make_filter(request, listing_params(form), snapshot)
-            ids = cs.matching_ids(db.read(), where)
+            ids = moderation.matching_ids(db.read(), where)
         else:
             ids = [int(str(i)) for i in multi.getlist("ids") if str(i).isdigit()]
             expect = len(ids)
@@ -297,7 +302,7 @@ def _seen(values: list[Any]) -> dict[int, str]:
 def _moderate_as_seen(
     db: Any, action: str, ids: list[int], actor: str, seen: dict[int, str]
 ) -> cs.Changed:
-    """`cs.moderate`, each row only from the status the editor saw it in (C53)."""
+    """`moderation.moderate`, each row only from the status the editor saw it in (C53)."""
     groups: dict[str | None, list[int]] = {}
     for comment_id in ids:
         groups.setdefault(seen.get(comment_id), []).append(comment_id)
@@ -305,7 +310,9 @@ def _moderate_as_seen(
     skipped: list[int] = []
     moves: dict[int, tuple[str, str]] = {}
     for status, group in groups.items():
-        done = cs.moderate(db, action, group, actor, only=None if status is None else {status})
+        done = moderation.moderate(
+            db, action, group, actor, only=None if status is None else {status}
+        )
         changed += done.changed
         skipped += done.skipped
         moves.update(done.moves)
@@ -320,20 +327,14 @@ def _record(db: Any, actor: str, action: str, done: cs.Changed) -> int:
         "moves": {str(k): list(v) for k, v in done.moves.items()},
     }
     with db.write() as conn:
-        cs.log_event(conn, actor, f"bulk-{action}", detail=detail)
-        return int(conn.execute("SELECT last_insert_rowid()").fetchone()[0])
+        return audit_log.log_event(conn, actor, f"bulk-{action}", detail=detail)
 
 
 def _notice(request: Request, user: str, raw: str | None) -> dict[str, Any] | None:
     """The notice of one of this editor's recent actions, from the audit log."""
     if not raw or not raw.isdigit():
         return None
-    row = (
-        site_state(request)
-        .db.read()
-        .execute("SELECT * FROM audit_log WHERE id = :id", {"id": int(raw)})
-        .fetchone()
-    )
+    row = audit_log.entry(site_state(request).db.read(), int(raw))
     if row is None or row["actor"] != f"editor:{user}" or not row["action"].startswith("bulk-"):
         return None
     detail = json.loads(row["detail"])
@@ -360,28 +361,21 @@ async def undo(request: Request) -> Response:
         return refused(request, why, f"editor:{signed.user.name}" if signed else "anonymous")
     db = site_state(request).db
     notice = form.get("notice", "")
-    row = (
-        db.read()
-        .execute(
-            "SELECT * FROM audit_log WHERE id = :id", {"id": int(notice) if notice.isdigit() else 0}
-        )
-        .fetchone()
-    )
+    row = audit_log.entry(db.read(), int(notice) if notice.isdigit() else 0)
     actor = f"editor:{signed.user.name}"
     if row is None or row["actor"] != actor or not row["action"].startswith("bulk-"):
         return render(request, "guanli/message.html", 404, title="404", message="nothing to undo")
     if time.time() - row["at"] >= UNDO_SECONDS:
         return render(request, "guanli/message.html", 410, title="410", message="too late to undo")
     moves = {int(k): (v[0], v[1]) for k, v in json.loads(row["detail"]).get("moves", {}).items()}
-    done = cs.undo(db, moves, actor)
+    done = moderation.undo(db, moves, actor)
     with db.write() as conn:
-        cs.log_event(
+        last = audit_log.log_event(
             conn,
             actor,
             "bulk-undo",
             detail={"ids": done.changed, "skipped": done.skipped, "of": row["id"]},
         )
-        last = int(conn.execute("SELECT last_insert_rowid()").fetchone()[0])
     return RedirectResponse(_with_notice(_back(form.get("back")), last), 303, headers=PRIVATE)
 
 
@@ -400,7 +394,9 @@ async def empty(request: Request) -> Response:
     except BadListing as exc:
         return render(request, "guanli/message.html", 400, title="400", message=str(exc))
     db = site_state(request).db
-    count = len(cs.matching_ids(db.read(), cs.Filter(status=status, max_id=snapshot)))
+    count = len(
+        moderation.matching_ids(db.read(), moderation.Filter(status=status, max_id=snapshot))
+    )
     if form.get("confirm") != "1":
         return render(
             request,
@@ -417,7 +413,7 @@ async def empty(request: Request) -> Response:
             target="/guanli/comments/empty",
         )
     actor = f"editor:{signed.user.name}"
-    done = cs.empty(db, status, actor, max_id=snapshot)
+    done = removal.empty(db, status, actor, max_id=snapshot)
     notice = _record(db, actor, "delete", done)
     return RedirectResponse(_with_notice(back, notice), 303, headers=PRIVATE)
 

@@ -13,9 +13,9 @@ from fastapi.responses import Response
 
 from masthead.config import Settings, setting_source
 from masthead.indexing.indexer import LAST_RUN
-from masthead.store import comments as cs
+from masthead.store import audit_log
 from masthead.store import posts as posts_store
-from masthead.store import search as search_store
+from masthead.store import search_log as log_store
 from masthead.store import users as users_store
 from masthead.web.render.charts import bars, per_day
 from masthead.web.routes import site_state
@@ -60,15 +60,15 @@ def search_log(request: Request) -> Response:
     conn = state.db.read()
     now = time.time()
     since = now - DAYS * 86400
-    series = per_day(search_store.searched_since(conn, since), state.site.tz, DAYS, now)
+    series = per_day(log_store.searched_since(conn, since), state.site.tz, DAYS, now)
     return render(
         request,
         "guanli/search_log.html",
         title="search_log",
         user=signed.user,
         csrf=signed.session.csrf,
-        top=search_store.top_queries(conn, since, 20),
-        empty=search_store.top_queries(conn, since, 20, no_results=True),
+        top=log_store.top_queries(conn, since, 20),
+        empty=log_store.top_queries(conn, since, 20, no_results=True),
         bars=bars(series),
         total=sum(c for _, c in series),
         filters=lambda raw: ", ".join(f"{k}={v}" for k, v in json.loads(raw).items()),
@@ -162,8 +162,8 @@ def audit(request: Request) -> Response:
         )
     page = int(raw_page)
     conn = site_state(request).db.read()
-    actors, actions = cs.audit_choices(conn)
-    rows, total = cs.audit(
+    actors, actions = audit_log.choices(conn)
+    rows, total = audit_log.entries(
         conn,
         actor=params.get("actor", "")[:100],
         action=params.get("action", "")[:50],

@@ -28,8 +28,8 @@ from markupsafe import Markup
 from masthead.config import Language
 from masthead.i18n import gettext
 from masthead.notify import tokens
+from masthead.store import audit_log, outbox, site_secrets
 from masthead.store import comments as store
-from masthead.store import outbox
 from masthead.store import posts as store_posts
 from masthead.web.http import csrf
 from masthead.web.routes import add, renderer, site_state
@@ -86,7 +86,7 @@ def _check(request: Request, token: str) -> tuple[tokens.Action, store.Comment] 
     lang = state.site.default_language
     title = _t(lang, "mail_page_title")
     try:
-        action = tokens.read_action(store.site_secret(state.db), token)
+        action = tokens.read_action(site_secrets.site_secret(state.db), token)
     except tokens.TokenError as exc:
         key = "mail_link_expired" if exc.reason == "expired" else "mail_link_invalid"
         return _page(request, lang, 410 if exc.reason == "expired" else 400, title,
@@ -174,7 +174,7 @@ def moderate(request: Request, token: str) -> Response:
 def _unsubscribe_check(request: Request, token: str) -> tuple[Language, int] | Response:
     state = site_state(request)
     try:
-        comment_id, key = tokens.read_unsubscribe(store.site_secret(state.db), token)
+        comment_id, key = tokens.read_unsubscribe(site_secrets.site_secret(state.db), token)
     except tokens.TokenError:
         lang = state.site.default_language
         return _page(request, lang, 400, _t(lang, "unsubscribe_title"),
@@ -221,7 +221,7 @@ def unsubscribe(request: Request, token: str) -> Response:
 
     def apply(conn: Any) -> None:
         for cid in outbox.unsubscribe(conn, comment_id):
-            store.log_event(conn, ACTOR, "unsubscribe", comment_id=cid)
+            audit_log.log_event(conn, ACTOR, "unsubscribe", comment_id=cid)
 
     store.commit(state.db, apply)
     return _page(request, lang, 200, title, message=_t(lang, "unsubscribe_done"))

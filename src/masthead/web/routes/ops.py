@@ -38,7 +38,7 @@ def healthz(request: Request) -> dict[str, Any]:
         "status": "ok",
         "pid": os.getpid(),  # which worker answered (`serve --workers N`)
         "generation": store.generation(conn),
-        "posts": conn.execute("SELECT COUNT(*) FROM posts WHERE kind != 'author'").fetchone()[0],
+        "posts": store.count_posts(conn),
         "watch": asdict(watcher.stats) if watcher else None,
     }
 

@@ -35,6 +35,7 @@ from masthead.seo.meta import social_tags
 from masthead.store import comments as comment_store
 from masthead.store import posts as store
 from masthead.store import seo as seo_store
+from masthead.store.rows import PostLink, PostRow, PostSummary, RelatedPost
 from masthead.web.cache.state import SiteState
 from masthead.web.render import discussion
 
@@ -137,16 +138,16 @@ class Renderer:
         items = [(i.weight, i.title, i.url) for i in self.site.settings.menu.get(lang.code, [])]
         listed = {url for _, _, url in items}
         for row in store.menu_posts(self.state.db.read(), lang.code, self.state.now()):
-            extra = store.decode_json(row["extra"]) or {}
+            extra = store.decode_json(row.extra) or {}
             entry, _ = menu_entry(extra)  # `check` reports the problems
-            if entry is None or row["url"] in listed:
+            if entry is None or row.url in listed:
                 continue
             link_title = extra.get("linkTitle")  # Hugo's default name, before the title
             if not isinstance(link_title, str) or not link_title.strip():
-                link_title = row["title"]
+                link_title = row.title
             title = entry.title or " ".join(link_title.split())
-            items.append((entry.weight, title, row["url"]))
-            listed.add(row["url"])
+            items.append((entry.weight, title, row.url))
+            listed.add(row.url)
         items.sort(key=lambda item: item[0])  # stable: equal weights keep their order
         return [{"title": title, "url": url, "current": url == path} for _, title, url in items]
 
@@ -164,60 +165,62 @@ class Renderer:
         ]  # fmt: skip
         return {"about": about, "feeds": feeds}
 
-    def card(self, row: sqlite3.Row, terms: dict[str, list], lang: Language) -> dict[str, Any]:
+    def card(
+        self, row: PostRow | PostSummary, terms: dict[str, list], lang: Language
+    ) -> dict[str, Any]:
         return {
-            "title": row["title"],
-            "url": row["url"],
-            "date": self.date(row["date"], lang),
-            "excerpt": row["excerpt"],
-            "reading": gettext(lang.locale, "minutes_read", n=row["reading_minutes"]),
-            "draft": bool(row["draft"]),
+            "title": row.title,
+            "url": row.url,
+            "date": self.date(row.date, lang),
+            "excerpt": row.excerpt,
+            "reading": gettext(lang.locale, "minutes_read", n=row.reading_minutes),
+            "draft": bool(row.draft),
             "tags": self.term_links(lang, "tags", terms.get("tags", [])),
             "categories": self.term_links(lang, "categories", terms.get("categories", [])),
             "authors": self.term_links(lang, people.TAXONOMY, terms.get(people.TAXONOMY, [])),
         }
 
     def comment_counts(
-        self, conn: sqlite3.Connection, rows: list[sqlite3.Row], cards: list[dict], lang: Language
+        self, conn: sqlite3.Connection, rows: list[PostSummary], cards: list[dict], lang: Language
     ) -> None:
         """Add `comment_count` (`{"n", "text", "url"}`, None for none) to each card of `rows`;
         the page is then rendered again whenever a comment changes (`state.reads_comments`)."""
         self.state.reads_comments()
-        counts = comment_store.approved_counts(conn, {r["translation_key"] for r in rows})
+        counts = comment_store.approved_counts(conn, {r.translation_key for r in rows})
         for row, card in zip(rows, cards, strict=True):
-            n = counts.get(row["translation_key"], 0)
+            n = counts.get(row.translation_key, 0)
             key = "n_comments_one" if n == 1 else "n_comments"
             text = gettext(lang.locale, key, n=n)
-            shown = {"n": n, "text": text, "url": row["url"] + "#mh-comments"}
+            shown = {"n": n, "text": text, "url": row.url + "#mh-comments"}
             card["comment_count"] = shown if n else None
 
-    def comment_feed_links(self, row: sqlite3.Row, lang: Language) -> list[dict[str, str]]:
+    def comment_feed_links(self, row: PostRow, lang: Language) -> list[dict[str, str]]:
         """`<link rel="alternate">` of a post's comment feeds (RSS, Atom), [] when its comments
         are off (`comments: false`) or it is a page (`content/pages/`: no comments)."""
-        if not row["comments"] or row["kind"] != "post":
+        if not row.comments or row.kind != "post":
             return []
-        title = gettext(lang.locale, "comments_on", title=row["title"])
-        url = row["url"]
+        title = gettext(lang.locale, "comments_on", title=row.title)
+        url = row.url
         return [
             {"type": mime, "title": title, "href": self.absolute(urls.comment_feed_url(url, fmt))}
             for fmt, mime in (("rss", "application/rss+xml"), ("atom", "application/atom+xml"))
         ]
 
     def comment_nodes(
-        self, conn: sqlite3.Connection, row: sqlite3.Row, page_url: str
+        self, conn: sqlite3.Connection, row: PostRow, page_url: str
     ) -> tuple[int | None, list[dict[str, Any]]]:
         """A post's `commentCount` (None when its comments are off) and JSON-LD `Comment` items
         (approved ones only: a removed comment's placeholder has no author and no text, C39).
         The page must be one that `reads_thread` its thread."""
-        if not row["comments"]:
+        if not row.comments:
             return None, []
-        thread = comment_store.public_thread(conn, row["translation_key"])
+        thread = comment_store.public_thread(conn, row.translation_key)
         # readers' comments only: a pingback or trackback is another site's link, no Comment
         # a person wrote (schema.org has no type for it), so it is neither listed nor counted
         shown = [c for c in thread if not c.removed and not discussion.is_ping(c.kind)]
         listed = shown[:JSONLD_COMMENTS]
         ids = {c.id for c in listed}  # a reply to a removed comment names no parent
-        written = self.site.languages.get(row["lang"], self.site.default_language)
+        written = self.site.languages.get(row.lang, self.site.default_language)
         nameless = gettext(written.locale, "anonymous")  # imported comments may have no name
         items = [
             jsonld.comment(
@@ -270,17 +273,17 @@ class Renderer:
             if code in self.site.languages
         }
 
-    def post_hreflang(self, conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, str]:
+    def post_hreflang(self, conn: sqlite3.Connection, row: PostRow) -> dict[str, str]:
         """The versions of a post its head and sitemap entry advertise: the indexable members of
         its translation set; only itself when it is a draft, noindex, canonical elsewhere, or
         not the version its language holds in the set."""
-        own = {row["lang"]: row["url"]}
-        if row["draft"] or row["noindex"] or row["canonical"]:
+        own = {row.lang: row.url}
+        if row.draft or row.noindex or row.canonical:
             return own
         versions = seo_store.hreflang_versions(
-            conn, row["translation_key"], row["kind"], self.state.now()
+            conn, row.translation_key, row.kind, self.state.now()
         )
-        if versions.get(row["lang"]) != row["url"]:
+        if versions.get(row.lang) != row.url:
             return own
         return {code: url for code, url in versions.items() if code in self.site.languages}
 
@@ -471,10 +474,10 @@ class Renderer:
         path = base if page == 1 else f"{base}page/{page}/"
         if page > 1:
             versions = {lang.code: path}
-        terms = store.terms_of(conn, [r["id"] for r in rows])
-        cards = [self.card(r, terms[r["id"]], lang) for r in rows]
+        terms = store.terms_of(conn, [r.id for r in rows])
+        cards = [self.card(r, terms[r.id], lang) for r in rows]
         for row, card in zip(rows, cards, strict=True):
-            card["thumb"] = self.thumbs.thumb(row["cover"])  # resized once (content/thumbs.py)
+            card["thumb"] = self.thumbs.thumb(row.cover)  # resized once (content/thumbs.py)
         # the first thumbnail may be the largest paint: never lazy (the others wait their turn)
         card_eager = next((c for c in cards if c["thumb"]), None)
         if card_eager is not None:
@@ -542,15 +545,15 @@ class Renderer:
         row = store.author_bio(conn, key, lang.code, self.site.settings.default_language)
         if row is None:
             return None
-        extra = store.decode_json(row["extra"]) or {}
+        extra = store.decode_json(row.extra) or {}
         return {
-            "name": row["title"],
+            "name": row.title,
             # the nh3 allowlist is the last step of body_html (raw_html trusts its authors)
-            "html": Markup(self.body_html(row["html"], row["lang"])),  # nosec B704
-            "avatar": row["cover"] if self.cover_url(row["cover"]) else "",
+            "html": Markup(self.body_html(row.html, row.lang)),  # nosec B704
+            "avatar": row.cover if self.cover_url(row.cover) else "",
             "links": extra.get("links", []),
-            "lang": self.hreflang_of(row["lang"]),
-            "url": self.absolute(row["url"]),
+            "lang": self.hreflang_of(row.lang),
+            "url": self.absolute(row.url),
         }
 
     def profile(
@@ -583,63 +586,66 @@ class Renderer:
             row = store.preview_by_url(conn, url)
         if row is None:
             raise NotFound("no such post")
-        self.state.reads_thread(row["translation_key"])  # cached until its thread changes
+        self.state.reads_thread(row.translation_key)  # cached until its thread changes
         comments = discussion.block(conn, row, self.site, lang, now, comment_page)
-        terms = store.terms_of(conn, [row["id"]])[row["id"]]
+        terms = store.terms_of(conn, [row.id])[row.id]
         others = store.translations(conn, row, now, drafts=self.state.dev)
-        versions = {row["lang"]: row["url"], **{o["lang"]: o["url"] for o in others}}
+        versions = {row.lang: row.url, **{o.lang: o.url for o in others}}
         post = {
             **self.card(row, terms, lang),
-            "kind": row["kind"],
+            "kind": row.kind,
             # the nh3 allowlist is the last step of body_html (raw_html trusts its authors)
-            "html": Markup(self.body_html(row["html"], row["lang"])),  # nosec B704
+            "html": Markup(self.body_html(row.html, row.lang)),  # nosec B704
             # the TOC is built from escaped heading text (content.headings.render_toc)
-            "toc_html": Markup(row["toc_html"]) if row["show_toc"] else "",  # nosec B704
+            "toc_html": Markup(row.toc_html) if row.show_toc else "",  # nosec B704
             "authors": [
                 {"name": a.name, "url": people.bio_url(lang.prefix, a.key)}
-                for a in post_authors(row["authors"])
+                for a in post_authors(row.authors)
             ],
-            "cover": row["cover"] if self.cover_url(row["cover"]) else "",
-            "updated": self.date(row["updated"], lang) if row["updated"] else None,
+            "cover": row.cover if self.cover_url(row.cover) else "",
+            "updated": self.date(row.updated, lang) if row.updated else None,
             "translations": [
                 {
-                    "name": self.site.languages[o["lang"]].name,
-                    "hreflang": self.site.languages[o["lang"]].hreflang,
-                    "url": o["url"],
-                    "title": o["title"],
+                    "name": self.site.languages[o.lang].name,
+                    "hreflang": self.site.languages[o.lang].hreflang,
+                    "url": o.url,
+                    "title": o.title,
                 }
                 for o in others
-                if o["lang"] in self.site.languages
+                if o.lang in self.site.languages
             ],
         }
-        page_url = self.absolute(row["url"])
-        canonical = row["canonical"] or page_url
-        image = self.cover_url(row["cover"])
-        published = datetime.fromisoformat(row["date"])
-        modified = datetime.fromisoformat(row["updated"]) if row["updated"] else published
+        page_url = self.absolute(row.url)
+        canonical = row.canonical or page_url
+        image = self.cover_url(row.cover)
+        published = datetime.fromisoformat(row.date)
+        modified = datetime.fromisoformat(row.updated) if row.updated else published
         tags = [n for _k, n in terms["tags"]]
         sections = [n for _k, n in terms["categories"]]
-        if row["kind"] == "post":
+        if row.kind == "post":
             settings = self.site.settings
             comment_count, comment_items = self.comment_nodes(conn, row, page_url)
             node = jsonld.blog_posting(
                 url=page_url,
                 canonical=canonical,
-                headline=row["title"],
-                description=row["excerpt"],
+                headline=row.title,
+                description=row.excerpt,
                 published=published,
                 modified=modified,
-                authors=self.author_nodes(row["authors"], lang),
+                authors=self.author_nodes(row.authors, lang),
                 image=image,
                 language=lang.hreflang,
                 publisher=jsonld.organization(settings.title, self.absolute("/")),
                 keywords=tags,
                 sections=sections,
-                word_count=row["word_count"],
+                word_count=row.word_count,
                 comment_count=comment_count,
                 comments=comment_items,
             )
-            trail = [(sections[0], post["categories"][0]["url"])] if sections else []
+            trail = []
+            if sections:  # the first category, as the card links it
+                key, name = terms["categories"][0]
+                trail = [(name, urls.term_url(lang.prefix, "categories", key))]
             og: dict[str, Any] = {
                 "kind": "article",
                 "image": image,
@@ -650,25 +656,25 @@ class Renderer:
             }
         else:
             node = jsonld.web_page(
-                url=page_url, name=row["title"], description=row["excerpt"], language=lang.hreflang
+                url=page_url, name=row.title, description=row.excerpt, language=lang.hreflang
             )
             trail, og = [], {"image": image}
         return self.page(
             "post.html",
             lang,
-            path=row["url"],
-            title=row["title"],
+            path=row.url,
+            title=row.title,
             versions=versions,
             hreflang=self.post_hreflang(conn, row),
             post=post,
-            description=row["excerpt"],
+            description=row.excerpt,
             canonical=canonical,
-            noindex=bool(row["noindex"] or row["draft"] or previewed),
+            noindex=bool(row.noindex or row.draft or previewed),
             og=og,
-            structured=[node, self.crumbs(lang, *trail, (row["title"], row["url"]))],
+            structured=[node, self.crumbs(lang, *trail, (row.title, row.url))],
             preview=(
-                {"scheduled": self.date(row["date"], lang)}
-                if previewed and row["date_ts"] > now
+                {"scheduled": self.date(row.date, lang)}
+                if previewed and row.date_ts > now
                 else None
             ),
             feeds=self.feed_links(lang) + self.comment_feed_links(row, lang),
@@ -677,22 +683,22 @@ class Renderer:
         )
 
     def post_links(
-        self, conn: sqlite3.Connection, row: sqlite3.Row, lang: Language, now: float
+        self, conn: sqlite3.Connection, row: PostRow, lang: Language, now: float
     ) -> dict[str, Any]:
         """A post's `neighbours` (`{"previous", "next"}`: the older and newer post of its
         language by date, each `{"title", "url"}` or None) and `related` (up to `RELATED_POSTS`
         posts of its language sharing the most tags, newest first on ties); none for pages.
         Both change only with the index, so the page's cache (per generation) stays right."""
-        if row["kind"] != "post":
+        if row.kind != "post":
             return {"neighbours": None, "related": []}
         drafts = self.state.dev
         older, newer = store.neighbours(conn, row, now, drafts=drafts)
         related = store.related(conn, row, now, RELATED_POSTS, drafts=drafts)
 
-        def link(r: sqlite3.Row | None) -> dict[str, Any] | None:
+        def link(r: PostLink | RelatedPost | None) -> dict[str, Any] | None:
             if r is None:
                 return None
-            return {"title": r["title"], "url": r["url"], "date": self.date(r["date"], lang)}
+            return {"title": r.title, "url": r.url, "date": self.date(r.date, lang)}
 
         return {
             "neighbours": {"previous": link(older), "next": link(newer)},
@@ -701,8 +707,8 @@ class Renderer:
 
     def terms(self, lang: Language, taxonomy: str) -> tuple[str, int]:
         rows = store.term_counts(self.state.db.read(), taxonomy, lang.code, self.state.now())
-        items = [
-            {"name": r["name"], "url": urls.term_url(lang.prefix, taxonomy, r["key"]), "n": r["n"]}
+        items: list[dict[str, Any]] = [
+            {"name": r.name, "url": urls.term_url(lang.prefix, taxonomy, r.key), "n": r.n}
             for r in rows
         ]
         path = self.lang_path(lang, f"/{taxonomy}/")
@@ -739,13 +745,13 @@ class Renderer:
         )
         years: dict[int, list[dict[str, Any]]] = {}
         for r in rows:
-            when = datetime.fromisoformat(r["date"])
-            entry = {"title": r["title"], "url": r["url"], "date": self.date(r["date"], lang)}
-            years.setdefault(when.year, []).append({**entry, "draft": bool(r["draft"])})
+            when = datetime.fromisoformat(r.date)
+            entry = {"title": r.title, "url": r.url, "date": self.date(r.date, lang)}
+            years.setdefault(when.year, []).append({**entry, "draft": bool(r.draft)})
         path = self.lang_path(lang, "/archive/")
         title = gettext(lang.locale, "archive")
         structured = [
-            self.collection(lang, path, title, [r["url"] for r in rows]),
+            self.collection(lang, path, title, [r.url for r in rows]),
             self.crumbs(lang, (title, path)),
         ]
         return self.page(
@@ -780,6 +786,4 @@ class Renderer:
         rows, _total = store.list_posts(
             self.state.db.read(), lang=lang.code, now=self.state.now(), limit=LATEST_ON_404
         )
-        return [
-            {"title": r["title"], "url": r["url"], "date": self.date(r["date"], lang)} for r in rows
-        ]
+        return [{"title": r.title, "url": r.url, "date": self.date(r.date, lang)} for r in rows]

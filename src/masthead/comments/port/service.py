@@ -408,7 +408,7 @@ def _plan_and_insert(
         )
         if (
             hidden
-        ):  # pages draw no comments (web/render/views.py), nor do the comment feeds list them
+        ):  # pages draw no comments (web/render/post.py), nor do the comment feeds list them
             report.hidden += len(importing)
 
 

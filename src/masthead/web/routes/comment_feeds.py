@@ -38,7 +38,7 @@ from masthead.store.comments import Comment
 from masthead.store.rows import PostRow
 from masthead.web.cache.state import SiteState
 from masthead.web.render import discussion
-from masthead.web.render.views import Renderer
+from masthead.web.render.renderer import Renderer
 from masthead.web.routes import add, bound, renderer, respond, site_state
 from masthead.web.routes.seo import MEDIA, Built
 

@@ -29,7 +29,8 @@ from masthead.store import posts as store
 from masthead.store import seo as seo_store
 from masthead.store.rows import FeedPost
 from masthead.web.cache.state import SiteState
-from masthead.web.render.views import TAXONOMIES, Renderer, author_people, term_heading
+from masthead.web.render.base import TAXONOMIES, author_people, term_heading
+from masthead.web.render.renderer import Renderer
 from masthead.web.routes import EVERY_LANGUAGE, add, bound, renderer, respond, site_state
 
 MEDIA = {

@@ -10,23 +10,46 @@ column names are the type's fields.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from dataclasses import dataclass, fields
+from typing import TypeVar
 
 R = TypeVar("R")
 _FLAGS = frozenset({"draft", "noindex", "comments", "show_toc", "shadowed"})
+_FIELDS: dict[type, tuple[str, ...]] = {}  # each row type's field names, in order
 
 
 def row_of(cls: type[R], row: sqlite3.Row) -> R:
     """`cls` from the columns of `row` (by name; the flag columns as bools)."""
-    values: dict[str, Any] = dict(zip(row.keys(), row, strict=True))
-    for name in _FLAGS.intersection(values):
-        values[name] = bool(values[name])
-    return cls(**values)
+    return rows_of(cls, [row])[0]
 
 
 def rows_of(cls: type[R], rows: list[sqlite3.Row]) -> list[R]:
-    return [row_of(cls, r) for r in rows]
+    """`row_of` each row of one query. By position when the query's columns are the first
+    fields of `cls` in their order (every query here): several times faster than by name, for
+    the sitemap's thousands of rows."""
+    if not rows:
+        return []
+    names = tuple(rows[0].keys())
+    flags = [i for i, name in enumerate(names) if name in _FLAGS]
+    if names != _field_names(cls)[: len(names)]:
+        return [cls(**{n: bool(v) if n in _FLAGS else v for n, v in zip(names, r, strict=True)})
+                for r in rows]  # fmt: skip
+    if not flags:
+        return [cls(*r) for r in rows]
+    out = []
+    for r in rows:
+        values = list(r)
+        for i in flags:
+            values[i] = bool(values[i])
+        out.append(cls(*values))
+    return out
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in fields(cls))
+    return names
 
 
 def maybe_row(cls: type[R], row: sqlite3.Row | None) -> R | None:

@@ -64,7 +64,7 @@ def _site(make_site: Callable[..., Site]) -> Site:
 def thread_of(db: Database, url: str) -> str:
     row = posts_store.post_by_url(db.read(), url, time.time())
     assert row is not None, url
-    return str(row["translation_key"])
+    return str(row.translation_key)
 
 
 def write_comment(

@@ -63,7 +63,7 @@ class Thread:
         row = posts_store.post_by_url(self.db.read(), url, time.time())
         assert row is not None
         new = NewComment(
-            thread=row["translation_key"],
+            thread=row.translation_key,
             post_url=url,
             parent_id=self.ids[parent] if parent else None,
             lang=lang,

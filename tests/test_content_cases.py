@@ -117,7 +117,7 @@ def listed(db: Database, lang: str = "en", now: float | None = None, **where: st
     now = datetime(2030, 1, 1, tzinfo=SHANGHAI).timestamp() if now is None else now
     rows, total = store.list_posts(db.read(), lang=lang, now=now, limit=50, **where)
     assert total == len(rows)
-    return sorted(row["slug"] for row in rows)
+    return sorted(row.slug for row in rows)
 
 
 def ids_of(html: str) -> list[str]:
@@ -292,7 +292,7 @@ for path in sorted((site.content_dir / "posts").iterdir()):
 db = Database(site.database_path)
 index_site(site, db)
 rows, _ = store.list_posts(db.read(), lang="en", now=float(sys.argv[3]), limit=50)
-out["listed"] = [[r["slug"], r["date"], r["date_ts"]] for r in rows]
+out["listed"] = [[r.slug, r.date, r.date_ts] for r in rows]
 print(json.dumps(out, sort_keys=True))
 """
 
@@ -417,7 +417,7 @@ def test_c07_one_term_page_per_tag(site: Site) -> None:
     assert errors == []
     now = datetime(2030, 1, 1, tzinfo=SHANGHAI).timestamp()
     assert listed(db, taxonomy="tags", key="python") == ["c07-a", "c07-d"]
-    counts = {r["key"]: r["n"] for r in store.term_counts(db.read(), "tags", "en", now)}
+    counts = {r.key: r.n for r in store.term_counts(db.read(), "tags", "en", now)}
     assert counts == {"python": 2, "yaml": 1, "machine-learning": 1, "solo": 1}
     # Chinese tags: their own term pages under the zh language
     for key in ("机器学习", "深度学习", "自然语言处理"):
@@ -573,7 +573,7 @@ def test_c10_last_good_version_stays_published(site: Site) -> None:
             ("content/posts/g-good-neighbour.md", 2)
         ]
         rows, _ = store.list_posts(db.read(), lang="en", now=FROZEN.timestamp(), limit=50)
-        assert [(r["slug"], r["title"]) for r in rows] == [("c10-good", "A perfectly valid post")]
+        assert [(r.slug, r.title) for r in rows] == [("c10-good", "A perfectly valid post")]
         assert [(i.path, i.line) for i in store.issues(db.read())] == [
             ("content/posts/g-good-neighbour.md", 2)
         ]
@@ -581,7 +581,7 @@ def test_c10_last_good_version_stays_published(site: Site) -> None:
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 4_000_000_000))
     assert index_site(site, db).errors == []
     rows, _ = store.list_posts(db.read(), lang="en", now=FROZEN.timestamp(), limit=50)
-    assert [r["title"] for r in rows] == ["Fixed again"] and store.issues(db.read()) == []
+    assert [r.title for r in rows] == ["Fixed again"] and store.issues(db.read()) == []
 
 
 _GOOD_TEXT = "---\ntitle: 文章\ndate: 2024-03-01\n---\n\n这是一篇简体中文的文章，包含常用汉字。\n"

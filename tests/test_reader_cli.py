@@ -41,7 +41,7 @@ def test_new_writes_a_draft_with_front_matter_and_prints_its_path(make_site):
     db = Database(site.database_path)
     index_site(site, db)
     rows, _total = list_posts(db.read(), lang="en", now=datetime.now().timestamp(), limit=10)
-    assert [r["title"] for r in rows] == ["Old"]  # a draft: never published
+    assert [r.title for r in rows] == ["Old"]  # a draft: never published
     db.close()
     again = new(str(site.root), "Hello, World: a First Post!")
     assert again.exit_code == 2 and "exists" in again.output

@@ -58,15 +58,15 @@ def test_last_good_version_stays_across_full_rebuilds(make_site):
     report = index_site(site, db)
     assert len(report.errors) == 1 and report.errors[0].line == 2
     rows, total = store.list_posts(db.read(), lang="en", now=2e9, limit=10)
-    assert total == 1 and rows[0]["title"] == "Good title"
+    assert total == 1 and rows[0].title == "Good title"
     index_site(site, db, full=True)
     rows, _ = store.list_posts(db.read(), lang="en", now=2e9, limit=10)
-    assert rows[0]["title"] == "Good title"
+    assert rows[0].title == "Good title"
     assert [i.severity for i in store.issues(db.read())] == ["error"]
     path.write_text(post("Fixed title", "2024-03-01"))
     index_site(site, db)
     rows, _ = store.list_posts(db.read(), lang="en", now=2e9, limit=10)
-    assert rows[0]["title"] == "Fixed title" and store.issues(db.read()) == []
+    assert rows[0].title == "Fixed title" and store.issues(db.read()) == []
     path.unlink()
     index_site(site, db)
     assert store.list_posts(db.read(), lang="en", now=2e9, limit=10)[1] == 0
@@ -98,9 +98,9 @@ folder = "zh-cn"
     index_site(site, db)
     conn = db.read()
     a = store.post_by_url(conn, "/posts/a/", 2e9)
-    assert [t["url"] for t in store.translations(conn, a, 2e9)] == ["/zh/posts/a/"]
+    assert [t.url for t in store.translations(conn, a, 2e9)] == ["/zh/posts/a/"]
     b = store.post_by_url(conn, "/posts/b/", 2e9)
-    assert [t["url"] for t in store.translations(conn, b, 2e9)] == ["/zh/posts/other-name/"]
+    assert [t.url for t in store.translations(conn, b, 2e9)] == ["/zh/posts/other-name/"]
     assert store.post_by_url(conn, "/zh/posts/c/", 2e9) is not None, "front matter lang wins"
     db.close()
 

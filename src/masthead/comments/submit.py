@@ -30,6 +30,7 @@ from masthead.store import audit_log, posts, site_secrets, users
 from masthead.store import comment_facts as facts
 from masthead.store import comments as store
 from masthead.store.db import Database
+from masthead.store.rows import PostRow
 
 __all__ = ["CommentError", "Outcome", "Submission", "submit"]
 
@@ -71,7 +72,7 @@ class Outcome:
 
 @dataclass(frozen=True)
 class _Context:
-    post: sqlite3.Row
+    post: PostRow
     thread: str
     parent: int | None
     form: Submission
@@ -104,20 +105,20 @@ def _path(raw: str, base_url: str) -> str:
     return parts.path
 
 
-def _post(state: SiteState, raw: str, now: float) -> sqlite3.Row:
+def _post(state: SiteState, raw: str, now: float) -> PostRow:
     path = _path(raw, state.base_url)
     conn = state.db.read()
     for url in dict.fromkeys((path, path if path.endswith("/") else path + "/")):
         row = posts.post_by_url(conn, url, now, drafts=state.dev)
-        if row is not None and row["kind"] == "post":
+        if row is not None and row.kind == "post":
             return row
     raise CommentError(404, f"There is no post at {path}.", "post")
 
 
-def _open(post: sqlite3.Row, days: int, now: float) -> None:
-    if not post["comments"]:
+def _open(post: PostRow, days: int, now: float) -> None:
+    if not post.comments:
         raise CommentError(403, "Comments are off on this post.", code="closed")
-    if days and now > post["date_ts"] + days * DAY:
+    if days and now > post.date_ts + days * DAY:
         raise CommentError(403, f"Comments close {days} days after a post's date.", code="closed")
 
 
@@ -153,8 +154,8 @@ def _check_parent(conn: sqlite3.Connection, ctx: _Context) -> None:
         raise CommentError(400, _unpublished_parent(parent.status), "parent")
 
 
-def _lang(state: SiteState, form: Submission, post: sqlite3.Row) -> str:
-    return form.lang if form.lang in state.site.languages else str(post["lang"])  # never raw
+def _lang(state: SiteState, form: Submission, post: PostRow) -> str:
+    return form.lang if form.lang in state.site.languages else str(post.lang)  # never raw
 
 
 def _facts(
@@ -235,7 +236,7 @@ def submit(
     post = _post(state, form.post, now)
     _open(post, settings.comments_close_after_days, now)
     secret = site_secrets.site_secret(state.db)
-    thread = str(post["translation_key"])
+    thread = str(post.translation_key)
     parent = _parent(form.parent)
     clean = replace(
         form,
@@ -286,7 +287,7 @@ def submit(
         decision = rules.evaluate(clean, replace(facts, links=links), settings)
         new = store.NewComment(
             thread=thread,
-            post_url=str(post["url"]),
+            post_url=str(post.url),
             parent_id=parent,
             lang=lang,
             status=decision.status,

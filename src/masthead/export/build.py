@@ -156,19 +156,19 @@ def page_urls(site: Site, conn: Any, now: float) -> list[str]:
         for taxonomy in TAXONOMIES:
             out.append(urls.lang_path(lang.prefix, f"/{taxonomy}/"))
             for row in store.term_counts(conn, taxonomy, lang.code, now):
-                out += _listing(urls.term_url(lang.prefix, taxonomy, row["key"]), row["n"], per)
+                out += _listing(urls.term_url(lang.prefix, taxonomy, row.key), row.n, per)
                 out += [
-                    urls.feed_url(lang.prefix, fmt, taxonomy, row["key"]) for fmt in urls.FEED_FILES
+                    urls.feed_url(lang.prefix, fmt, taxonomy, row.key) for fmt in urls.FEED_FILES
                 ]
     if len(languages) > 1 and all(lang.prefix != urls.ALL_LANGUAGES for lang in languages):
         out += [urls.feed_url(urls.ALL_LANGUAGES, fmt) for fmt in urls.FEED_FILES]
-    posts = [r for r in export_store.published_urls(conn, now) if r["lang"] in site.languages]
-    out += [r["url"] for r in posts]
+    posts = [r for r in export_store.published_urls(conn, now) if r.lang in site.languages]
+    out += [r.url for r in posts]
     # the comment feeds: the site's, and each post's that takes comments (as its head links)
     out += [urls.comment_feed_url(None, fmt) for fmt in urls.FEED_FILES]
-    for row in posts:
-        if row["kind"] == "post" and row["comments"]:
-            out += [urls.comment_feed_url(row["url"], fmt) for fmt in urls.FEED_FILES]
+    for page in posts:
+        if page.kind == "post" and page.comments:
+            out += [urls.comment_feed_url(page.url, fmt) for fmt in urls.FEED_FILES]
     return list(dict.fromkeys(out))  # one each, first place kept
 
 

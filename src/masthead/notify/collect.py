@@ -93,7 +93,7 @@ def _text(comment: store.Comment) -> messages.CommentText:
 
 def _post_title(conn: sqlite3.Connection, comment: store.Comment, now: float) -> str:
     post = store_posts.post_by_url(conn, comment.post_url, now)
-    return str(post["title"]) if post is not None else comment.post_url
+    return str(post.title) if post is not None else comment.post_url
 
 
 def _held(

@@ -34,6 +34,7 @@ from masthead.search.query import Query, Term, parse
 from masthead.store import posts as posts_store
 from masthead.store import search as store
 from masthead.store.db import Database
+from masthead.store.rows import HitPost
 
 log = logging.getLogger(__name__)
 
@@ -463,11 +464,11 @@ class SearchService:
             names.setdefault((taxonomy, key), name)
         entries = {}
         for row in rows:
-            tags, cats = terms.get(row["id"], ([], []))
-            entries[row["id"]] = Entry(
-                lang=row["lang"],
-                date_ts=row["date_ts"],
-                authors=_author_text(json.loads(row["authors"] or "[]")),
+            tags, cats = terms.get(row.id, ([], []))
+            entries[row.id] = Entry(
+                lang=row.lang,
+                date_ts=row.date_ts,
+                authors=_author_text(json.loads(row.authors or "[]")),
                 tags=frozenset(tags),
                 categories=frozenset(cats),
             )
@@ -858,40 +859,40 @@ class SearchService:
         )
 
 
-def _hits(rows: list[Any], query: Query) -> list[Hit]:
+def _hits(rows: list[HitPost], query: Query) -> list[Hit]:
     """The hits of `rows` (`store.page_rows` values, in order): titles and snippets as escaped
     HTML with FTS5's matches marked, or the query's words where FTS5 marked none (Chinese
     sub-words, titles); every fragment through the allowlist in one pass."""
     words = query.words
     fragments = []
     for row in rows:
-        title_hl, snippet = row["title_hl"], row["snippet"]
+        title_hl, snippet = row.title_hl, row.snippet
         fragments.append(
             snippets.marked(title_hl)
-            if snippets.has_mark(title_hl)
-            else snippets.words_marked(row["title"], words, limit=10_000)
+            if title_hl and snippets.has_mark(title_hl)
+            else snippets.words_marked(row.title, words, limit=10_000)
         )
-        if snippets.has_mark(snippet):
+        if snippet and snippets.has_mark(snippet):
             fragments.append(snippets.marked(snippet))
         else:
-            text = row["body_text"] if words else row["excerpt"]
+            text = row.body_text if words else row.excerpt
             fragments.append(snippets.words_marked(text, words or [""]))
     clean = marks_only_each(fragments)
     return [
         Hit(
-            title=row["title"],
+            title=row.title,
             title_html=clean[2 * k],
-            url=row["url"],
-            lang=row["lang"],
-            date=row["date"],
+            url=row.url,
+            lang=row.lang,
+            date=row.date,
             snippet_html=clean[2 * k + 1],
-            draft=bool(row["draft"]),
+            draft=bool(row.draft),
         )
         for k, row in enumerate(rows)
     ]
 
 
-def _few_instances(words: list[str]) -> Callable[[dict[str, Any]], bool]:
+def _few_instances(words: list[str]) -> Callable[[HitPost], bool]:
     """Whether FTS5 may cut a hit's snippet (`store.page_rows`): its text has at most
     `SNIPPET_INSTANCES` places where a query word may match, counted from above (the first four
     characters of each word, case-folded, as substrings: a stemmed form shares them; the count
@@ -899,12 +900,12 @@ def _few_instances(words: list[str]) -> Callable[[dict[str, Any]], bool]:
     linear time, so a huge post cannot hold a search for minutes."""
     needles = sorted({w.lower()[:4] for w in words if w})
 
-    def few(row: dict[str, Any]) -> bool:
-        if row["word_count"] <= SNIPPET_INSTANCES:  # fewer words than the bound
+    def few(row: HitPost) -> bool:
+        if row.word_count <= SNIPPET_INSTANCES:  # fewer words than the bound
             return True
-        if len(row["body_text"]) >= store.BODY_SCAN or not needles:  # cut short: huge
+        if len(row.body_text) >= store.BODY_SCAN or not needles:  # cut short: huge
             return False
-        text = row["body_text"].lower()
+        text = row.body_text.lower()
         found = 0
         for needle in needles:
             found += text.count(needle)

@@ -11,21 +11,23 @@ from __future__ import annotations
 import sqlite3
 
 from masthead.store import audit_log
+from masthead.store.rows import ImportTarget, maybe_row
 
 _COLUMNS = "p.id, p.url, p.lang, p.kind, p.slug, p.translation_key, p.date_ts"
 # posts before pages, the default language first, published before drafts, then the oldest
 _ORDER = "p.kind = 'post' DESC, p.lang = :lang DESC, p.draft, p.date_ts, p.id"
 
 
-def post_at(conn: sqlite3.Connection, url: str) -> sqlite3.Row | None:
+def post_at(conn: sqlite3.Connection, url: str) -> ImportTarget | None:
     """The post whose permalink is `url` (a percent-encoded path, as `posts.url`)."""
-    return conn.execute(
+    row = conn.execute(
         f"SELECT {_COLUMNS} FROM posts p WHERE p.url = :url AND p.shadowed = 0",
         {"url": url},
     ).fetchone()
+    return maybe_row(ImportTarget, row)
 
 
-def post_that_had(conn: sqlite3.Connection, url: str) -> sqlite3.Row | None:
+def post_that_had(conn: sqlite3.Connection, url: str) -> ImportTarget | None:
     """The post that lists `url` in its `aliases`, else the one that had it (`url_history`:
     by its file, else by its translation key, language and kind, as a renamed file)."""
     row = conn.execute(
@@ -41,17 +43,18 @@ def post_that_had(conn: sqlite3.Connection, url: str) -> sqlite3.Row | None:
             "ORDER BY p.source = h.source DESC, p.date_ts, p.id LIMIT 1",
             {"url": url},
         ).fetchone()
-    return row
+    return maybe_row(ImportTarget, row)
 
 
-def post_with_slug(conn: sqlite3.Connection, slug: str, lang: str) -> sqlite3.Row | None:
+def post_with_slug(conn: sqlite3.Connection, slug: str, lang: str) -> ImportTarget | None:
     """The post with `slug` (as `posts.slug`: lowercased), preferring a post over a page and the
     language `lang` (the site default: the translations share one thread anyway)."""
-    return conn.execute(
+    row = conn.execute(
         f"SELECT {_COLUMNS} FROM posts p WHERE p.slug = :slug AND p.shadowed = 0 "
         f"ORDER BY {_ORDER} LIMIT 1",
         {"slug": slug.lower(), "lang": lang},
     ).fetchone()
+    return maybe_row(ImportTarget, row)
 
 
 def native_comment(
@@ -77,13 +80,14 @@ def purged_import(conn: sqlite3.Connection, source: str, source_id: str) -> bool
     return row is not None
 
 
-def post_in_thread(conn: sqlite3.Connection, thread: str, lang: str) -> sqlite3.Row | None:
+def post_in_thread(conn: sqlite3.Connection, thread: str, lang: str) -> ImportTarget | None:
     """A post of the translation group `thread` (`posts.translation_key`), `lang` first."""
-    return conn.execute(
+    row = conn.execute(
         f"SELECT {_COLUMNS} FROM posts p WHERE p.translation_key = :t AND p.shadowed = 0 "
         f"ORDER BY {_ORDER} LIMIT 1",
         {"t": thread, "lang": lang},
     ).fetchone()
+    return maybe_row(ImportTarget, row)
 
 
 def set_updated(conn: sqlite3.Connection, comment_id: int, updated: float) -> None:

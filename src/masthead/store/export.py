@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import sqlite3
 
+from masthead.store.rows import PublishedPage, rows_of
+
 _PUBLISHED = "shadowed = 0 AND draft = 0 AND date_ts <= :now"
 
 
-def published_urls(conn: sqlite3.Connection, now: float) -> list[sqlite3.Row]:
+def published_urls(conn: sqlite3.Connection, now: float) -> list[PublishedPage]:
     """Every published post and page (noindex ones and those canonical elsewhere too): `url`
     (percent-encoded, as `posts.url`), `lang`, `kind`, `comments`; oldest first."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT url, lang, kind, comments FROM posts WHERE kind != 'author' "
         f"AND {_PUBLISHED} ORDER BY date_ts, source",
         {"now": now},
     ).fetchall()
+    return rows_of(PublishedPage, rows)
 
 
 def moved_paths(conn: sqlite3.Connection) -> list[str]:

@@ -18,6 +18,18 @@ from masthead.content.urls import Source
 from masthead.errors import ContentIssue
 from masthead.store import comment_threads, search
 from masthead.store.db import Database
+from masthead.store.rows import (
+    ArchivePost,
+    MenuPost,
+    PostLink,
+    PostRow,
+    PostSummary,
+    RelatedPost,
+    TermCount,
+    Translation,
+    maybe_row,
+    rows_of,
+)
 
 log = logging.getLogger(__name__)
 # who keeps a URL two posts claim (`resolve_duplicates`, and `masthead check` by the same rule)
@@ -393,7 +405,7 @@ def list_posts(
     taxonomy: str | None = None,
     key: str | None = None,
     drafts: bool = False,
-) -> tuple[list[sqlite3.Row], int]:
+) -> tuple[list[PostSummary], int]:
     """Published posts of `lang`, newest first (optionally of one term); and the total count."""
     where = f"kind = 'post' AND lang = :lang AND {_visible(drafts)}"
     params: dict[str, Any] = {"lang": lang, "now": now, "limit": limit, "offset": offset}
@@ -406,36 +418,39 @@ def list_posts(
         "ORDER BY date_ts DESC, source LIMIT :limit OFFSET :offset",
         params,
     ).fetchall()
-    return rows, int(total)
+    return rows_of(PostSummary, rows), int(total)
 
 
 def post_by_url(
     conn: sqlite3.Connection, url: str, now: float, drafts: bool = False
-) -> sqlite3.Row | None:
-    return conn.execute(
+) -> PostRow | None:
+    row = conn.execute(
         f"SELECT * FROM posts WHERE url = :url AND {_visible(drafts)}",
         {"url": url, "now": now},
     ).fetchone()
+    return maybe_row(PostRow, row)
 
 
-def preview_by_url(conn: sqlite3.Connection, url: str) -> sqlite3.Row | None:
+def preview_by_url(conn: sqlite3.Connection, url: str) -> PostRow | None:
     """The post at `url` whatever its state (a draft, or dated in the future): the preview a
     signed-in editor sees."""
-    return conn.execute(
+    row = conn.execute(
         "SELECT * FROM posts WHERE url = :url AND shadowed = 0 ORDER BY draft LIMIT 1",
         {"url": url},
     ).fetchone()
+    return maybe_row(PostRow, row)
 
 
 def translations(
-    conn: sqlite3.Connection, post: sqlite3.Row, now: float, drafts: bool = False
-) -> list[sqlite3.Row]:
+    conn: sqlite3.Connection, post: PostRow, now: float, drafts: bool = False
+) -> list[Translation]:
     """Published versions of `post` in other languages (same translation key and kind)."""
-    return conn.execute(
+    rows = conn.execute(
         f"SELECT id, lang, url, title FROM posts WHERE translation_key = :k AND kind = :kind "
         f"AND lang != :lang AND {_visible(drafts)} ORDER BY lang",
-        {"k": post["translation_key"], "kind": post["kind"], "lang": post["lang"], "now": now},
+        {"k": post.translation_key, "kind": post.kind, "lang": post.lang, "now": now},
     ).fetchall()
+    return rows_of(Translation, rows)
 
 
 def terms_of(conn: sqlite3.Connection, post_ids: list[int]) -> dict[int, dict[str, list]]:
@@ -455,17 +470,16 @@ def terms_of(conn: sqlite3.Connection, post_ids: list[int]) -> dict[int, dict[st
     return out
 
 
-def term_counts(
-    conn: sqlite3.Connection, taxonomy: str, lang: str, now: float
-) -> list[sqlite3.Row]:
+def term_counts(conn: sqlite3.Connection, taxonomy: str, lang: str, now: float) -> list[TermCount]:
     """Every term of `taxonomy` used by published posts of `lang`: key, name, count."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT t.key, MIN(t.name) AS name, COUNT(*) AS n FROM post_terms t "
         "JOIN posts p ON p.id = t.post_id "
         f"WHERE t.taxonomy = :tax AND p.kind = 'post' AND p.lang = :lang AND {_visible(False)} "
         "GROUP BY t.key ORDER BY n DESC, t.key",
         {"tax": taxonomy, "lang": lang, "now": now},
     ).fetchall()
+    return rows_of(TermCount, rows)
 
 
 def term_name(conn: sqlite3.Connection, taxonomy: str, key: str, lang: str) -> str | None:
@@ -479,13 +493,14 @@ def term_name(conn: sqlite3.Connection, taxonomy: str, key: str, lang: str) -> s
 
 def archive(
     conn: sqlite3.Connection, lang: str, now: float, drafts: bool = False
-) -> list[sqlite3.Row]:
+) -> list[ArchivePost]:
     """Every visible post of `lang`, newest first (with `drafts`: drafts too, as `--dev`)."""
-    return conn.execute(
+    rows = conn.execute(
         f"SELECT id, title, url, date, date_ts, draft FROM posts WHERE kind = 'post' "
         f"AND lang = :lang AND {_visible(drafts)} ORDER BY date_ts DESC",
         {"lang": lang, "now": now},
     ).fetchall()
+    return rows_of(ArchivePost, rows)
 
 
 def alias_target(conn: sqlite3.Connection, path: str, now: float) -> str | None:
@@ -556,10 +571,10 @@ def page_url_by_slug(conn: sqlite3.Connection, slug: str, lang: str, now: float)
 MENU_FILTER = "instr(extra, '\"menu') > 0"  # the WHERE of the partial index posts_menu
 
 
-def menu_posts(conn: sqlite3.Connection, lang: str, now: float) -> list[sqlite3.Row]:
+def menu_posts(conn: sqlite3.Connection, lang: str, now: float) -> list[MenuPost]:
     """Published posts and pages of `lang` whose front matter may name a menu (`url`, `title`,
     `extra`, oldest first); `meta.menu_entry` reads the entry from `extra`. Uses posts_menu."""
-    return conn.execute(
+    rows = conn.execute(
         # INDEXED BY: the planner prefers posts_list (kind, lang, draft, shadowed, date), which
         # evaluates instr() on every post's extra: 48 ms at 5,000 posts against 0.2 ms
         f"SELECT url, title, extra FROM posts INDEXED BY posts_menu WHERE {MENU_FILTER} "
@@ -567,27 +582,27 @@ def menu_posts(conn: sqlite3.Connection, lang: str, now: float) -> list[sqlite3.
         f"AND kind IN ('post', 'page') AND {_visible(False)} ORDER BY date_ts, source",
         {"lang": lang, "now": now},
     ).fetchall()
+    return rows_of(MenuPost, rows)
 
 
-def author_bio(
-    conn: sqlite3.Connection, key: str, lang: str, default_lang: str
-) -> sqlite3.Row | None:
+def author_bio(conn: sqlite3.Connection, key: str, lang: str, default_lang: str) -> PostRow | None:
     """The bio (`kind = 'author'`) of author `key`: in `lang`, else `default_lang`, else any."""
-    return conn.execute(
+    row = conn.execute(
         "SELECT * FROM posts WHERE kind = 'author' AND slug = :key AND shadowed = 0 "
         "ORDER BY lang = :lang DESC, lang = :default DESC, lang LIMIT 1",
         {"key": key, "lang": lang, "default": default_lang},
     ).fetchone()
+    return maybe_row(PostRow, row)
 
 
 def neighbours(
-    conn: sqlite3.Connection, post: sqlite3.Row, now: float, drafts: bool = False
-) -> tuple[sqlite3.Row | None, sqlite3.Row | None]:
+    conn: sqlite3.Connection, post: PostRow, now: float, drafts: bool = False
+) -> tuple[PostLink | None, PostLink | None]:
     """The posts of `post`'s language just older and just newer than it, in the order list
     pages use (date, then source path): `(older, newer)`, None at either end."""
     where = f"kind = 'post' AND lang = :lang AND id != :id AND {_visible(drafts)}"
-    params = {"lang": post["lang"], "id": post["id"], "ts": post["date_ts"],
-              "src": post["source"], "now": now}  # fmt: skip
+    params = {"lang": post.lang, "id": post.id, "ts": post.date_ts,
+              "src": post.source, "now": now}  # fmt: skip
     older = conn.execute(
         f"SELECT id, title, url, date FROM posts WHERE {where} "
         "AND (date_ts < :ts OR (date_ts = :ts AND source > :src)) "
@@ -600,22 +615,23 @@ def neighbours(
         "ORDER BY date_ts, source DESC LIMIT 1",
         params,
     ).fetchone()
-    return older, newer
+    return maybe_row(PostLink, older), maybe_row(PostLink, newer)
 
 
 def related(
-    conn: sqlite3.Connection, post: sqlite3.Row, now: float, limit: int, drafts: bool = False
-) -> list[sqlite3.Row]:
+    conn: sqlite3.Connection, post: PostRow, now: float, limit: int, drafts: bool = False
+) -> list[RelatedPost]:
     """Up to `limit` posts of `post`'s language sharing tags with it: the most shared tags
     first, then the newest."""
     visible = _visible(drafts).replace("shadowed", "p.shadowed").replace("date_ts", "p.date_ts")
     visible = visible.replace("draft =", "p.draft =")
-    return conn.execute(
+    rows = conn.execute(
         "SELECT p.id, p.title, p.url, p.date, COUNT(*) AS shared FROM post_terms t "
         "JOIN posts p ON p.id = t.post_id "
         "WHERE t.taxonomy = 'tags' AND t.key IN "
         "(SELECT key FROM post_terms WHERE post_id = :id AND taxonomy = 'tags') "
         f"AND p.id != :id AND p.kind = 'post' AND p.lang = :lang AND {visible} "
         "GROUP BY p.id ORDER BY shared DESC, p.date_ts DESC, p.source LIMIT :limit",
-        {"id": post["id"], "lang": post["lang"], "now": now, "limit": limit},
+        {"id": post.id, "lang": post.lang, "now": now, "limit": limit},
     ).fetchall()
+    return rows_of(RelatedPost, rows)

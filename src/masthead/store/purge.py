@@ -9,20 +9,23 @@ from __future__ import annotations
 
 import sqlite3
 
+from masthead.store.rows import ThreadPost, rows_of
 
-def thread_posts(conn: sqlite3.Connection, thread: str, now: float) -> list[sqlite3.Row]:
+
+def thread_posts(conn: sqlite3.Connection, thread: str, now: float) -> list[ThreadPost]:
     """The published posts (not pages, drafts or shadowed files) of `thread`: `id, url, lang,
     date_ts, source`, by language."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT id, url, lang, date_ts, source FROM posts WHERE translation_key = :t "
         "AND kind = 'post' AND shadowed = 0 AND draft = 0 AND date_ts <= :now ORDER BY lang",
         {"t": thread, "now": now},
     ).fetchall()
+    return rows_of(ThreadPost, rows)
 
 
 def list_position(
     conn: sqlite3.Connection,
-    post: sqlite3.Row,
+    post: ThreadPost,
     now: float,
     taxonomy: str | None = None,
     key: str | None = None,
@@ -33,7 +36,7 @@ def list_position(
         "kind = 'post' AND lang = :lang AND shadowed = 0 AND draft = 0 AND date_ts <= :now "
         "AND (date_ts > :d OR (date_ts = :d AND source < :s))"
     )
-    params = {"lang": post["lang"], "now": now, "d": post["date_ts"], "s": post["source"]}
+    params = {"lang": post.lang, "now": now, "d": post.date_ts, "s": post.source}
     if taxonomy:
         where += " AND id IN (SELECT post_id FROM post_terms WHERE taxonomy = :tax AND key = :key)"
         params.update(tax=taxonomy, key=key)

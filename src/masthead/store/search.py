@@ -13,11 +13,13 @@ import json
 import sqlite3
 from collections.abc import Callable
 from contextlib import suppress
+from dataclasses import replace
 from typing import Any
 
 from masthead.content.model import Post
 from masthead.search.document import SearchValues, search_values
 from masthead.search.snippets import MARK_CLOSE, MARK_OPEN
+from masthead.store.rows import CatalogPost, HitPost, row_of
 
 COLUMNS = ("title", "tags", "categories", "excerpt", "body", "code", "extra", "bigrams")
 # bigrams lowest: a post with the word found as a word ranks above one that only contains its
@@ -191,15 +193,17 @@ def matching(conn: sqlite3.Connection, match: str) -> set[int]:
     return set(ids(conn, match))
 
 
-def catalog(conn: sqlite3.Connection, drafts: bool = False) -> list[sqlite3.Row]:
+def catalog(conn: sqlite3.Connection, drafts: bool = False) -> list[CatalogPost]:
     """Every searchable post (published kind, not a draft unless `drafts`, URL not shadowed)
     with what filters, facets and hits need: id, lang, date_ts, authors (JSON), draft (0/1);
     future posts included (the caller compares `date_ts` with its clock)."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT id, lang, date_ts, authors, draft FROM posts "
         "WHERE kind = 'post' AND (draft = 0 OR :drafts) AND shadowed = 0",
         {"drafts": drafts},
     ).fetchall()
+    # by position: thousands of rows, built once per index generation
+    return [CatalogPost(i, lang, ts, authors, bool(draft)) for i, lang, ts, authors, draft in rows]
 
 
 def catalog_terms(conn: sqlite3.Connection, drafts: bool = False) -> list[sqlite3.Row]:
@@ -219,8 +223,8 @@ def page_rows(
     ids: list[int],
     match: str | None,
     lookups: bool = False,
-    snippets: Callable[[dict[str, Any]], bool] | None = None,
-) -> dict[int, Any]:
+    snippets: Callable[[HitPost], bool] | None = None,
+) -> dict[int, HitPost]:
     """Display columns of the posts `ids`, with `title_hl` and `snippet` marked by sentinels
     (`MARK_OPEN`/`MARK_CLOSE`; not yet escaped, U+200B not yet removed) when `match` is given.
     `body_text` is the first `BODY_SCAN` characters of the text (`length()` would read all).
@@ -238,7 +242,7 @@ def page_rows(
         return {}
     id_list = ",".join(str(int(i)) for i in ids)
     rows = {
-        r["id"]: {**dict(r), "title_hl": None, "snippet": None}
+        r["id"]: row_of(HitPost, r)
         for r in conn.execute(
             "SELECT id, title, url, lang, date, excerpt, substr(body_text, 1, :scan) AS body_text, "
             f"word_count, draft FROM posts WHERE id IN ({id_list})",
@@ -253,7 +257,8 @@ def page_rows(
     for chosen, marks in ((cut, f"{title}, {body}"), ([i for i in rows if i not in cut], title)):
         for row in _marks(conn, match, chosen, marks, lookups):
             if row[0] in rows:
-                rows[row[0]].update(title_hl=row[1], snippet=row[2] if len(row) > 2 else None)
+                marked = {"title_hl": row[1], "snippet": row[2] if len(row) > 2 else None}
+                rows[row[0]] = replace(rows[row[0]], **marked)
     return rows
 
 

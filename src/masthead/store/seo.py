@@ -12,6 +12,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from masthead.store.rows import FeedPost, IndexablePost, PostDates, TermPostDates, rows_of
+
 _PUBLISHED = "shadowed = 0 AND draft = 0 AND date_ts <= :now"
 _INDEXABLE = f"{_PUBLISHED} AND noindex = 0 AND canonical = ''"
 _P_PUBLISHED = "p.shadowed = 0 AND p.draft = 0 AND p.date_ts <= :now"  # joined with post_terms
@@ -25,7 +27,7 @@ def feed_posts(
     lang: str | None = None,
     taxonomy: str | None = None,
     key: str | None = None,
-) -> list[sqlite3.Row]:
+) -> list[FeedPost]:
     """The newest `limit` published posts (kind `post`) for a feed, newest first: of one language
     (`lang`, or every language when None), optionally of one term (`taxonomy` and `key`)."""
     where = f"kind = 'post' AND {_PUBLISHED}"
@@ -36,21 +38,23 @@ def feed_posts(
     if taxonomy:
         where += " AND id IN (SELECT post_id FROM post_terms WHERE taxonomy = :tax AND key = :key)"
         params.update(tax=taxonomy, key=key)
-    return conn.execute(
+    rows = conn.execute(
         "SELECT id, lang, url, title, date, updated, authors, excerpt, cover, html FROM posts "
         f"WHERE {where} ORDER BY date_ts DESC, source LIMIT :limit",
         params,
     ).fetchall()
+    return rows_of(FeedPost, rows)
 
 
-def indexable_posts(conn: sqlite3.Connection, now: float) -> list[sqlite3.Row]:
+def indexable_posts(conn: sqlite3.Connection, now: float) -> list[IndexablePost]:
     """Every indexable post and page, oldest first (so that a growing site appends to the last
     sitemap file): id, kind, lang, url, date, updated, translation_key."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT id, kind, lang, url, date, updated, translation_key FROM posts "
         f"WHERE kind != 'author' AND {_INDEXABLE} ORDER BY date_ts, source",
         {"now": now},
     ).fetchall()
+    return rows_of(IndexablePost, rows)
 
 
 def hreflang_versions(
@@ -79,20 +83,22 @@ def term_languages(conn: sqlite3.Connection, taxonomy: str, key: str, now: float
     return [r[0] for r in rows]
 
 
-def term_post_dates(conn: sqlite3.Connection, now: float) -> list[sqlite3.Row]:
+def term_post_dates(conn: sqlite3.Connection, now: float) -> list[TermPostDates]:
     """For every term page: one row per published post on it (taxonomy, key, lang, date,
     updated), ordered by taxonomy, key and language, for the sitemap's term pages and lastmods."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT t.taxonomy, t.key, p.lang, p.date, p.updated FROM post_terms t "
         f"JOIN posts p ON p.id = t.post_id WHERE p.kind = 'post' AND {_P_PUBLISHED} "
         "ORDER BY t.taxonomy, t.key, p.lang",
         {"now": now},
     ).fetchall()
+    return rows_of(TermPostDates, rows)
 
 
-def post_dates_by_language(conn: sqlite3.Connection, now: float) -> list[sqlite3.Row]:
+def post_dates_by_language(conn: sqlite3.Connection, now: float) -> list[PostDates]:
     """lang, date and updated of every published post (kind `post`): the lastmod of list pages."""
-    return conn.execute(
+    rows = conn.execute(
         f"SELECT lang, date, updated FROM posts WHERE kind = 'post' AND {_PUBLISHED}",
         {"now": now},
     ).fetchall()
+    return rows_of(PostDates, rows)

@@ -53,7 +53,7 @@ from masthead.web.http.media import MEDIA_TYPES, Files
 from masthead.web.http.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
 from masthead.web.render.linebreak import word_breaks
-from masthead.web.render.views import Renderer
+from masthead.web.render.renderer import Renderer
 from masthead.web.routes import (
     admin_api,
     comment_feeds,

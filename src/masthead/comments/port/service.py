@@ -51,6 +51,7 @@ from masthead.store import comment_removal as removal
 from masthead.store import comment_targets as targets
 from masthead.store import comments as store
 from masthead.store.db import Database
+from masthead.store.rows import ImportTarget
 
 FORMAT = "masthead-comments"
 VERSION = 1
@@ -398,15 +399,13 @@ def _plan_and_insert(
         post, how = found
         before = report.new
         _insert_thread(conn, group, post, report, every, write=write)
-        hidden = (
-            "; a page: these comments are stored but not shown" if post["kind"] != "post" else ""
-        )
+        hidden = "; a page: these comments are stored but not shown" if post.kind != "post" else ""
         report.mapped.append(
-            f"{post['url']} ({how}): {report.new - before} new of {len(importing)}{hidden}"
+            f"{post.url} ({how}): {report.new - before} new of {len(importing)}{hidden}"
         )
         if (
             hidden
-        ):  # pages draw no comments (web/render/views.py), nor do the comment feeds list them
+        ):  # pages draw no comments (web/render/post.py), nor do the comment feeds list them
             report.hidden += len(importing)
 
 
@@ -419,7 +418,7 @@ def _describe(thread: Thread) -> str:
 
 def _target(
     conn: sqlite3.Connection, thread: Thread, kind: str, default_lang: str
-) -> tuple[sqlite3.Row, str] | None:
+) -> tuple[ImportTarget, str] | None:
     """The post a thread belongs to, and how it was found."""
     tries: list[tuple[str, str]] = []  # (how, value): 'slug' or 'url'
     if kind == "wxr":
@@ -475,7 +474,7 @@ def _paths(link: str) -> list[str]:
 def _insert_thread(
     conn: sqlite3.Connection,
     group: list[_Entry],
-    post: sqlite3.Row,
+    post: ImportTarget,
     report: Report,
     every: set[str],
     *,
@@ -483,7 +482,7 @@ def _insert_thread(
 ) -> None:
     """Insert one thread's comments, parents first, whatever the order of `group` (`every`:
     the keys of all the file's comments, for the report)."""
-    thread_key = post["translation_key"]
+    thread_key = post.translation_key
     known: dict[str, int] = {}  # entry key → local id (stored before, or inserted now)
     todo: list[_Entry] = []
     for entry in group:
@@ -524,7 +523,7 @@ def _insert_thread(
         parent_id = known.get(parent) if parent is not None else None
         new = store.NewComment(
             thread=thread_key,
-            post_url=post["url"],
+            post_url=post.url,
             parent_id=parent_id,
             lang=entry.lang,  # as the file states it, never the post's
             created=created[key],
@@ -646,7 +645,7 @@ def _break_cycles(
             state[key] = 2
 
 
-def _created(entry: _Entry, post: sqlite3.Row, report: Report) -> float:
+def _created(entry: _Entry, post: ImportTarget, report: Report) -> float:
     if entry.created is not None:
         if entry.date_note:
             report.notes.append((entry.where, entry.date_note))
@@ -654,7 +653,7 @@ def _created(entry: _Entry, post: sqlite3.Row, report: Report) -> float:
     fallback, what = (
         (entry.thread.date, "its post's date in the export")
         if entry.thread.date is not None
-        else (float(post["date_ts"]), "the date of the post it was mapped to")
+        else (float(post.date_ts), "the date of the post it was mapped to")
     )
     why = entry.date_note or "no date"
     report.notes.append((entry.where, f"{why}: dated {store.iso(fallback)} ({what})"))

@@ -93,16 +93,16 @@ class Purger:
         for thread in changed:
             pages = comment_pages(conn, thread, state.site.settings)
             for post in store.thread_posts(conn, thread, now):
-                lang = state.site.languages.get(post["lang"])
+                lang = state.site.languages.get(post.lang)
                 if lang is None:
                     continue
-                paths.add(post["url"])
-                paths.update(f"{post['url']}?cpage={n}" for n in range(2, pages + 1))
-                paths.update(urls.comment_feed_url(post["url"], fmt) for fmt in urls.FEED_FILES)
+                paths.add(post.url)
+                paths.update(f"{post.url}?cpage={n}" for n in range(2, pages + 1))
+                paths.update(urls.comment_feed_url(post.url, fmt) for fmt in urls.FEED_FILES)
                 lists: list[tuple[str, str | None, str | None]] = [(lang.root, None, None)]
                 lists += [
                     (urls.term_url(lang.prefix, taxonomy, key), taxonomy, key)
-                    for taxonomy, key in store.post_terms(conn, post["id"])
+                    for taxonomy, key in store.post_terms(conn, post.id)
                 ]
                 for base, taxonomy, key in lists:
                     n = store.list_position(conn, post, now, taxonomy, key) // per + 1

@@ -26,6 +26,7 @@ from masthead.comments.text import initials
 from masthead.config import Language, Site
 from masthead.i18n import gettext, long_datetime
 from masthead.store import comments as store
+from masthead.store.rows import PostRow
 
 TONES = 8  # avatar colours: .avatar--0 … .avatar--7 in site.css (no inline style: CSP)
 # The form's `maxlength`s: the rules' limits, by the form's field names (C36, C40).
@@ -46,13 +47,13 @@ def when(ts: float, site: Site, lang: Language) -> dict[str, str]:
     return {"iso": local.isoformat(timespec="seconds"), "text": long_datetime(local, lang.locale)}
 
 
-def is_open(row: sqlite3.Row, site: Site, now: float) -> bool:
+def is_open(row: PostRow, site: Site, now: float) -> bool:
     """Whether a post takes new comments: front matter `comments` not false, and not older
     than `comments_close_after_days` (0: never closed)."""
-    if not row["comments"]:
+    if not row.comments:
         return False
     days = site.settings.comments_close_after_days
-    return not days or now < float(row["date_ts"]) + days * 86400
+    return not days or now < float(row.date_ts) + days * 86400
 
 
 def language_of(code: str, site: Site) -> tuple[str, str]:
@@ -143,25 +144,25 @@ def thread_view(
 
 
 def block(
-    conn: sqlite3.Connection, row: sqlite3.Row, site: Site, lang: Language, now: float, page: int
+    conn: sqlite3.Connection, row: PostRow, site: Site, lang: Language, now: float, page: int
 ) -> dict[str, Any] | None:
     """The context of a post's comments block, or None when the post has none (a page, or
     front matter `comments: false`). A `page` the thread does not have (below 1, past the
     end) shows its nearest page."""
-    if row["kind"] != "post" or not row["comments"]:
+    if row.kind != "post" or not row.comments:
         return None
-    view = thread_view(conn, row["translation_key"], site, page, nearest=True)
+    view = thread_view(conn, row.translation_key, site, page, nearest=True)
     nodes = [node_context(n, site, lang) for n in view.nodes]
     langs = {n.comment.lang for n in view.walk() if n.comment is not None and not n.removed}
     langs.discard("")  # comments of no known language are shown whatever the filter
     total = view.total
     count = gettext(lang.locale, "n_comments_one" if total == 1 else "n_comments", n=total)
     return {
-        **form_context(site, row["url"], lang),
+        **form_context(site, row.url, lang),
         "nodes": nodes,
         "total": total,
         "count_text": count,
-        "pagination": page_of(view, row["url"]) if view.pages > 1 else None,
+        "pagination": page_of(view, row.url) if view.pages > 1 else None,
         "open": is_open(row, site, now),
         # several languages in this thread: the reader may show only the page's own
         "filter": len(site.languages) > 1 and bool(langs - {lang.code}),

@@ -20,7 +20,7 @@ from starlette.convertors import Convertor, register_url_convertor
 from masthead.config import Language
 from masthead.web.cache.conditional import conditional_response
 from masthead.web.cache.state import HTML, SiteState
-from masthead.web.render.views import Renderer
+from masthead.web.render.renderer import Renderer
 
 EVERY_LANGUAGE = "*"  # the code in a route name for the feeds of all languages together
 

@@ -113,7 +113,7 @@ def _filter(request: Request, raw: dict[str, Any]) -> moderation.Filter:
         )
         if row is None:
             raise ApiError(400, f"post: no post at {post!r}")
-        thread = row["translation_key"]
+        thread = row.translation_key
     lang = raw.get("lang") or None
     max_id = raw.get("max_id")
     if max_id is not None and not isinstance(max_id, int):

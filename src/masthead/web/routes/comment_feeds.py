@@ -35,9 +35,10 @@ from masthead.store import comments as comment_store
 from masthead.store import posts as store
 from masthead.store import seo as seo_store
 from masthead.store.comments import Comment
+from masthead.store.rows import PostRow
 from masthead.web.cache.state import SiteState
 from masthead.web.render import discussion
-from masthead.web.render.views import Renderer
+from masthead.web.render.renderer import Renderer
 from masthead.web.routes import add, bound, renderer, respond, site_state
 from masthead.web.routes.seo import MEDIA, Built
 
@@ -72,22 +73,22 @@ class CommentFeeds:
         Raises NotFound for no published post there, or one whose comments are off."""
         conn = self.state.db.read()
         row = store.post_by_url(conn, permalink, self.state.now())
-        if row is None or row["kind"] != "post":
+        if row is None or row.kind != "post":
             raise NotFound("no such post")
-        if not row["comments"]:
+        if not row.comments:
             raise NotFound("comments are off for this post")
-        self.state.reads_thread(row["translation_key"])
-        lang = self.site.languages.get(row["lang"], self.site.default_language)
+        self.state.reads_thread(row.translation_key)
+        lang = self.site.languages.get(row.lang, self.site.default_language)
         info = feeds.FeedInfo(
-            title=gettext(lang.locale, "comments_on", title=row["title"]),
+            title=gettext(lang.locale, "comments_on", title=row.title),
             description="",  # the title: an edit of the post body leaves the feed alone
-            page_url=self.renderer.absolute(row["url"]) + "#mh-comments",
-            rss_url=self.renderer.absolute(urls.comment_feed_url(row["url"], "rss")),
-            atom_url=self.renderer.absolute(urls.comment_feed_url(row["url"], "atom")),
+            page_url=self.renderer.absolute(row.url) + "#mh-comments",
+            rss_url=self.renderer.absolute(urls.comment_feed_url(row.url, "rss")),
+            atom_url=self.renderer.absolute(urls.comment_feed_url(row.url, "atom")),
             author=self.site.settings.title,
         )
         found = comment_store.latest_approved(
-            conn, row["translation_key"], self.site.settings.feed_items
+            conn, row.translation_key, self.site.settings.feed_items
         )
         return self._write(fmt, info, self._items(conn, found))
 
@@ -98,7 +99,7 @@ class CommentFeeds:
     def _items(self, conn: sqlite3.Connection, found: list[Comment]) -> list[feeds.FeedItem]:
         """One entry per comment whose post is published (its page, else a translation's)."""
         now = self.state.now()
-        posts: dict[str, sqlite3.Row | None] = {}
+        posts: dict[str, PostRow | None] = {}
         out = []
         for c in found:
             if c.post_url not in posts:
@@ -107,7 +108,7 @@ class CommentFeeds:
             if post is None:
                 continue  # its post is gone or unpublished: its page shows nothing either
             # the entry's words in the comment's language, else (not known) in its post's
-            written = c.lang if c.lang in self.site.languages else str(post["lang"])
+            written = c.lang if c.lang in self.site.languages else str(post.lang)
             lang = self.site.languages.get(written, self.site.default_language)
             zone = self.site.tz
             if discussion.is_ping(c.kind):  # another site's link: say so, named by that site
@@ -119,8 +120,8 @@ class CommentFeeds:
                 who = name
             out.append(
                 feeds.FeedItem(
-                    title=gettext(lang.locale, "comment_by", name=who, title=post["title"]),
-                    url=self.renderer.absolute(post["url"]) + f"#c-{c.id}",
+                    title=gettext(lang.locale, "comment_by", name=who, title=post.title),
+                    url=self.renderer.absolute(post.url) + f"#c-{c.id}",
                     published=datetime.fromtimestamp(c.created, zone),
                     updated=datetime.fromtimestamp(c.updated, zone) if c.updated else None,
                     authors=(name,),
@@ -132,12 +133,12 @@ class CommentFeeds:
             )
         return out
 
-    def _post_of(self, conn: sqlite3.Connection, c: Comment, now: float) -> sqlite3.Row | None:
+    def _post_of(self, conn: sqlite3.Connection, c: Comment, now: float) -> PostRow | None:
         """The published post a comment is shown on: the one it was written on, else (that
         URL gone) the version of its thread in its language, else any published version."""
         row = store.post_by_url(conn, c.post_url, now)
         if row is not None:  # a page (an import may put comments there) draws none: no entry
-            return row if row["kind"] == "post" else None
+            return row if row.kind == "post" else None
         versions = seo_store.hreflang_versions(conn, c.thread, "post", now)
         url = versions.get(c.lang) or next(iter(versions.values()), None)
         return store.post_by_url(conn, url, now) if url else None

@@ -25,7 +25,6 @@ read or stored); nothing is stored on an error. Every answer here is `Cache-Cont
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -46,6 +45,7 @@ from masthead.errors import BadRequest, CommentError
 from masthead.store import comments as store
 from masthead.store import posts as posts_store
 from masthead.store import site_secrets
+from masthead.store.rows import PostRow
 from masthead.web.cache.state import SiteState
 from masthead.web.http import csrf, forms
 from masthead.web.http.redirects import location
@@ -314,7 +314,7 @@ def _api_checks(request: Request) -> bool:
 # --- posts and threads ----------------------------------------------------------------------
 
 
-def _post_row(state: SiteState, url: str) -> sqlite3.Row:
+def _post_row(state: SiteState, url: str) -> PostRow:
     """The published post at `url` (its path as pages write it, e.g. `/posts/slug/`, or
     decoded), or a 404 `CommentError` naming the `post` field."""
     if not url.startswith("/") or len(url) > 2000:
@@ -323,7 +323,7 @@ def _post_row(state: SiteState, url: str) -> sqlite3.Row:
     row = posts_store.post_by_url(conn, url, now)
     if row is None and "%" not in url:  # stored URLs are percent-encoded (content.post)
         row = posts_store.post_by_url(conn, quote(url, safe=URL_SAFE), now)
-    if row is None or row["kind"] != "post":
+    if row is None or row.kind != "post":
         raise CommentError(404, "no post at this address", field="post")
     return row
 
@@ -437,7 +437,7 @@ def _named_post(request: Request) -> str:
     return parts.path
 
 
-def _known_post(state: SiteState, url: str) -> sqlite3.Row | None:
+def _known_post(state: SiteState, url: str) -> PostRow | None:
     try:
         return _post_row(state, url) if url else None
     except CommentError:
@@ -460,7 +460,7 @@ def _form_error(request: Request, exc: CommentError, data: dict[str, Any] | None
     if row is None and not post_url:
         row = _known_post(state, _named_post(request))
     if row is not None:
-        lang = _lang(state, row["lang"])
+        lang = _lang(state, row.lang)
     html, _ = renderer(request).page(
         "comment_page.html",
         lang,
@@ -469,7 +469,7 @@ def _form_error(request: Request, exc: CommentError, data: dict[str, Any] | None
         noindex=True,
         status=exc.status,
         # the post field as sent when no post has it: the reader can still copy their text
-        comments=discussion.form_context(state.site, row["url"] if row else post_url, lang),
+        comments=discussion.form_context(state.site, row.url if row else post_url, lang),
         form=values,
         error={
             "message": exc.message,
@@ -477,8 +477,8 @@ def _form_error(request: Request, exc: CommentError, data: dict[str, Any] | None
             "kept": kept,
             "too_large": exc.status == 413,
         },
-        post_title=row["title"] if row else "",
-        post_url=row["url"] if row else "",
+        post_title=row.title if row else "",
+        post_url=row.url if row else "",
         parent=None,
         mode="error" if kept else "lost",
     )
@@ -506,10 +506,10 @@ def reply_page(request: Request, comment_id: int, post: str = "") -> Response:
         row = _post_row(state, post or parent.post_url)
     except CommentError as exc:
         return _not_found(request, exc.message)
-    if row["translation_key"] != parent.thread:
+    if row.translation_key != parent.thread:
         return _not_found(request, "this comment belongs to another post")
-    lang = _lang(state, row["lang"])
-    ctx = discussion.form_context(state.site, row["url"], lang)
+    lang = _lang(state, row.lang)
+    ctx = discussion.form_context(state.site, row.url, lang)
     if not discussion.is_open(row, state.site, state.now()):
         return _not_found(request, "comments on this post are closed")
     node = thread_tree.Node(parent.id, parent.parent_id, 1, parent, False)
@@ -526,8 +526,8 @@ def reply_page(request: Request, comment_id: int, post: str = "") -> Response:
             "remember": bool(remembered(request)),
         },
         error=None,
-        post_title=row["title"],
-        post_url=row["url"],
+        post_title=row.title,
+        post_url=row.url,
         parent=discussion.node_context(node, state.site, lang),
         mode="reply",
     )
@@ -541,14 +541,14 @@ def _not_found(request: Request, message: str) -> Response:
     return _html(request, html, 404)
 
 
-def _own_pending(request: Request, row: sqlite3.Row) -> list[store.Comment]:
+def _own_pending(request: Request, row: PostRow) -> list[store.Comment]:
     state = site_state(request)
     secret = site_secrets.site_secret(state.db)
     found = identity.read_cookie(secret, request.cookies.get(identity.COOKIE, ""))
     if not found:
         return []
     hashed = identity.client_hash(secret, found)
-    return store.pending_for_client(state.db.read(), row["translation_key"], hashed)
+    return store.pending_for_client(state.db.read(), row.translation_key, hashed)
 
 
 def mine_page(request: Request, post: str = "") -> Response:
@@ -558,7 +558,7 @@ def mine_page(request: Request, post: str = "") -> Response:
         row = _post_row(state, post)
     except CommentError as exc:
         return _not_found(request, exc.message)
-    lang = _lang(state, row["lang"])
+    lang = _lang(state, row.lang)
     own = _own_pending(request, row)
     nodes = [
         discussion.node_context(thread_tree.Node(c.id, c.parent_id, 1, c, False), state.site, lang)
@@ -570,9 +570,9 @@ def mine_page(request: Request, post: str = "") -> Response:
         path="/comments/mine",
         title=renderer(request).site.settings.title,
         noindex=True,
-        comments=discussion.form_context(state.site, row["url"], lang),
-        post_title=row["title"],
-        post_url=row["url"],
+        comments=discussion.form_context(state.site, row.url, lang),
+        post_title=row.title,
+        post_url=row.url,
         pending=nodes,
         mode="mine",
     )
@@ -590,15 +590,15 @@ def api_thread(request: Request, post: str = "", page: int = 1) -> Response:
     state = site_state(request)
     try:
         row = _post_row(state, post)
-        if not row["comments"]:
+        if not row.comments:
             raise CommentError(404, "this post has no comments", field="post")
-        view = discussion.thread_view(state.db.read(), row["translation_key"], state.site, page)
+        view = discussion.thread_view(state.db.read(), row.translation_key, state.site, page)
     except CommentError as exc:
         return json_error(exc.status, exc.message, exc.field)
     except thread_tree.PageOutOfRange as exc:
         return json_error(404, str(exc), "page")
     body = {
-        "post": row["url"],
+        "post": row.url,
         "total": view.total,
         "page": view.page,
         "pages": view.pages,
@@ -661,7 +661,7 @@ def api_mine(request: Request, post: str = "") -> Response:
         row = _post_row(state, post)
     except CommentError as exc:
         return json_error(exc.status, exc.message, exc.field)
-    lang = _lang(state, row["lang"])
+    lang = _lang(state, row.lang)
     out = []
     for c in _own_pending(request, row):
         out.append(own_json(c, state, lang))

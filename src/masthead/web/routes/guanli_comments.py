@@ -104,7 +104,7 @@ def make_filter(
         row = posts_store.post_by_url(state.db.read(), params["post"], state.now(), drafts=True)
         if row is None:
             raise BadListing(f"post: no post at {params['post']!r}")
-        thread = row["translation_key"]
+        thread = row.translation_key
     since = until = None
     if params.get("day"):
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", params["day"]):

@@ -118,7 +118,7 @@ def _comment_context(request: Request, comment: store.Comment) -> dict[str, Any]
     return {
         "comment": comment,
         "comment_html": Markup(comment.body_html),  # nosec B704: sanitized when stored (nh3)
-        "post_title": post["title"] if post is not None else comment.post_url,
+        "post_title": post.title if post is not None else comment.post_url,
         "post_url": comment.post_url,
     }
 

@@ -19,7 +19,7 @@ from masthead.config import Language, Site
 from masthead.content import urls
 from masthead.errors import NotFound
 from masthead.web.http.redirects import redirect
-from masthead.web.render.views import TAXONOMIES
+from masthead.web.render.base import TAXONOMIES
 from masthead.web.routes import (
     add,
     bound,

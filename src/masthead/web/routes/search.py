@@ -34,7 +34,7 @@ from masthead.search import query as query_language
 from masthead.search.query import day
 from masthead.search.service import PER_PAGE, Options, Result, SearchError, SearchService
 from masthead.web.http.redirects import redirect
-from masthead.web.render.views import Renderer
+from masthead.web.render.renderer import Renderer
 from masthead.web.routes import add, language, renderer
 
 log = logging.getLogger(__name__)

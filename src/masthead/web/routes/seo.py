@@ -27,8 +27,10 @@ from masthead.errors import NotFound
 from masthead.seo import feeds, robots, sitemap
 from masthead.store import posts as store
 from masthead.store import seo as seo_store
+from masthead.store.rows import FeedPost
 from masthead.web.cache.state import SiteState
-from masthead.web.render.views import TAXONOMIES, Renderer, author_people, term_heading
+from masthead.web.render.base import TAXONOMIES, author_people, term_heading
+from masthead.web.render.renderer import Renderer
 from masthead.web.routes import EVERY_LANGUAGE, add, bound, renderer, respond, site_state
 
 MEDIA = {
@@ -57,29 +59,29 @@ class SeoOutputs:
 
     # --- feeds -------------------------------------------------------------------------------
 
-    def items(self, rows: list[sqlite3.Row]) -> list[feeds.FeedItem]:
+    def items(self, rows: list[FeedPost]) -> list[feeds.FeedItem]:
         conn = self.state.db.read()
-        terms = store.terms_of(conn, [r["id"] for r in rows])
+        terms = store.terms_of(conn, [r.id for r in rows])
         out = []
         for r in rows:
-            lang = self.site.languages.get(r["lang"], self.site.default_language)
+            lang = self.site.languages.get(r.lang, self.site.default_language)
             cats = tuple(
                 feeds.Category(name, self.absolute(self.renderer.lang_path(lang, f"/{tax}/")))
                 for tax in ("categories", "tags")
-                for _key, name in terms[r["id"]][tax]
+                for _key, name in terms[r.id][tax]
             )
             out.append(
                 feeds.FeedItem(
-                    title=r["title"],
-                    url=self.absolute(r["url"]),
-                    published=datetime.fromisoformat(r["date"]),
-                    updated=datetime.fromisoformat(r["updated"]) if r["updated"] else None,
-                    authors=tuple(name for name, _url in author_people(r["authors"])),
+                    title=r.title,
+                    url=self.absolute(r.url),
+                    published=datetime.fromisoformat(r.date),
+                    updated=datetime.fromisoformat(r.updated) if r.updated else None,
+                    authors=tuple(name for name, _url in author_people(r.authors)),
                     categories=cats,
-                    summary=r["excerpt"],
-                    html=self.renderer.body_html(r["html"], r["lang"]),
+                    summary=r.excerpt,
+                    html=self.renderer.body_html(r.html, r.lang),
                     raw_html=self.site.settings.raw_html,
-                    image=self.renderer.cover_url(r["cover"]),
+                    image=self.renderer.cover_url(r.cover),
                     lang=lang.hreflang,
                 )
             )
@@ -140,7 +142,7 @@ class SeoOutputs:
         """Home, archive, tags and categories pages: lastmod is the newest post they show."""
         newest: dict[str, datetime] = {}
         for row in seo_store.post_dates_by_language(conn, now):
-            _latest(newest, row["lang"], row["date"], row["updated"])
+            _latest(newest, row.lang, row.date, row.updated)
         out: list[sitemap.Entry] = []
         for suffix in ("/", "/archive/", "/tags/", "/categories/"):
             versions = self.renderer.section_versions(suffix)
@@ -154,27 +156,27 @@ class SeoOutputs:
     def _post_entries(self, conn: sqlite3.Connection, now: float) -> list[sitemap.Entry]:
         """Indexable posts and pages; alternates as `Renderer.post_hreflang` gives them."""
         languages = self.site.languages
-        rows = [row for row in seo_store.indexable_posts(conn, now) if row["lang"] in languages]
+        rows = [row for row in seo_store.indexable_posts(conn, now) if row.lang in languages]
         sets: dict[tuple[str, str], dict[str, str]] = {}
         for row in rows:  # oldest first: the oldest version of a language holds its place
-            versions = sets.setdefault((row["translation_key"], row["kind"]), {})
-            versions.setdefault(row["lang"], row["url"])
+            versions = sets.setdefault((row.translation_key, row.kind), {})
+            versions.setdefault(row.lang, row.url)
         out: list[sitemap.Entry] = []
         for row in rows:
-            versions = sets[(row["translation_key"], row["kind"])]
-            member = versions[row["lang"]] == row["url"]
+            versions = sets[(row.translation_key, row.kind)]
+            member = versions[row.lang] == row.url
             links = tuple(self.renderer.hreflang_links(versions)) if member else ()
-            modified = datetime.fromisoformat(row["updated"] or row["date"])
-            out.append(sitemap.Entry(self.absolute(row["url"]), modified, links))
+            modified = datetime.fromisoformat(row.updated or row.date)
+            out.append(sitemap.Entry(self.absolute(row.url), modified, links))
         return out
 
     def _term_entries(self, conn: sqlite3.Connection, now: float) -> list[sitemap.Entry]:
         """Tag and category pages in each language where the term has a published post."""
         terms: dict[tuple[str, str], dict[str, datetime]] = {}
         for row in seo_store.term_post_dates(conn, now):
-            if row["lang"] in self.site.languages:
-                dates = terms.setdefault((row["taxonomy"], row["key"]), {})
-                _latest(dates, row["lang"], row["date"], row["updated"])
+            if row.lang in self.site.languages:
+                dates = terms.setdefault((row.taxonomy, row.key), {})
+                _latest(dates, row.lang, row.date, row.updated)
         out: list[sitemap.Entry] = []
         for (taxonomy, key), dates in terms.items():
             versions = {

@@ -59,7 +59,8 @@ def main() -> int:
 
     from masthead.config import load_site
     from masthead.indexing.indexer import index_site
-    from masthead.search.service import Options, SearchService
+    from masthead.search.results import Options
+    from masthead.search.service import SearchService
     from masthead.store.db import Database
 
     site_dir = a.workdir / f"site-{a.posts}"

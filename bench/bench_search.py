@@ -211,7 +211,8 @@ class _Recorder:
 
 def measure_latency(site, db, repeat: int, result_cache: int = 0) -> dict:  # type: ignore[no-untyped-def]
     from masthead.search.query import parse
-    from masthead.search.service import Options, SearchService
+    from masthead.search.results import Options
+    from masthead.search.service import SearchService
     from masthead.store import search as store
 
     texts = [q for q, _ in QUERIES]

@@ -52,7 +52,8 @@ def main() -> int:
 
     import masthead
     from masthead.config import load_site
-    from masthead.search.service import Options, SearchService
+    from masthead.search.results import Options
+    from masthead.search.service import SearchService
     from masthead.store.db import Database
 
     site = load_site(a.site, {"database": str(a.db.resolve())})

@@ -65,8 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     import masthead
     from masthead.config import load_site
     from masthead.indexing.indexer import index_site
+    from masthead.search.results import Options
     from masthead.search.segment import HAN
-    from masthead.search.service import Options, SearchService
+    from masthead.search.service import SearchService
     from masthead.store.db import Database
 
     print(

@@ -276,7 +276,8 @@ def test_a_large_index_is_bulk_loaded_and_merged_into_one_segment(tmp_path, monk
     merged once at the end (one segment: a search's row lookups cost a seventh); automerge is
     back on after, and a run after one that died half-way puts it back on too."""
     from masthead.indexing import indexer
-    from masthead.search.service import Options, SearchService
+    from masthead.search.results import Options
+    from masthead.search.service import SearchService
     from masthead.store import search as search_store
 
     root = tmp_path / "site"

@@ -10,7 +10,8 @@ import json
 import sqlite3
 
 from masthead.search import service as service_module
-from masthead.search.service import Options, SearchService
+from masthead.search.results import Options
+from masthead.search.service import SearchService
 from masthead.store.db import Database
 
 from conftest import post

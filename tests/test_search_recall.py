@@ -112,7 +112,8 @@ def test_migration_6_from_release_5_indexes_the_bigrams_on_the_next_index(make_s
     assert report.parsed == 1, "every file parsed again: the new column filled"
     with db.write() as w:
         w.execute("INSERT INTO search_fts (search_fts) VALUES ('integrity-check')")
-    from masthead.search.service import Options, SearchService
+    from masthead.search.results import Options
+    from masthead.search.service import SearchService
 
     service = SearchService(site, db)
     assert len(service.rank("调度器", Options()).ids) == 1

@@ -20,7 +20,8 @@ from masthead.content.meta import term_key
 from masthead.indexing.indexer import index_site
 from masthead.search import service as service_module
 from masthead.search.query import parse
-from masthead.search.service import Options, SearchService
+from masthead.search.results import Options
+from masthead.search.service import SearchService
 from masthead.store import search as store
 from masthead.store.db import Database
 

@@ -28,50 +28,11 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from masthead.search.query import Term, parse
+from masthead.search.catalog import Frequent, Postings, raw_mask
+from masthead.search.query import parse
 from masthead.store import search as store
 from masthead.store.db import Database
-
-_BITS = bytes.maketrans(b"\x00\x01", b"01")
-
-
-def raw_mask(ids: list[int]) -> int:
-    """The mask with bit `i` set for each id of `ids` (any non-negative ints)."""
-    if not ids:
-        return 0
-    flags = bytearray(max(ids) + 1)
-    for i in ids:  # a plain loop: cheaper than map() over flags.__setitem__
-        flags[i] = 1
-    return int(flags[::-1].translate(_BITS), 2)
-
-
-@dataclass(frozen=True)
-class Postings:
-    """What the search needs of one frequent word (see the module docstring)."""
-
-    hits: int
-    strong: int
-    champions: array | None  # catalog ids, best first; None when `strong` is above the cap
-    scored: array | None = None  # the rows of `strong`, ascending (with `champions`)
-    scores: array | None = None  # their bm25 (lower is better), in the same order
-
-
-@dataclass
-class Frequent:
-    """The frequent words of one index generation: `Term.fts()` → `Postings`."""
-
-    generation: int
-    words: dict[str, Postings] = field(default_factory=dict)
-
-    def get(self, term: Term) -> Postings | None:
-        """The postings of `term` when it is a frequent word (any case), else None."""
-        key = term.fts()
-        found = self.words.get(key)
-        if found is None and key.isascii():
-            found = self.words.get(key.lower())  # FTS5's unicode61 folds ASCII case alike
-        return found
 
 
 def build(

@@ -6,8 +6,6 @@ return them as JSON.
 
 from __future__ import annotations
 
-import bisect
-import copy
 import json
 import logging
 import math
@@ -16,10 +14,10 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 from functools import partial
-from itertools import chain, compress, islice
+from itertools import chain
 from typing import Any
 
 from masthead.config import Site
@@ -27,10 +25,24 @@ from masthead.content.meta import term_key
 from masthead.content.sanitize import marks_only_each
 from masthead.search import frequent as frequent_words
 from masthead.search import snippets
-from masthead.search.frequent import Frequent, raw_mask
+from masthead.search.catalog import (
+    BLOCK,
+    Catalog,
+    Entry,
+    Frequent,
+    Postings,
+    Ranked,
+    best_first,
+    combine,
+    ids_of,
+    kept,
+    levenshtein,
+    raw_mask,
+)
 from masthead.search.log import Entry as LogEntry
 from masthead.search.log import SearchLog
 from masthead.search.query import Query, Term, parse
+from masthead.search.results import Facet, Hit, Options, Result, SearchError
 from masthead.store import posts as posts_store
 from masthead.store import search as store
 from masthead.store.db import Database
@@ -38,7 +50,6 @@ from masthead.store.rows import HitPost
 
 log = logging.getLogger(__name__)
 
-PER_PAGE = 10
 SUGGEST_DISTANCE = 2
 # bm25 runs over at most this many rows per search (about 3 µs a row): a query matching more is
 # ranked in tiers (`SearchService.order`)
@@ -47,268 +58,6 @@ BM25_ROWS = 1000
 # in a text cost it about 3 ms, 8,000 (a 0.9 MB post, a word in every 18) 1.5 s
 SNIPPET_INSTANCES = 400
 RESULT_CACHE = 512  # searches kept per index generation (`SearchService`); 0: none
-
-
-@dataclass
-class Options:
-    """Filters given as URL parameters (they add to those typed in the query)."""
-
-    lang: str | None = None
-    tags: list[str] = field(default_factory=list)
-    categories: list[str] = field(default_factory=list)
-    author: str | None = None
-    after: date | None = None
-    before: date | None = None
-    year: int | None = None
-    page: int = 1
-    per_page: int = PER_PAGE
-
-
-@dataclass
-class Hit:
-    title: str
-    title_html: str
-    url: str
-    lang: str
-    date: str
-    snippet_html: str
-    draft: bool = False  # only a `drafts` service (`--dev`) finds drafts
-
-
-@dataclass
-class Facet:
-    key: str
-    name: str
-    count: int
-    # the language code its name is written in: a language's own name, or a term only posts
-    # of one language have (a Chinese tag); None when posts of several languages share it
-    lang: str | None = None
-
-
-@dataclass
-class Result:
-    """One search: the JSON of `GET /api/search`. HTML fields are escaped, with matches in
-    `<mark>`; `ran` is False for a query with nothing to search (a prompt, not logged)."""
-
-    query: str
-    total: int
-    page: int
-    pages: int
-    per_page: int
-    hits: list[Hit]
-    facets: dict[str, list[Facet]]
-    filters: dict[str, Any]
-    suggestions: list[str] = field(default_factory=list)
-    without_filters: str | None = None
-    latency_ms: float = 0.0
-    ran: bool = True  # False for an empty query: a prompt, no search
-    as_words: list[str] = field(default_factory=list)  # `word*` searched as plain words
-    unsearched: list[str] = field(default_factory=list)  # terms past `query.MAX_TERMS`
-    not_filters: list[str] = field(default_factory=list)  # `key:value` searched as words
-
-    def as_dict(self) -> dict[str, Any]:
-        """`dataclasses.asdict(self)`, built field by field (a tenth of its time: it runs for
-        every API answer)."""
-        return {
-            "query": self.query,
-            "total": self.total,
-            "page": self.page,
-            "pages": self.pages,
-            "per_page": self.per_page,
-            "hits": [
-                {
-                    "title": h.title,
-                    "title_html": h.title_html,
-                    "url": h.url,
-                    "lang": h.lang,
-                    "date": h.date,
-                    "snippet_html": h.snippet_html,
-                    "draft": h.draft,
-                }
-                for h in self.hits
-            ],
-            "facets": {
-                name: [
-                    {"key": f.key, "name": f.name, "count": f.count, "lang": f.lang} for f in facets
-                ]
-                for name, facets in self.facets.items()
-            },
-            "filters": copy.deepcopy(self.filters),
-            "suggestions": list(self.suggestions),
-            "without_filters": self.without_filters,
-            "latency_ms": self.latency_ms,
-            "ran": self.ran,
-            "as_words": list(self.as_words),
-            "unsearched": list(self.unsearched),
-            "not_filters": list(self.not_filters),
-        }
-
-
-def levenshtein(a: str, b: str, limit: int) -> int:
-    """Edit distance of `a` and `b`, or `limit + 1` as soon as it must exceed `limit`."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        current = [i]
-        for j, cb in enumerate(b, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        if min(current) > limit:
-            return limit + 1
-        previous = current
-    return previous[-1]
-
-
-@dataclass(frozen=True)
-class Entry:
-    """What filters and facets need of one searchable post."""
-
-    lang: str
-    date_ts: float
-    authors: str  # case-folded, for `author:` substring matches
-    tags: frozenset[str]
-    categories: frozenset[str]
-
-
-_FLAGS = bytes.maketrans(b"01", b"\x00\x01")  # a mask's bits as text → one byte per id
-BLOCK = 128  # posts per precomputed date-order prefix mask (`Catalog.dated`)
-
-
-@dataclass
-class Catalog:
-    """Every searchable post of one index generation, in memory (a few MB at 10,000 posts), so
-    that a search needs one FTS5 pass and filters, counts and facets cost no further SQL.
-
-    Sets of posts are **masks**: Python ints with bit `id` set for each post id (1.25 KB at
-    10,000 posts), so that filters, exclusions and tiers are `&`/`~` and a count is
-    `bit_count()`, all in C over machine words."""
-
-    generation: int
-    entries: dict[int, Entry]
-    names: dict[tuple[str, str], str]  # (taxonomy, key) → name as first written
-    # (taxonomy, key) → the language of every post having it, when they share one
-    term_lang: dict[tuple[str, str], str] = field(default_factory=dict)
-    newest: float = 0.0  # the latest date_ts: when it is past, every entry is published
-    neg_date: dict[int, float] = field(default_factory=dict)  # id → -date_ts, for ordering
-    by_date: list[int] = field(default_factory=list)  # every id, newest first (ties: id)
-    # id → its facet values as numbers (indexes into `facet_values`, each `(facet, key)`):
-    # small ints hash at no cost, so `facets` counts them in one C-level pass
-    facet_keys: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    facet_values: list[tuple[str, str]] = field(default_factory=list)
-    facet_masks: list[int] = field(default_factory=list)  # facet number → mask of its posts
-    # (facet, key) → the mask of the posts having it, so that filters are intersections
-    having: dict[tuple[str, str], int] = field(default_factory=dict)
-    dates: list[float] = field(default_factory=list)  # -date_ts of `by_date`, ascending
-    size: int = 0  # the largest id + 1: masks have no bit at or above it
-    members: int = 0  # the mask of every entry
-    prefixes: list[int] = field(default_factory=list)  # k → mask of by_date[: k * BLOCK]
-    # the frequent words' postings (search/frequent.py), once a background thread made them
-    frequent: Frequent | None = None
-
-    def mask(self, ids: list[int]) -> int:
-        """The mask of the `ids` that are entries (FTS5 rows of drafts, pages and posts newer
-        than this generation are not)."""
-        size = self.size
-        if not size:
-            return 0
-        if ids and max(ids) >= size:
-            ids = [i for i in ids if i < size]
-        return raw_mask(ids) & self.members
-
-    def flags(self, mask: int) -> bytes:
-        """One byte per id (index `id`: 1 if in `mask`, else 0), `size + 1` long."""
-        return format(mask, f"0{self.size + 1}b").encode("ascii")[::-1].translate(_FLAGS)
-
-    def newest_first(self, mask: int, start: int = 0, stop: int | None = None) -> list[int]:
-        """The ids of `mask`, newest first (ties: id), sliced `[start:stop]`."""
-        if not mask or (stop is not None and stop <= start):
-            return []
-        flags = self.flags(mask)
-        found = compress(self.by_date, map(flags.__getitem__, self.by_date))
-        return list(islice(found, start, stop))
-
-    def dated(self, start: float | None, end: float | None) -> int:
-        """The mask of the posts dated in [start, end) (seconds; None: unbounded): a slice of
-        `by_date`, found by bisection, made of precomputed prefix masks and at most two
-        blocks' worth of ids."""
-        lo = 0 if end is None else bisect.bisect_right(self.dates, -end)
-        hi = len(self.dates) if start is None else bisect.bisect_right(self.dates, -start)
-        if lo >= hi:
-            return 0
-        if lo == 0 and hi == len(self.dates):
-            return self.members
-        a, b = -(-lo // BLOCK), hi // BLOCK  # the whole blocks inside [lo, hi)
-        if a >= b:
-            return self.mask(self.by_date[lo:hi])
-        inside = self.prefixes[b] ^ self.prefixes[a]
-        return inside | self.mask(self.by_date[lo : a * BLOCK] + self.by_date[b * BLOCK : hi])
-
-    def facet_counts(self, mask: int) -> dict[int, int]:
-        """Facet number → how many posts of `mask` have it (only those with some)."""
-        counts = {}
-        for number, having in enumerate(self.facet_masks):
-            n = (having & mask).bit_count()
-            if n:
-                counts[number] = n
-        return counts
-
-
-@dataclass
-class Ranked:
-    """The ordered hits of one query, after filters: `head` (ids in that order), then the
-    posts of each mask of `tiers` (disjoint, and none in `head`), each newest first."""
-
-    query: Query
-    filters: dict[str, Any]
-    shown_filters: dict[str, Any]
-    head: list[int] = field(default_factory=list)
-    tiers: tuple[int, ...] = ()
-    ran: bool = True
-    catalog: Catalog | None = None  # the one the hits came from: facets count over the same
-
-    @property
-    def total(self) -> int:
-        return len(self.head) + sum(t.bit_count() for t in self.tiers)
-
-    def slice(self, start: int, stop: int | None) -> list[int]:
-        """The ids of hits `[start:stop]` in order (0-based)."""
-        out = self.head[start:stop]
-        catalog = self.catalog
-        if catalog is None:  # only a search that ran nothing has none, and no tiers
-            return out
-        start = max(0, start - len(self.head))
-        if stop is not None:
-            stop -= len(self.head)
-        for tier in self.tiers:
-            if stop is not None and stop <= 0:
-                break
-            count = tier.bit_count()
-            if start < count:
-                out += catalog.newest_first(tier, start, stop)
-            start = max(0, start - count)
-            if stop is not None:
-                stop -= count
-        return out
-
-    @property
-    def ids(self) -> list[int]:
-        """Every hit, in order."""
-        return self.slice(0, None)
-
-
-class SearchError(ValueError):
-    """A search that cannot run as asked (filters that contradict each other). `param` names
-    the filter, `message` says why in English: the API answers 422; the search page shows the
-    interface text `key` (masthead.i18n) filled from `values` in the page's language."""
-
-    def __init__(
-        self, param: str, message: str, key: str = "", values: dict[str, str] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.param = param
-        self.message = message
-        self.key = key
-        self.values = values or {}
 
 
 class SearchService:
@@ -439,7 +188,7 @@ class SearchService:
                     continue
                 self._building = True
             try:
-                best = partial(_best_first, neg_date=catalog.neg_date)
+                best = partial(best_first, neg_date=catalog.neg_date)
                 catalog.frequent = frequent_words.build(
                     self.db, catalog.generation, BM25_ROWS, best, lambda: self._closed
                 )
@@ -640,7 +389,7 @@ class SearchService:
         if phrased:  # a phrase costs a pass: rank at once (`_phrased`)
             bounded = store.ranked(conn, match, BM25_ROWS + 1)
             if len(bounded) <= BM25_ROWS:
-                return _kept(_best_first(bounded, neg_date), catalog, keep), ()
+                return kept(best_first(bounded, neg_date), catalog, keep), ()
             first_ids = [i for i, _ in bounded]  # rowid order: the ids pass goes on after them
         else:
             matches = store.count_upto(conn, match, BM25_ROWS)  # a few hundred rows at most
@@ -648,13 +397,13 @@ class SearchService:
                 return [], ()
             if matches <= BM25_ROWS:
                 rows = store.ranked(conn, match, within=_among(catalog, keep))
-                return _kept(_best_first(rows, neg_date), catalog, keep), ()
+                return kept(best_first(rows, neg_date), catalog, keep), ()
         after = first_ids[-1] if first_ids else -1
         found = catalog.mask(first_ids + store.ids(conn, match, after)) & keep
         strong = store.strong(match)
         if store.count_upto(conn, strong, BM25_ROWS) <= BM25_ROWS:
             rows = store.ranked(conn, strong, within=_among(catalog, found))
-            first = _kept(_best_first(rows, neg_date), catalog, found)
+            first = kept(best_first(rows, neg_date), catalog, found)
             return first, (found & ~catalog.mask(first),)
         heavy = catalog.mask(store.ids(conn, strong)) & found
         return [], (heavy, found & ~heavy)
@@ -669,24 +418,24 @@ class SearchService:
         postings (`_from_postings`): one word's champion list, or the sum of their bm25."""
         groups = query.groups
         postings = [[words.get(t) for t in g] for g in groups]
-        hits = _combine(groups, postings, lambda t, p: p.hits if p else _rows(conn, t.fts()))
+        hits = combine(groups, postings, lambda t, p: p.hits if p else _rows(conn, t.fts()))
         if not hits:
             return [], ()
         neg_date = catalog.neg_date
         if hits.bit_count() <= BM25_ROWS:
             if not hits & keep:
                 return [], ()
-            rows = store.ranked(conn, match, within=_ids(hits & keep))
-            return _kept(_best_first(rows, neg_date), catalog, keep), ()
+            rows = store.ranked(conn, match, within=ids_of(hits & keep))
+            return kept(best_first(rows, neg_date), catalog, keep), ()
         found = hits & keep
         strong_of: dict[int, int] = {}
 
-        def strong(term: Term, p: frequent_words.Postings | None) -> int:
+        def strong(term: Term, p: Postings | None) -> int:
             mask = p.strong if p else _rows(conn, store.strong(term.fts()))
             strong_of[id(term)] = mask
             return mask
 
-        heavy = _combine(groups, postings, strong)
+        heavy = combine(groups, postings, strong)
         if heavy.bit_count() > BM25_ROWS:
             heavy &= found
             return [], (heavy, found & ~heavy)
@@ -695,8 +444,8 @@ class SearchService:
         if ranked_rows:
             first = _from_postings(groups, postings, strong_of, ranked_rows, catalog)
         if first is None:
-            rows = store.ranked(conn, store.strong(match), within=_ids(ranked_rows))
-            first = _best_first(rows, neg_date)
+            rows = store.ranked(conn, store.strong(match), within=ids_of(ranked_rows))
+            first = best_first(rows, neg_date)
         return first, (found & ~catalog.mask(first),)
 
     def facets(self, ranked: Ranked, limit: int = 15) -> dict[str, list[Facet]]:
@@ -927,38 +676,9 @@ def _cache_key(raw: str, opts: Options) -> tuple:
             opts.before, opts.year, opts.page, opts.per_page)  # fmt: skip
 
 
-def _best_first(ranked: list[tuple[int, float]], neg_date: dict[int, float]) -> list[int]:
-    """The ids of `(id, bm25)` rows in the catalog (`neg_date`), by rank, then newest first."""
-    hits = [(rank, neg_date[i], i) for i, rank in ranked if i in neg_date]
-    hits.sort()
-    return [i for _r, _d, i in hits]
-
-
 def _rows(conn: Any, match: str) -> int:
     """The raw mask (FTS5 rowids) of the rows matching `match`."""
     return raw_mask(store.ids(conn, match))
-
-
-def _ids(mask: int) -> list[int]:
-    """The ids of `mask`, ascending (the regex scans in C: 5× faster than a Python loop over
-    each bit for a few hundred ids in 10,000)."""
-    return [m.start() for m in _ONE.finditer(format(mask, "b")[::-1])]
-
-
-_ONE = re.compile("1")
-
-
-def _combine(groups: list[list[Term]], postings: list[list[Any]], mask: Any) -> int:
-    """AND over the groups of the OR of `mask(term, postings)` of their terms."""
-    combined = -1
-    for group, found in zip(groups, postings, strict=True):
-        either = 0
-        for term, p in zip(group, found, strict=True):
-            either |= mask(term, p)
-        combined &= either
-        if not combined:
-            return 0
-    return max(combined, 0)
 
 
 def _from_postings(
@@ -992,7 +712,7 @@ def _from_postings(
         for i, score in zip(p.scored, p.scores, strict=True):
             if i < size and flags[i]:
                 totals[i] = totals.get(i, 0.0) + score
-    return _best_first(list(totals.items()), catalog.neg_date)
+    return best_first(list(totals.items()), catalog.neg_date)
 
 
 def _one_strong_phrase(term: Term) -> bool:
@@ -1013,13 +733,6 @@ def _among(catalog: Catalog, keep: int) -> list[int] | None:
     if keep == catalog.members or keep.bit_count() > BM25_ROWS:
         return None
     return catalog.newest_first(keep)
-
-
-def _kept(ids: list[int], catalog: Catalog, keep: int) -> list[int]:
-    """The `ids` in the mask `keep`, in their order."""
-    flags = catalog.flags(keep)
-    size = catalog.size
-    return [i for i in ids if i < size and flags[i]]
 
 
 def _phrased(query: Query) -> bool:

@@ -32,7 +32,8 @@ from masthead.content import urls
 from masthead.i18n import gettext, long_date
 from masthead.search import query as query_language
 from masthead.search.query import day
-from masthead.search.service import PER_PAGE, Options, Result, SearchError, SearchService
+from masthead.search.results import PER_PAGE, Options, Result, SearchError
+from masthead.search.service import SearchService
 from masthead.web.http.redirects import redirect
 from masthead.web.render.renderer import Renderer
 from masthead.web.routes import add, language, renderer

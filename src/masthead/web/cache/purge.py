@@ -1,12 +1,12 @@
 """Purging a CDN (or an exported copy) after comments change: `purge_command`, `purge_webhook`.
 
-When a comment thread's version moves (a comment approved, trashed, edited...: store/comments.py
-bumps it and the change signal), the URLs that now show something else are sent to the
-`purge_command` (its argument list with the absolute URLs appended, at most `BATCH` per run) and
-POSTed to the `purge_webhook` as JSON `{"urls": [...]}`: every published language version of the
-thread (and its further pages of comments, `?cpage=N`), their comment feeds, the site-wide
-comment feeds and the list pages whose cards count its comments (its language's home page and
-term pages, at the page number it is on).
+When a comment thread's version moves (a comment approved, trashed, edited...:
+store/comment_threads.py bumps it and the change signal), the URLs that now show something else are
+sent to the `purge_command` (its argument list with the absolute URLs appended, at most `BATCH` per
+run) and POSTed to the `purge_webhook` as JSON `{"urls": [...]}`: every published language version
+of the thread (and its further pages of comments, `?cpage=N`), their comment feeds, the site-wide
+comment feeds and the list pages whose cards count its comments (its language's home page and term
+pages, at the page number it is on).
 
 One process of those serving a site purges: the holder of an exclusive `flock(2)` on
 `SITE.db.purge.lock` (as indexing/watch_lock.py does for the watcher); when it dies another takes

@@ -6,13 +6,11 @@ delete and an import wrote it: English parts joined by "; ". `reason_text` trans
 it knows (`REASONS`: a catalog key and the pattern of the English text, with the values it
 carries) and keeps a part it does not know (an imported export's own reason) as stored.
 
-An audit row's `detail` is a JSON object whose shape depends on who wrote it
-(store/comments.py, accounts/service.py, the dashboard's and the API's bulk actions, the comment
-submission's throttle, a refused POST). `detail_text` says each key it knows in words
-("comments 11, 12; reason: …"), any other as `key: value`, and a detail that is not a JSON
-object as its text; long lists and values are cut short. Both return plain text: the templates
-escape it.
-"""
+An audit row's `detail` is a JSON object whose shape depends on who wrote it (store/comments.py and
+store/comment_moderation.py, accounts/service.py, the dashboard's and the API's bulk actions, the
+comment submission's throttle, a refused POST). `detail_text` says each key it knows in words
+("comments 11, 12; reason: …"), any other as `key: value`, and a detail that is not a JSON object as
+its text; long lists and values are cut short. Both return plain text: the templates escape it."""
 
 from __future__ import annotations
 

@@ -302,4 +302,9 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except subprocess.CalledProcessError as failed:
+        command = " ".join(str(c).replace(f"{ROOT}{os.sep}", "") for c in failed.cmd)
+        print(f"error: {command} failed (exit {failed.returncode})", file=sys.stderr)
+        sys.exit(1)

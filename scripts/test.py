@@ -87,6 +87,10 @@ def has_zh_font() -> bool:
     return done.returncode == 0 and bool(done.stdout.strip())
 
 
+def is_executable(path: str) -> bool:
+    return Path(path).is_file() and os.access(path, os.X_OK)
+
+
 def survey(env: Mapping[str, str], default_chromium: str = DEFAULT_CHROMIUM) -> Machine:
     """The machine as the set-up sees it. Chromium's candidates come from `env`: its
     MASTHEAD_CHROMIUM when set (then it alone), else `default_chromium`."""
@@ -99,7 +103,7 @@ def survey(env: Mapping[str, str], default_chromium: str = DEFAULT_CHROMIUM) -> 
         root=os.geteuid() == 0,
         distro=distro,
         chromium_env=chromium_env,
-        chromium=candidate if Path(candidate).is_file() else None,
+        chromium=candidate if is_executable(candidate) else None,
         zh_font=has_zh_font(),
         venv_module=VENV.exists() or importlib.util.find_spec("ensurepip") is not None,
     )
@@ -182,8 +186,14 @@ def say(text: str) -> None:
     print(f"scripts/test.py: {text}", file=sys.stderr, flush=True)
 
 
+def shown(cmd: Sequence[str | Path]) -> str:
+    """The command as one line, with paths in the repository relative to it."""
+    words = [str(c) for c in cmd]
+    return " ".join("." if w == str(ROOT) else w.replace(f"{ROOT}{os.sep}", "") for w in words)
+
+
 def run(cmd: Sequence[str | Path], **kwargs) -> None:
-    say(" ".join(str(c).replace(f"{ROOT}{os.sep}", "") for c in cmd))
+    say(shown(cmd))
     subprocess.run([str(c) for c in cmd], check=True, **kwargs)  # nosec B603: our commands
 
 
@@ -297,7 +307,7 @@ def main(argv: list[str]) -> int:
         return 0
     cmd = [str(BIN / "python"), "-m", "pytest", "-n", "auto", "--cov=masthead"]
     cmd += ["--cov-report=term", *pytest_args]
-    say(" ".join(c.replace(f"{ROOT}{os.sep}", "") for c in cmd))
+    say(shown(cmd))
     os.execve(cmd[0], cmd, env)  # nosec B606: pytest in the venv; its exit code is ours
 
 
@@ -305,6 +315,5 @@ if __name__ == "__main__":
     try:
         sys.exit(main(sys.argv[1:]))
     except subprocess.CalledProcessError as failed:
-        command = " ".join(str(c).replace(f"{ROOT}{os.sep}", "") for c in failed.cmd)
-        print(f"error: {command} failed (exit {failed.returncode})", file=sys.stderr)
+        print(f"error: {shown(failed.cmd)} failed (exit {failed.returncode})", file=sys.stderr)
         sys.exit(1)

@@ -100,5 +100,6 @@ def test_as_root_the_check_plans_the_installs_instead():
 def test_a_chromium_env_names_the_browser(tmp_path):
     browser = tmp_path / "chrome"
     browser.write_text("")
+    browser.chmod(0o755)
     found = load().survey({"MASTHEAD_CHROMIUM": str(browser)}, default_chromium="/nonexistent")
     assert found.chromium == str(browser)

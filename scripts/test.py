@@ -132,7 +132,7 @@ def plan(m: Machine) -> list[str]:
         if apt:
             extra = f", and run  sudo apt-get install {' '.join(apt)}"
         raise Missing(
-            f"{head}: MASTHEAD_CHROMIUM is {m.chromium_env}, which does not exist; set it to a "
+            f"{head}: MASTHEAD_CHROMIUM is {m.chromium_env}, no executable file; set it to a "
             f"Chromium binary, or unset it to use {DEFAULT_CHROMIUM}{extra}"
         )
     if m.distro == "ubuntu":

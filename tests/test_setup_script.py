@@ -49,7 +49,7 @@ def test_a_missing_chromium_env_stops_at_once_with_one_line(tmp_path):
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith("error: the browser tests need Chromium"), done.stderr
-    assert f"MASTHEAD_CHROMIUM is {gone}, which does not exist" in done.stderr
+    assert f"MASTHEAD_CHROMIUM is {gone}, no executable file;" in done.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["scripts"]  # no .venv, no node_modules
 
 

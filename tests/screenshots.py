@@ -20,12 +20,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from playwright.sync_api import sync_playwright
-from test_browser import FLAGS, chromium_path
 
 from masthead.config import load_site
 from masthead.web.app import create_app
 
-from conftest import DEMO, uvicorn_server
+from support.browser import FLAGS, chromium_path
+from support.servers import uvicorn_server
+from support.sites import DEMO
 
 PAGES = {
     "home": "/",

@@ -27,13 +27,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from playwright.sync_api import Page, sync_playwright
 from screenshots import DRAW_ALL, FRAMES
-from test_browser import FLAGS, chromium_path
 
 import masthead
 from masthead.config import load_site
 from masthead.web.app import create_app
 
-from conftest import uvicorn_server
+from support.browser import FLAGS, chromium_path
+from support.servers import uvicorn_server
 
 POST = "/posts/typography-for-long-reads/"
 ZH_POST = "/zh/posts/kubelet-syncloop-pleg/"

@@ -10,29 +10,17 @@ the TOC must not reflow the TOC either.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Iterator
-from typing import Any
 
-import httpx
 import pytest
-from a11y_rig import demo_server
 from playwright.sync_api import Browser, Route
-from test_browser import FLAGS, chromium_path, one_browser
 
-from conftest import uvicorn_server
+from support.a11y_rig import demo_server
+from support.browser import FLAGS, chromium_path
+from support.layout import OBSERVE, two_part_proxy
+from support.servers import uvicorn_server
 
-OBSERVE = """
-window.__shifts = [];
-new PerformanceObserver(function (list) {
-  list.getEntries().forEach(function (e) {
-    window.__shifts.push({value: e.value, sources: (e.sources || []).map(function (s) {
-      return s.node ? s.node.nodeName + "." + String(s.node.className || "") : "?";
-    })});
-  });
-}).observe({type: "layout-shift", buffered: true});
-"""
 POSTS = (
     "/posts/typography-for-long-reads/",  # a TOC, footnotes, code
     "/posts/kubelet-syncloop-pleg/",  # a cover image
@@ -47,11 +35,6 @@ BODY_IMAGES = "/posts/field-notes-harbour/"
 def base(tmp_path_factory) -> Iterator[str]:
     with demo_server(tmp_path_factory.mktemp("cls")) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
 
 
 def _late(route: Route) -> None:
@@ -103,42 +86,10 @@ CUTS = {  # where the second part starts: the element it starts with
 FIRST_PAINT = "[performance.getEntriesByType('paint').length > 0, !!document.querySelector(%r)]"
 
 
-def _two_part_proxy(upstream: str, cut: str) -> Any:
-    """An ASGI app that serves `upstream`'s responses, each HTML page in two writes 1.5 s apart,
-    the second starting at `cut`."""
-
-    async def app(scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return
-        path = scope["path"] + (
-            "?" + scope["query_string"].decode() if scope["query_string"] else ""
-        )
-        async with httpx.AsyncClient() as client:
-            response = await client.get(upstream + path)
-        keep = {"content-type", "content-security-policy", "cache-control"}
-        headers = [(k.encode(), v.encode()) for k, v in response.headers.items() if k in keep]
-        await send(
-            {"type": "http.response.start", "status": response.status_code, "headers": headers}
-        )
-        body = response.content
-        at = (
-            body.find(cut.encode())
-            if b"text/html" in response.headers.get("content-type", "").encode()
-            else -1
-        )
-        if at > 0:
-            await send({"type": "http.response.body", "body": body[:at], "more_body": True})
-            await asyncio.sleep(1.5)
-            body = body[at:]
-        await send({"type": "http.response.body", "body": body})
-
-    return app
-
-
 @pytest.mark.parametrize("cut", CUTS)
 @pytest.mark.parametrize("width", [390, 1280])
 def test_a_header_painted_before_it_is_parsed_to_the_end_does_not_move(browser, base, cut, width):
-    with uvicorn_server(_two_part_proxy(base, cut), timeout=15) as proxy:
+    with uvicorn_server(two_part_proxy(base, cut), timeout=15) as proxy:
         context = browser.new_context(viewport={"width": width, "height": 900})
         page = context.new_page()
         page.add_init_script(OBSERVE)
@@ -158,10 +109,10 @@ def test_a_header_painted_before_it_is_parsed_to_the_end_does_not_move(browser, 
 
 
 @pytest.fixture(scope="module")
-def browser_with_scrollbars(browser) -> Iterator[Browser]:
+def browser_with_scrollbars(chromium) -> Iterator[Browser]:
     """Chromium as Lighthouse runs it: with classic scrollbars, which take room (Playwright's
     headless Chromium hides them by default: `--hide-scrollbars`)."""
-    b = browser.browser_type.launch(
+    b = chromium.browser_type.launch(
         executable_path=chromium_path(), args=FLAGS, ignore_default_args=["--hide-scrollbars"]
     )
     yield b
@@ -183,7 +134,7 @@ def browser_with_scrollbars(browser) -> Iterator[Browser]:
 def test_the_page_does_not_move_when_its_scrollbar_arrives(
     browser_with_scrollbars, base, path, cut
 ):
-    with uvicorn_server(_two_part_proxy(base, cut), timeout=15) as proxy:
+    with uvicorn_server(two_part_proxy(base, cut), timeout=15) as proxy:
         page = browser_with_scrollbars.new_page(viewport={"width": 1350, "height": 940})
         page.add_init_script(OBSERVE)
         page.goto(proxy + path, wait_until="commit")

@@ -20,9 +20,9 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from a11y_rig import demo_server
 from playwright.sync_api import Browser
-from test_browser import one_browser
+
+from support.a11y_rig import demo_server
 
 POSTS = ("/posts/typography-for-long-reads/", "/zh/posts/typography-for-long-reads/")
 SCRIPTS = ("site.js", "suggest.js", "comments.js")  # base.html and post.html, all `defer`
@@ -41,11 +41,6 @@ RUN = """([code]) => {
 def base(tmp_path_factory) -> Iterator[str]:
     with demo_server(tmp_path_factory.mktemp("load")) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
 
 
 def _passes_inside(browser: Browser, url: str, codes: dict[str, str], width: int) -> dict:

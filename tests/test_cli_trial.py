@@ -19,7 +19,7 @@ from masthead.config import load_site
 from masthead.content import frontmatter
 from masthead.errors import ConfigError, ContentError
 
-from conftest import post
+from support.sites import post
 
 runner = CliRunner()
 

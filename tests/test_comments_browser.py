@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
-from test_browser import WATCH_CSP, one_browser
 
 from masthead.config import Site
 from masthead.store import comments as store
 from masthead.web.app import create_app
 
-from conftest import DATA, post, uvicorn_server, write_site
+from support.browser import WATCH_CSP
+from support.servers import uvicorn_server
+from support.sites import DATA, post, write_site
 
 EN = "/posts/harbour-lights/"
 ZH = "/zh/posts/harbour-lights/"
@@ -49,11 +50,6 @@ FILES = {
         "港口灯火", "2024-03-01", "中文版。", translationKey="harbour"
     ),
 }
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
 
 
 class Served:

@@ -38,7 +38,8 @@ from masthead.web.app import create_app
 from masthead.web.cache.purge import Purger
 from masthead.web.cache.state import SiteState
 
-from conftest import BILINGUAL_TOML, cli_server, post, uvicorn_server
+from support.servers import cli_server, uvicorn_server
+from support.sites import BILINGUAL_TOML, post
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 A, A_ZH, B = "/posts/a/", "/zh/posts/a/", "/posts/b/"

@@ -37,8 +37,9 @@ from masthead.errors import CommentError
 from masthead.store import comments as store
 from masthead.web.app import create_app
 
-from comments_rig import POSTS
-from conftest import BILINGUAL_TOML, uvicorn_server, write_site
+from support.comments_rig import POSTS
+from support.servers import uvicorn_server
+from support.sites import BILINGUAL_TOML, write_site
 
 ENDPOINT = "/_test/comments"
 ATTACKER, VICTIM, PROXY = "127.0.0.1", "127.0.0.10", "127.0.0.5"

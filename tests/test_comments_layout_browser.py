@@ -10,11 +10,11 @@ from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page
-from test_browser import one_browser
 
 from masthead.web.app import create_app
 
-from conftest import post, uvicorn_server, write_site
+from support.servers import uvicorn_server
+from support.sites import post, write_site
 
 EN = "/posts/harbour-lights/"
 ZH = "/zh/posts/harbour-lights/"
@@ -40,11 +40,6 @@ SECTIONS = "\n\n".join(
 ZH_SECTIONS = "\n\n".join(
     f"## 第{n}节：夜里的港口\n\n" + "灯一盏一盏亮起来。" * 40 for n in range(1, 6)
 )
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,6 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 from itsdangerous import TimestampSigner, URLSafeSerializer, URLSafeTimedSerializer
-from test_browser import FLAGS, chromium_path
 from typer.testing import CliRunner
 
 from masthead.cli import app as cli
@@ -32,7 +31,8 @@ from masthead.store import comments as cs
 from masthead.store import outbox
 from masthead.store.db import Database
 
-from conftest import BILINGUAL_TOML, post, uvicorn_server
+from support.servers import uvicorn_server
+from support.sites import BILINGUAL_TOML, post
 
 DATA = Path(__file__).parent / "data" / "cases"
 EDITORS = ["ed@example.com", "second.editor@example.com"]
@@ -622,35 +622,29 @@ def test_a_static_build_sends_no_mail(site, smtp, tmp_path):
     db.close()
 
 
-def test_the_confirmation_button_approves_in_a_real_browser(site, smtp):
+def test_the_confirmation_button_approves_in_a_real_browser(site, smtp, browser):
     """Chromium opens the mailed link (a GET: nothing changes), then clicks the button: the
     form's POST, with the browser's own Origin and Sec-Fetch-Site, under the site's CSP."""
-    from playwright.sync_api import sync_playwright
-
     from masthead.web.app import create_app
 
     inbox, _ = smtp
     app = create_app(site)
-    with uvicorn_server(app, timeout=15) as served, sync_playwright() as p:
+    with uvicorn_server(app) as served:
         db = app.state.masthead.db
         cid = add(db, body="Approve me in Chromium")
         path = links_in(inbox.wait(2)[0])["Approve"]
-        browser = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
-        try:
-            page = browser.new_page()
-            page.add_init_script(
-                "window.__v = []; document.addEventListener('securitypolicyviolation',"
-                " e => window.__v.push(e.violatedDirective));"
-            )
-            page.goto(served + path)
-            assert "Approve me in Chromium" in page.content()
-            assert status(db, cid) == "pending"
-            page.click("form.mail-page__form button")
-            page.wait_for_selector(".mail-page__message")
-            assert "approved and published" in page.inner_text(".mail-page__message")
-            assert page.evaluate("window.__v") == []
-        finally:
-            browser.close()
+        page = browser.new_page()
+        page.add_init_script(
+            "window.__v = []; document.addEventListener('securitypolicyviolation',"
+            " e => window.__v.push(e.violatedDirective));"
+        )
+        page.goto(served + path)
+        assert "Approve me in Chromium" in page.content()
+        assert status(db, cid) == "pending"
+        page.click("form.mail-page__form button")
+        page.wait_for_selector(".mail-page__message")
+        assert "approved and published" in page.inner_text(".mail-page__message")
+        assert page.evaluate("window.__v") == []
         assert status(db, cid) == "approved"
 
 

@@ -17,7 +17,7 @@ from bs4 import BeautifulSoup
 from masthead.comments import threads
 from masthead.store import comments as store
 
-from conftest import DATA, post
+from support.sites import DATA, post
 
 CASES = DATA / "cases"
 EN = "/posts/harbour-lights/"

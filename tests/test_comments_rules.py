@@ -17,8 +17,8 @@ from masthead.comments.submit import Outcome
 from masthead.errors import CommentError
 from masthead.store import comments as store
 
-from comments_rig import HARBOUR, Rig, rig_factory
-from conftest import DATA
+from support.comments_rig import HARBOUR, Rig, rig_factory
+from support.sites import DATA
 
 
 @pytest.fixture

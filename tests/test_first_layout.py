@@ -21,13 +21,13 @@ import io
 from collections.abc import Iterator
 
 import pytest
-from a11y_rig import demo_server
 from PIL import Image
 from playwright.sync_api import Browser, Page
-from test_a11y_cls import OBSERVE, _two_part_proxy
-from test_browser import one_browser
 
-from conftest import uvicorn_server
+from support.a11y_rig import demo_server
+from support.layout import OBSERVE
+from support.layout import two_part_proxy as two_part_proxy
+from support.servers import uvicorn_server
 
 POST = "/posts/typography-for-long-reads/"
 POST_ZH = "/zh/posts/typography-for-long-reads/"
@@ -47,11 +47,6 @@ FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFra
 def base(tmp_path_factory) -> Iterator[str]:
     with demo_server(tmp_path_factory.mktemp("first-layout")) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
 
 
 def _page(browser: Browser, width: int) -> Page:
@@ -91,7 +86,7 @@ def test_a_post_painted_with_skippable_blocks_on_screen_does_not_move(browser, b
     parsed to the end (a proxy sends it in two parts, 1.5 s apart): the blocks on screen that
     may be skipped are drawn at their real size, and nothing drawn moves (Layout Instability
     API) when the rest arrives."""
-    with uvicorn_server(_two_part_proxy(base, '<div class="code-block"'), timeout=15) as proxy:
+    with uvicorn_server(two_part_proxy(base, '<div class="code-block"'), timeout=15) as proxy:
         page = browser.new_page(viewport={"width": width, "height": height})
         page.add_init_script(OBSERVE)
         page.goto(proxy + POST, wait_until="commit")

@@ -14,7 +14,8 @@ import subprocess  # nosec B404: runs the checker, a fixed argument list
 from pathlib import Path
 
 import httpx
-from a11y_rig import VNU_JAR, demo_server, java, npm_tool, pages
+
+from support.a11y_rig import VNU_JAR, demo_server, java, npm_tool, pages
 
 
 def _check(files: list[Path]) -> list[dict]:

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
-from test_browser import one_browser
 
 from masthead.config import load_site
 from masthead.web.app import create_app
 
-from conftest import DEMO, uvicorn_server
+from support.servers import uvicorn_server
+from support.sites import DEMO
 
 CORPUS = Path(__file__).parent / "data" / "k8s-blog"
 WIDTHS = (390, 768, 1152, 1280, 1440, 1920)
@@ -83,11 +83,6 @@ def corpus_with_menu(tmp_path_factory) -> Iterator[str]:
         {"title": "Releases", "url": "/releases/"},
     ]
     yield from _serve(CORPUS, tmp_path_factory, menu)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
 
 
 def _page(browser: Browser, width: int, scheme: str = "light") -> Page:

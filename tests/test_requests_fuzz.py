@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from masthead.config import load_site
 from masthead.web.app import create_app
 
-from conftest import DEMO
+from support.sites import DEMO
 
 PROFILE = "requests-fuzz"
 CORES = 6  # drawn per example, each sent as 8 requests (`requests_of`)

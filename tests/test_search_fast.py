@@ -13,7 +13,7 @@ from masthead.search import service as service_module
 from masthead.search.service import Options, SearchService
 from masthead.store.db import Database
 
-from conftest import post
+from support.sites import post
 
 FILES = {
     "posts/a.md": post(

@@ -25,7 +25,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from conftest import BILINGUAL_TOML, cli_server, post
+from support.servers import cli_server
+from support.sites import BILINGUAL_TOML, post
 
 NO_BASE_URL = BILINGUAL_TOML.replace('base_url = "https://example.com"\n', "")
 POST = "/posts/a/"

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
-from test_browser import WATCH_CSP, one_browser
 
 from masthead.web.app import create_app
 
-from conftest import post, uvicorn_server, write_site
+from support.browser import WATCH_CSP
+from support.servers import uvicorn_server
+from support.sites import post, write_site
 
 LIGHT_BG = "rgb(251, 250, 247)"  # site.css --bg
 DARK_BG = "rgb(21, 20, 19)"
@@ -57,11 +58,6 @@ def site_app(tmp_path_factory) -> Iterator[tuple[str, Any]]:
 @pytest.fixture(scope="module")
 def base(site_app) -> str:
     return site_app[0]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
 
 
 def _context(browser: Browser, base: str, **options: Any) -> BrowserContext:
@@ -488,10 +484,10 @@ def test_chinese_text_is_set_in_a_font_its_stack_names_not_by_fallback(browser, 
 def test_an_exported_page_suggests_from_the_masthead_at_api_url(browser, tmp_path):
     """`masthead build` with `api_url`: the exported page's box asks that masthead (CORS, the
     CSP's connect-src) and a suggestion opens the exported copy of the post."""
-    from test_export import static_host
-
     from masthead.config import load_site
     from masthead.export.build import build
+
+    from support.servers import static_host
 
     root = tmp_path / "site"
     write_site(root, FILES)

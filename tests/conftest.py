@@ -7,6 +7,9 @@ app over HTTP, one headless Chromium per test process; and the markers the suite
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -143,9 +146,30 @@ class _without_playwright_loop:  # used as a `with` statement, like a function
 # --- markers --------------------------------------------------------------------------------------
 
 
+# A test that starts a real server, in its body or in a fixture it uses (directly or not).
+STARTS_SERVER = re.compile(
+    r"\b(uvicorn_server|cli_server|demo_server|serve_and_get|_process|Popen)\(|\"serve\","
+)
+
+
+@functools.cache
+def _starts_server(func: Callable[..., object]) -> bool:
+    try:
+        return bool(STARTS_SERVER.search(inspect.getsource(func)))
+    except (OSError, TypeError):
+        return False
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """`browser` on every test that uses the session's Chromium (directly or through a fixture);
-    the other markers are set by the modules (`pytestmark`) or the tests themselves."""
+    `server` on every test that starts a real server (uvicorn in a thread, `masthead serve`), in
+    its body or in one of its fixtures. `gate` and `slow` are set by the modules and tests."""
     for item in items:
         if _uses_browser(item):
             item.add_marker(pytest.mark.browser)
+        info = getattr(item, "_fixtureinfo", None)
+        funcs = [getattr(item, "function", None)]
+        if info is not None:
+            funcs += [d.func for defs in info.name2fixturedefs.values() for d in defs]
+        if any(f is not None and _starts_server(f) for f in funcs):
+            item.add_marker(pytest.mark.server)

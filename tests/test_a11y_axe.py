@@ -16,6 +16,8 @@ import pytest
 
 from support.a11y_rig import AXE_JS, assert_author_page_covered, demo_server, npm_tool, pages
 
+pytestmark = pytest.mark.gate  # the accessibility, HTML and performance gates (pyproject)
+
 WIDTHS = (390, 1280)
 SCHEMES = ("light", "dark")
 

@@ -20,6 +20,8 @@ from support.browser import FLAGS, chromium_path
 from support.layout import OBSERVE, HeldBack, shifts_when_settled, two_part_proxy
 from support.servers import uvicorn_server
 
+pytestmark = pytest.mark.gate  # the accessibility, HTML and performance gates (pyproject)
+
 POSTS = (
     "/posts/typography-for-long-reads/",  # a TOC, footnotes, code
     "/posts/kubelet-syncloop-pleg/",  # a cover image

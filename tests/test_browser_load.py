@@ -23,6 +23,9 @@ import pytest
 from playwright.sync_api import Browser
 
 from support.a11y_rig import demo_server
+from support.browser import quiet
+
+pytestmark = pytest.mark.gate  # the accessibility, HTML and performance gates (pyproject)
 
 POSTS = ("/posts/typography-for-long-reads/", "/zh/posts/typography-for-long-reads/")
 SCRIPTS = ("site.js", "suggest.js", "comments.js")  # base.html and post.html, all `defer`
@@ -49,7 +52,7 @@ def _passes_inside(browser: Browser, url: str, codes: dict[str, str], width: int
     context = browser.new_context(viewport={"width": width, "height": 823}, bypass_csp=True)
     page = context.new_page()  # bypass_csp: eval here only (the policy has its own tests)
     page.goto(url, wait_until="load")
-    page.wait_for_timeout(200)
+    quiet(page)
     found = {}
     for name, code in codes.items():
         browser.start_tracing(page=page, categories=["devtools.timeline", "blink.user_timing"])

@@ -13,6 +13,7 @@ from playwright.sync_api import Browser, Page
 
 from masthead.web.app import create_app
 
+from support.browser import quiet
 from support.servers import uvicorn_server
 from support.sites import post, write_site
 
@@ -114,10 +115,10 @@ def test_the_contents_button_covers_no_heading_or_form_control(browser, base, pa
     height = page.evaluate("document.documentElement.scrollHeight")
     # from the end upwards, where scrolling up brings the button back at each stop
     page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
-    page.wait_for_timeout(300)
+    quiet(page)
     for _ in range(int(height / 120) + 2):
         page.mouse.wheel(0, -120)
-        page.wait_for_timeout(120)  # the scroll event, the observer, the 200 ms transition
+        quiet(page)
         for what in page.evaluate(SHOWN_OVER):
             covered[what] = covered.get(what, 0) + 1
         if page.evaluate("window.scrollY") == 0:
@@ -125,7 +126,7 @@ def test_the_contents_button_covers_no_heading_or_form_control(browser, base, pa
     # landing on the form (the no-JS form's redirect goes to #c-form), and the very end
     for target in ("#c-form", "#mh-comments-title"):
         page.goto(base + path + target)
-        page.wait_for_timeout(400)
+        quiet(page)
         for what in page.evaluate(SHOWN_OVER):
             covered[what + " at " + target] = 1
     assert not covered, covered

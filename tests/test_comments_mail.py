@@ -33,6 +33,7 @@ from masthead.store.db import Database
 
 from support.servers import uvicorn_server
 from support.sites import BILINGUAL_TOML, post
+from support.wait import CEILING, until
 
 DATA = Path(__file__).parent / "data" / "cases"
 EDITORS = ["ed@example.com", "second.editor@example.com"]
@@ -59,11 +60,8 @@ class Inbox:
     def messages(self) -> list[EmailMessage]:
         return [email.message_from_bytes(raw, policy=policy.default) for _, _, raw in self.received]  # type: ignore[misc]
 
-    def wait(self, n: int, timeout: float = 10) -> list[EmailMessage]:
-        deadline = time.monotonic() + timeout
-        while len(self.received) < n:
-            assert time.monotonic() < deadline, f"{len(self.received)} mails, not {n}"
-            time.sleep(0.05)
+    def wait(self, n: int, timeout: float = CEILING) -> list[EmailMessage]:
+        until(lambda: len(self.received) >= n, timeout=timeout, what=f"{n} mails")
         return self.messages()
 
 
@@ -427,10 +425,7 @@ def test_cr_lf_in_a_name_a_title_or_an_address_injects_no_header(site, smtp, ser
                  notify=True)  # fmt: skip
     add(db, status="approved", name=evil, email_="e@example.org", parent=parent)
     msgs = inbox.wait(2)
-    deadline = time.monotonic() + 5
-    while len(outbox.all_mail(db.read())) < 3:
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    until(lambda: len(outbox.all_mail(db.read())) >= 3, what="3 mails queued")
     time.sleep(0.6)
     assert len(inbox.received) == 2  # the reply to a broken address is not sent
     for (_, rcpt, raw), msg in zip(inbox.received, msgs, strict=True):
@@ -596,11 +591,8 @@ def test_one_runner_per_site_among_workers(site, smtp, serve):
         serve(site),
         serve(site),
     )  # two apps on one database: two "workers"
-    deadline = time.monotonic() + 5
     runners = [first.app.state.mailer, second.app.state.mailer]
-    while sum(r.working for r in runners) < 1:
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    until(lambda: sum(r.working for r in runners) >= 1, what="a runner working")
     assert sum(r.working for r in runners) == 1
     add(second.app.state.masthead.db)
     inbox.wait(2)
@@ -692,10 +684,10 @@ def test_a_hung_smtp_server_holds_up_no_comment_and_no_request(make_site, serve)
         assert all(m.status == "queued" and not m.last_error for m in outbox.all_mail(db.read()))
     finally:
         hung.close()  # the waiting connection is reset: the runner records a retry
-    deadline = time.monotonic() + 10
-    while not all(m.last_error for m in outbox.all_mail(db.read())):
-        assert time.monotonic() < deadline, "the failure was never recorded"
-        time.sleep(0.05)
+    until(
+        lambda: all(m.last_error for m in outbox.all_mail(db.read())),
+        what="the failure recorded",
+    )
     assert {m.status for m in outbox.all_mail(db.read())} == {"queued"}
 
 

@@ -29,6 +29,8 @@ from support.browser import FRAMES
 from support.layout import OBSERVE, shifts_when_settled, still, two_part_proxy
 from support.servers import uvicorn_server
 
+pytestmark = pytest.mark.gate  # the accessibility, HTML and performance gates (pyproject)
+
 POST = "/posts/typography-for-long-reads/"
 POST_ZH = "/zh/posts/typography-for-long-reads/"
 SEARCH = "/search?q=kubelet"

@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, BrowserContext, Page
 
 from masthead.web.app import create_app
 
-from support.browser import WATCH_CSP
+from support.browser import WATCH_CSP, quiet
 from support.servers import uvicorn_server
 from support.sites import post, write_site
 
@@ -180,7 +180,7 @@ def test_the_chosen_theme_is_there_before_the_first_paint_and_nothing_shifts(bro
     for url in ("/", "/zh/posts/kubelet-basics/"):  # pages without images (their own shifts)
         page.goto(base + url)
         assert page.evaluate("window.__first") == {"atBody": "dark", "atReady": DARK_BG}
-        page.wait_for_timeout(300)
+        quiet(page)
         assert page.evaluate("window.__shifts") == 0, "the switch appears without moving a thing"
     _clean(page, context)
     context.close()
@@ -410,7 +410,9 @@ def test_suggestions_on_a_chinese_page_on_a_phone_and_nothing_found(browser, sit
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.keyboard.press("Control+a")
     page.keyboard.type("zzzzqqq", delay=20)
-    page.wait_for_timeout(600)
+    page.wait_for_function(  # the answer to the last query, with nothing in it, has come
+        "() => document.querySelector('#mh-search').getAttribute('aria-expanded') === 'false'"
+    )
     state = _combobox(page, "#mh-search")
     assert state["expanded"] == "false" and state["options"] == []
     _clean(page, context)

@@ -67,3 +67,18 @@ def launch(playwright: Playwright, *extra: str) -> Browser:
 def settle(page: Page) -> None:
     """Wait until the page has rendered two frames since now: what it was doing is drawn."""
     page.evaluate(FRAMES)
+
+
+# Resolves once the page is quiet: two frames drawn (a scroll or a focus handled, its style
+# changes applied), every CSS transition and animation then running finished, two frames more.
+QUIET = """async () => {
+  const frames = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  await frames();
+  await Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)));
+  await frames();
+}"""
+
+
+def quiet(page: Page) -> None:
+    """Wait until what the page was doing is drawn and its transitions have ended (`QUIET`)."""
+    page.evaluate(QUIET)

@@ -675,12 +675,12 @@ def test_a_hung_smtp_server_holds_up_no_comment_and_no_request(make_site, serve)
             assert time.monotonic() < deadline, "the runner never took the mails"
             time.sleep(0.05)
         time.sleep(0.2)  # it is now waiting for the greeting
-        started = time.monotonic()
         cid = add(db, body="Stored while SMTP hangs")
         assert client.get("/posts/hello/").status_code == 200
         assert client.get("/healthz").status_code == 200
-        assert time.monotonic() - started < sender.TIMEOUT / 10
         assert cs.get(db.read(), cid).body == "Stored while SMTP hangs"
+        # and the runner is still waiting: had the comment or a request waited for it, its
+        # `sender.TIMEOUT` would have run out first and recorded an error (no clock needed)
         assert all(m.status == "queued" and not m.last_error for m in outbox.all_mail(db.read()))
     finally:
         hung.close()  # the waiting connection is reset: the runner records a retry

@@ -31,7 +31,7 @@ from masthead.web.app import create_app
 
 from support.servers import uvicorn_server
 from support.sites import BILINGUAL_TOML, post
-from support.wait import CEILING
+from support.wait import CEILING, until
 
 SCRIPTS = Path(__file__).parent / "data" / "cases" / "watcher"
 DEADLINE = CEILING  # seconds; generous on purpose (loaded CI machines), the benchmark measures
@@ -56,12 +56,8 @@ class Live:
     def until(self, check: Callable[[], bool], what: str, timeout: float = DEADLINE) -> float:
         """Poll `check` until it holds; return how long it took."""
         start = time.monotonic()
-        while True:
-            if check():
-                return time.monotonic() - start
-            if time.monotonic() - start > timeout:
-                raise AssertionError(f"not seen within {timeout}s: {what}")
-            time.sleep(0.02)
+        until(check, timeout=timeout, what=what)
+        return time.monotonic() - start
 
     def shows(self, path: str, text: str) -> bool:
         r = self.get(path)

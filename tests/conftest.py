@@ -148,22 +148,28 @@ class _without_playwright_loop:  # used as a `with` statement, like a function
 
 # A test that starts a real server, in its body or in a fixture it uses (directly or not).
 STARTS_SERVER = re.compile(
-    r"\b(uvicorn_server|cli_server|demo_server|serve_and_get|_process|Popen)\(|\"serve\","
+    r"\b(uvicorn_server|cli_server|demo_server|serve_and_get|_process)\(|\"serve\","
 )
 
 
+# ... and one that runs `masthead serve` (or another long-lived process) as processes of its own:
+# their start-up (an index, N workers) takes seconds each time, over 5 s with what the test does
+STARTS_PROCESSES = re.compile(r"\b(cli_server|serve_and_get|_process|Popen)\(|\"serve\",")
+
+
 @functools.cache
-def _starts_server(func: Callable[..., object]) -> bool:
+def _source(func: Callable[..., object]) -> str:
     try:
-        return bool(STARTS_SERVER.search(inspect.getsource(func)))
+        return inspect.getsource(func)
     except (OSError, TypeError):
-        return False
+        return ""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """`browser` on every test that uses the session's Chromium (directly or through a fixture);
     `server` on every test that starts a real server (uvicorn in a thread, `masthead serve`), in
-    its body or in one of its fixtures. `gate` and `slow` are set by the modules and tests."""
+    its body or in one of its fixtures, and `slow` too when that is `masthead serve` as a process.
+    `gate` (and `slow` elsewhere) are set by the modules and tests themselves."""
     for item in items:
         if _uses_browser(item):
             item.add_marker(pytest.mark.browser)
@@ -171,5 +177,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         funcs = [getattr(item, "function", None)]
         if info is not None:
             funcs += [d.func for defs in info.name2fixturedefs.values() for d in defs]
-        if any(f is not None and _starts_server(f) for f in funcs):
+        sources = [_source(f) for f in funcs if f is not None]
+        if any(STARTS_SERVER.search(text) for text in sources):
             item.add_marker(pytest.mark.server)
+        if any(STARTS_PROCESSES.search(text) for text in sources):
+            item.add_marker(pytest.mark.slow)

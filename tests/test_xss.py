@@ -20,7 +20,7 @@ results are checked twice:
   own (synthetic) event and every `javascript:` link is clicked.
 
 Each vector's `alert(1)` (and `confirm(1)`, `prompt(1)`) is rewritten to `alert(<id>)`, so a
-report names the vector that ran. The browser is found as in test_browser.py; the test is never
+report names the vector that ran. The browser is found as in support/browser.py; the test is never
 skipped; `test_the_detectors_see_script_that_runs` shows that each detector can fail.
 """
 

@@ -6,9 +6,12 @@ import html
 import re
 from urllib.parse import urlencode
 
+import pytest
+
 from masthead.store import comments as cs
 from masthead.store.db import Database
 
+from support import guanli
 from support.guanli import add, csrf, signed_client, statuses
 from support.sites import new_comment
 
@@ -18,6 +21,16 @@ HOSTILE = [
     "x" * 5000,
     "中文评论 👨‍👩‍👧‍👦 visit evil.example",
 ]
+
+
+@pytest.fixture
+def site(make_site):  # type: ignore[no-untyped-def]
+    return guanli.moderated_site(make_site)
+
+
+@pytest.fixture
+def m1(site):  # type: ignore[no-untyped-def]
+    yield from guanli.signed_in(site)
 
 
 def test_the_screen_lists_views_and_renders_hostile_rows_inert_c53(site, m1):

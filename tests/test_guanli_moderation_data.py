@@ -19,12 +19,23 @@ from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.store.migrations import MIGRATIONS
 
+from support import guanli
 from support.cli import invoke as masthead
 from support.comments_port import CASES, POSTS
 from support.guanli import PASSWORD, add, csrf, signed_client, statuses
 from support.sites import new_comment
 
 DAY = 86400.0
+
+
+@pytest.fixture
+def site(make_site):  # type: ignore[no-untyped-def]
+    return guanli.moderated_site(make_site)
+
+
+@pytest.fixture
+def m1(site):  # type: ignore[no-untyped-def]
+    yield from guanli.signed_in(site)
 
 
 def test_imported_spam_and_trash_are_kept_their_full_term(make_site):

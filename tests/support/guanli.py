@@ -1,11 +1,10 @@
-"""The /guanli comments screen's site, signed-in clients and comment helpers, and its fixtures
-(`site`, `m1`), for the modules that test that screen: they import the fixtures by name."""
+"""The /guanli comments screen's site, signed-in clients and comment helpers, for the modules
+that test that screen (their `site` and `m1` fixtures are thin ones over these)."""
 
 from __future__ import annotations
 
 import re
 
-import pytest
 from starlette.testclient import TestClient
 
 from masthead.accounts import service as accounts
@@ -18,8 +17,8 @@ from support.sites import new_comment, post
 PASSWORD = "a long password"  # pragma: allowlist secret
 
 
-@pytest.fixture
-def site(make_site):
+def moderated_site(make_site):  # type: ignore[no-untyped-def]
+    """A site with two posts and two moderators, m1 and m2 (the modules' `site` fixture)."""
     s = make_site({"posts/a.md": post("Harbour lights"), "posts/b.md": post("B")})
     db = Database(s.database_path)
     accounts.add_user(db, "m1", PASSWORD)
@@ -38,9 +37,9 @@ def signed_client(site, name="m1"):
     return client
 
 
-@pytest.fixture
-def m1(site):
-    client = signed_client(site)
+def signed_in(site, name="m1"):  # type: ignore[no-untyped-def]
+    """A client signed in as `name` for as long as the test (the modules' `m1` fixture)."""
+    client = signed_client(site, name)
     yield client
     client.__exit__(None, None, None)
 

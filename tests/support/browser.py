@@ -10,8 +10,11 @@ few that need a process of their own (a script, or flags the shared one must not
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -82,3 +85,15 @@ QUIET = """async () => {
 def quiet(page: Page) -> None:
     """Wait until what the page was doing is drawn and its transitions have ended (`QUIET`)."""
     page.evaluate(QUIET)
+
+
+@contextmanager
+def outside_playwright() -> Iterator[None]:
+    """Run code that starts an event loop of its own (`asyncio.run`) in a browser test: between
+    its calls Playwright's sync API leaves its loop marked as this thread's running one."""
+    loop = asyncio._get_running_loop()
+    asyncio._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio._set_running_loop(loop)

@@ -330,6 +330,7 @@ NOT_A_SITE = [
 ]
 
 
+@pytest.mark.slow
 def test_every_command_refuses_a_folder_that_is_no_site_and_writes_nothing(tmp_path):
     folder = tmp_path / "empty"
     folder.mkdir()

@@ -11,6 +11,7 @@ import venv
 from pathlib import Path
 
 import httpx
+import pytest
 
 from support.wait import CEILING, until
 
@@ -46,6 +47,7 @@ def _get(url: str) -> httpx.Response:
     )
 
 
+@pytest.mark.slow
 def test_wheel_installs_and_serves_from_an_empty_folder(tmp_path):
     dist = tmp_path / "dist"
     _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", dist, ROOT)

@@ -257,6 +257,7 @@ def check(request: httpx.Request, response: httpx.Response) -> None:
     assert same_origin_path(location), f"redirect to {location!r} for {where}"
 
 
+@pytest.mark.slow
 def test_no_request_gets_a_5xx_or_leaves_the_site(site: Site) -> None:
     started = time.perf_counter()
 

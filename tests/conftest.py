@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 from masthead.config import Site, load_site
 from masthead.web.app import create_app
 
-from support.browser import NO_OTHER_HOSTS, launch
+from support.browser import NO_OTHER_HOSTS, launch, watch_children_without_threads
 from support.sites import BILINGUAL_TOML, DEMO, write_site
 
 
@@ -72,6 +72,7 @@ _PLAYWRIGHT_LOOP: list[asyncio.AbstractEventLoop] = []
 def chromium() -> Iterator[Browser]:
     """One headless Chromium for this test process (each xdist worker has its own): every
     browser test shares it, in a context of its own (`browser`, `context`, `page`)."""
+    watch_children_without_threads()
     with sync_playwright() as p:
         _PLAYWRIGHT_LOOP.append(asyncio.get_running_loop())
         browser = launch(p, NO_OTHER_HOSTS)

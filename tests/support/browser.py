@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -97,3 +98,21 @@ def outside_playwright() -> Iterator[None]:
         yield
     finally:
         asyncio._set_running_loop(loop)
+
+
+def watch_children_without_threads() -> None:
+    """Before Playwright starts its driver (a child process of asyncio's): on Python 3.11,
+    asyncio waits for each child in a thread of its own, which would make every later test in
+    this process a multi-threaded one (the indexer forks no pool then: test_index_parallel).
+    3.12 and later watch children through pidfds already; this does the same on 3.11."""
+    if sys.version_info >= (3, 12) or not hasattr(os, "pidfd_open"):
+        return
+
+    class Watcher(asyncio.PidfdChildWatcher):
+        def is_active(self) -> bool:  # the loop running the child's start, Playwright's
+            loop = asyncio.get_running_loop()
+            if self._loop is not loop:
+                self.attach_loop(loop)
+            return True
+
+    asyncio.set_child_watcher(Watcher())

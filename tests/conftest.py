@@ -1,73 +1,28 @@
-"""Fixtures: real site folders in tmp_path, real SQLite files, the real app over HTTP."""
+"""Fixtures, thin ones over `support`: real site folders in tmp_path, real SQLite files, the real
+app over HTTP, one headless Chromium per test process; and the markers the suite applies itself.
+
+    -m "not browser and not gate"   the everyday loop (see pyproject.toml's markers)
+"""
 
 from __future__ import annotations
 
-import html
+import asyncio
+import functools
+import inspect
 import re
 import shutil
-import socket
-import sqlite3
-import subprocess
-import sys
-import textwrap
-import threading
-import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
-import uvicorn
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from starlette.testclient import TestClient
 
 from masthead.config import Site, load_site
-from masthead.store.comments import NewComment
 from masthead.web.app import create_app
 
-DATA = Path(__file__).parent / "data"
-DEMO = Path(__file__).parent.parent / "src" / "masthead" / "demo"
-
-BILINGUAL_TOML = """
-title = "Test site"
-base_url = "https://example.com"
-default_language = "en"
-timezone = "Asia/Shanghai"
-posts_per_page = 3
-
-[languages.en]
-name = "English"
-
-[languages.zh]
-name = "中文"
-prefix = "zh"
-hreflang = "zh-Hans"
-"""
-
-# Hugo's layout: one content folder per language (content/en/…, content/zh/…)
-HUGO_TOML = """
-title = "Hugo site"
-base_url = "https://example.com"
-default_language = "en"
-timezone = "Asia/Shanghai"
-
-[languages.en]
-name = "English"
-folder = "en"
-
-[languages.zh]
-name = "中文"
-prefix = "zh"
-folder = "zh"
-"""
-
-
-def post(title: str, date: str = "2024-03-01", body: str = "Body text.", **meta: str) -> str:
-    """A Markdown post with YAML front matter."""
-    lines = [f"title: {title!r}".replace("'", '"'), f"date: {date}"]
-    lines += [f"{k}: {v}" for k, v in meta.items()]
-    return "---\n" + "\n".join(lines) + "\n---\n\n" + textwrap.dedent(body)
+from support.browser import NO_OTHER_HOSTS, launch, watch_children_without_threads
+from support.sites import BILINGUAL_TOML, DEMO, write_site
 
 
 @pytest.fixture
@@ -78,21 +33,6 @@ def make_site(tmp_path: Path) -> Callable[..., Site]:
         return write_site(tmp_path / "site", files, toml)
 
     return make
-
-
-def write_site(root: Path, files: dict[str, str | bytes], toml: str = BILINGUAL_TOML) -> Site:
-    """A site folder at `root`: `masthead.toml` and `files` (content-relative path → text or
-    bytes) under `content/`; the loaded settings."""
-    (root / "content").mkdir(parents=True, exist_ok=True)
-    (root / "masthead.toml").write_text(toml, encoding="utf-8")
-    for rel, text in files.items():
-        path = root / "content" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
-    return load_site(root)
 
 
 @pytest.fixture
@@ -119,77 +59,127 @@ def demo_site(tmp_path: Path) -> Site:
     return load_site(root)
 
 
-@contextmanager
-def uvicorn_server(app: Any, *, timeout: float = 60, **config: Any) -> Iterator[str]:
-    """Serve the ASGI `app` with a real uvicorn on a free 127.0.0.1 port in a thread; yields
-    `http://127.0.0.1:PORT` once it accepts connections, and stops it afterwards."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **config))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + timeout
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.02)
+# --- the browser --------------------------------------------------------------------------------
+#
+# Playwright's sync API marks its event loop as the running one in this thread between calls.
+# While the session's Chromium is up, a test without the browser would then find a "running" loop
+# (`asyncio.run` refuses to start): `_without_playwright_loop` hides it around such tests.
+
+_PLAYWRIGHT_LOOP: list[asyncio.AbstractEventLoop] = []
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Browser]:
+    """One headless Chromium for this test process (each xdist worker has its own): every
+    browser test shares it, in a context of its own (`browser`, `context`, `page`)."""
+    watch_children_without_threads()
+    with sync_playwright() as p:
+        _PLAYWRIGHT_LOOP.append(asyncio.get_running_loop())
+        browser = launch(p, NO_OTHER_HOSTS)
+        yield browser
+        asyncio._set_running_loop(_PLAYWRIGHT_LOOP[0])  # Playwright's own calls need it back
+        browser.close()
+    _PLAYWRIGHT_LOOP.clear()
+    asyncio._set_running_loop(None)
+
+
+@pytest.fixture
+def browser(chromium: Browser) -> Iterator[Browser]:
+    """The session's Chromium, for one test: every context (and page: `new_page` opens one) the
+    test opens is closed after it, so no test sees another's cookies, storage or pages."""
+    before = set(chromium.contexts)
+    yield chromium
+    for context in chromium.contexts:
+        if context not in before:
+            context.close()
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    """A fresh browser context for one test."""
+    ctx = browser.new_context()
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Page:
+    """A fresh page in a fresh context, for one test."""
+    return context.new_page()
+
+
+def _uses_browser(item: pytest.Item) -> bool:
+    return "chromium" in getattr(item, "fixturenames", ())
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    with _without_playwright_loop(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    with _without_playwright_loop(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    with _without_playwright_loop(item):
+        return (yield)
+
+
+class _without_playwright_loop:  # used as a `with` statement, like a function
+    def __init__(self, item: pytest.Item) -> None:
+        self.hide = not _uses_browser(item)
+
+    def __enter__(self) -> None:
+        if self.hide and _PLAYWRIGHT_LOOP:
+            asyncio._set_running_loop(None)
+
+    def __exit__(self, *exc: object) -> None:
+        # the session's Chromium may have started (a module fixture) or ended (the last test)
+        if self.hide:
+            asyncio._set_running_loop(_PLAYWRIGHT_LOOP[0] if _PLAYWRIGHT_LOOP else None)
+
+
+# --- markers --------------------------------------------------------------------------------------
+
+
+# A test that starts a real server, in its body or in a fixture it uses (directly or not).
+STARTS_SERVER = re.compile(
+    r"\b(uvicorn_server|cli_server|demo_server|serve_and_get|_process)\(|\"serve\","
+)
+
+
+# ... and one that runs `masthead serve` (or another long-lived process) as processes of its own:
+# their start-up (an index, N workers) takes seconds each time, over 5 s with what the test does
+STARTS_PROCESSES = re.compile(r"\b(cli_server|serve_and_get|_process|Popen)\(|\"serve\",")
+
+
+@functools.cache
+def _source(func: Callable[..., object]) -> str:
     try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+        return inspect.getsource(func)
+    except (OSError, TypeError):
+        return ""
 
 
-@contextmanager
-def cli_server(*args: str, timeout: float = 20) -> Iterator[str]:
-    """Run `masthead serve ARGS --port 0` as a real process; yields the URL it printed
-    (`http://127.0.0.1:PORT/`) once `/healthz` answers, and stops the process afterwards."""
-    cmd = [sys.executable, "-m", "masthead", "serve", *args, "--port", "0"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = proc.stdout.readline() if proc.stdout else ""
-        m = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
-        assert m, f"serve printed no URL: {line!r}"
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                httpx.get(m.group(1) + "healthz")
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "server never answered"
-                time.sleep(0.1)
-        yield m.group(1)
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
-def new_comment(thread: str, body: str = "Hello.", **fields: Any) -> NewComment:
-    """A comment for `store.comments.add` in a test: `thread` and `body`, the rest defaults
-    (an approved English comment by Ann on /posts/a/, now) that `fields` override."""
-    values: dict[str, Any] = {
-        "post_url": "/posts/a/",
-        "parent_id": None,
-        "lang": "en",
-        "status": "approved",
-        "author_name": "Ann",
-        "author_email": "ann@example.org",
-        "author_url": "",
-        "body": body,
-        "body_html": f"<p>{html.escape(body)}</p>",
-        "created": time.time(),
-    }
-    values.update(fields)
-    return NewComment(thread=thread, **values)
-
-
-def drop_later_columns(conn: sqlite3.Connection, version: int) -> None:
-    """Make a current database look like one `version` left in one respect: without the
-    columns that later migrations add (`ALTER TABLE t ADD COLUMN c`), so that migrating it
-    again adds them as it would on a real old database."""
-    from masthead.store.migrations import MIGRATIONS
-
-    for statements in MIGRATIONS[version:]:
-        for sql in statements:
-            found = re.match(r"\s*ALTER TABLE (\w+) ADD COLUMN (\w+)", sql)
-            if found:
-                conn.execute(f"ALTER TABLE {found[1]} DROP COLUMN {found[2]}")
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """`browser` on every test that uses the session's Chromium (directly or through a fixture);
+    `server` on every test that starts a real server (uvicorn in a thread, `masthead serve`), in
+    its body or in one of its fixtures, and `slow` too when that is `masthead serve` as a process.
+    `gate` (and `slow` elsewhere) are set by the modules and tests themselves."""
+    for item in items:
+        if _uses_browser(item):
+            item.add_marker(pytest.mark.browser)
+        info = getattr(item, "_fixtureinfo", None)
+        funcs = [getattr(item, "function", None)]
+        if info is not None:
+            funcs += [d.func for defs in info.name2fixturedefs.values() for d in defs]
+        sources = [_source(f) for f in funcs if f is not None]
+        if any(STARTS_SERVER.search(text) for text in sources):
+            item.add_marker(pytest.mark.server)
+        if any(STARTS_PROCESSES.search(text) for text in sources):
+            item.add_marker(pytest.mark.slow)

@@ -5,7 +5,7 @@ the light and the dark theme (`prefers-color-scheme` emulated), full page, as PN
 
     python tests/screenshots.py [OUT]      # OUT defaults to build/screenshots
 
-Chromium: $MASTHEAD_CHROMIUM, else /usr/bin/chromium (see tests/test_browser.py). Not a test:
+Chromium: $MASTHEAD_CHROMIUM, else /usr/bin/chromium (see tests/support/browser.py). Not a test:
 what a screenshot shows is for a person to judge; tests/test_layout_browser.py asserts the
 geometry.
 """
@@ -20,12 +20,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from playwright.sync_api import sync_playwright
-from test_browser import FLAGS, chromium_path
 
 from masthead.config import load_site
 from masthead.web.app import create_app
 
-from conftest import DEMO, uvicorn_server
+from support.browser import FLAGS, chromium_path
+from support.servers import uvicorn_server
+from support.sites import DEMO
 
 PAGES = {
     "home": "/",
@@ -57,6 +58,7 @@ def shoot(out: Path) -> list[Path]:
             uvicorn_server(create_app(load_site(root)), timeout=60) as base,
             sync_playwright() as p,
         ):
+            # a script, not a test: no session fixture, its own Chromium
             browser = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
             for theme in THEMES:
                 for width in WIDTHS:

@@ -11,7 +11,7 @@ STATE (`before` or `after`) ends each file name: NAME-WIDTH-THEME-STATE.png. NAM
 run to some shots (default: all). For each shot it prints what the page measured (heights,
 `lang`, the fonts Chromium drew the text in, from CDP's CSS.getPlatformFontsForNode), which
 the README quotes. Not a test: tests/test_layout_browser.py asserts the geometry.
-Chromium: $MASTHEAD_CHROMIUM, else /usr/bin/chromium (see tests/test_browser.py).
+Chromium: $MASTHEAD_CHROMIUM, else /usr/bin/chromium (see tests/support/browser.py).
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from playwright.sync_api import Page, sync_playwright
 from screenshots import DRAW_ALL, FRAMES
-from test_browser import FLAGS, chromium_path
 
 import masthead
 from masthead.config import load_site
 from masthead.web.app import create_app
 
-from conftest import uvicorn_server
+from support.browser import FLAGS, chromium_path
+from support.servers import uvicorn_server
 
 POST = "/posts/typography-for-long-reads/"
 ZH_POST = "/zh/posts/kubelet-syncloop-pleg/"
@@ -260,6 +260,7 @@ def main(out: Path, state: str, names: list[str]) -> None:
             uvicorn_server(create_app(load_site(root)), timeout=60) as base,
             sync_playwright() as p,
         ):
+            # a script, not a test: no session fixture, its own Chromium
             browser = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
             for name in names or list(SHOTS):
                 width, take = SHOTS[name]

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from a11y_rig import AXE_JS, assert_author_page_covered, demo_server, npm_tool, pages
-from playwright.sync_api import Browser
-from test_browser import one_browser
+
+from support.a11y_rig import AXE_JS, assert_author_page_covered, demo_server, npm_tool, pages
+
+pytestmark = pytest.mark.gate  # the accessibility, HTML and performance gates (pyproject)
 
 WIDTHS = (390, 1280)
 SCHEMES = ("light", "dark")
@@ -25,11 +26,6 @@ SCHEMES = ("light", "dark")
 def base(tmp_path_factory) -> Iterator[str]:
     with demo_server(tmp_path_factory.mktemp("axe")) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
 
 
 def _violations(result: dict, where: str) -> list[str]:

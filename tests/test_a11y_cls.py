@@ -10,29 +10,18 @@ the TOC must not reflow the TOC either.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Iterator
-from typing import Any
 
-import httpx
 import pytest
-from a11y_rig import demo_server
-from playwright.sync_api import Browser, Route
-from test_browser import FLAGS, chromium_path, one_browser
+from playwright.sync_api import Browser
 
-from conftest import uvicorn_server
+from support.a11y_rig import demo_server
+from support.browser import FLAGS, chromium_path
+from support.layout import OBSERVE, HeldBack, shifts_when_settled, two_part_proxy
+from support.servers import uvicorn_server
 
-OBSERVE = """
-window.__shifts = [];
-new PerformanceObserver(function (list) {
-  list.getEntries().forEach(function (e) {
-    window.__shifts.push({value: e.value, sources: (e.sources || []).map(function (s) {
-      return s.node ? s.node.nodeName + "." + String(s.node.className || "") : "?";
-    })});
-  });
-}).observe({type: "layout-shift", buffered: true});
-"""
+pytestmark = pytest.mark.gate  # the accessibility, HTML and performance gates (pyproject)
+
 POSTS = (
     "/posts/typography-for-long-reads/",  # a TOC, footnotes, code
     "/posts/kubelet-syncloop-pleg/",  # a cover image
@@ -49,26 +38,17 @@ def base(tmp_path_factory) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
-
-
-def _late(route: Route) -> None:
-    time.sleep(0.6)
-    route.continue_()
-
-
 def _shifts(browser: Browser, url: str, width: int) -> list[str]:
     """`url` loaded at `width` with its images late: a line per shift found (CLS, what moved)."""
     context = browser.new_context(viewport={"width": width, "height": 940})
     page = context.new_page()
     page.add_init_script(OBSERVE)
-    page.route("**/*.svg", _late)
-    page.route("**/media/**", _late)
-    page.goto(url, wait_until="load")
-    page.wait_for_timeout(600)  # the TOC's reading position is set after load
-    shifts = page.evaluate("window.__shifts")
+    late = HeldBack()  # images arrive once the text is painted, as on a slow network
+    page.route("**/*.svg", late)
+    page.route("**/media/**", late)
+    page.goto(url, wait_until="commit")
+    late.paint_then_release(page)
+    shifts = shifts_when_settled(page)
     context.close()
     total = sum(s["value"] for s in shifts)
     if not total:
@@ -100,68 +80,35 @@ CUTS = {  # where the second part starts: the element it starts with
     '<form class="search-form"': ".site-header .search-form",
     '<main id="mh-main"': "#mh-main",
 }
-FIRST_PAINT = "[performance.getEntriesByType('paint').length > 0, !!document.querySelector(%r)]"
-
-
-def _two_part_proxy(upstream: str, cut: str) -> Any:
-    """An ASGI app that serves `upstream`'s responses, each HTML page in two writes 1.5 s apart,
-    the second starting at `cut`."""
-
-    async def app(scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return
-        path = scope["path"] + (
-            "?" + scope["query_string"].decode() if scope["query_string"] else ""
-        )
-        async with httpx.AsyncClient() as client:
-            response = await client.get(upstream + path)
-        keep = {"content-type", "content-security-policy", "cache-control"}
-        headers = [(k.encode(), v.encode()) for k, v in response.headers.items() if k in keep]
-        await send(
-            {"type": "http.response.start", "status": response.status_code, "headers": headers}
-        )
-        body = response.content
-        at = (
-            body.find(cut.encode())
-            if b"text/html" in response.headers.get("content-type", "").encode()
-            else -1
-        )
-        if at > 0:
-            await send({"type": "http.response.body", "body": body[:at], "more_body": True})
-            await asyncio.sleep(1.5)
-            body = body[at:]
-        await send({"type": "http.response.body", "body": body})
-
-    return app
+PRESENT = "!!document.querySelector(%r)"
 
 
 @pytest.mark.parametrize("cut", CUTS)
 @pytest.mark.parametrize("width", [390, 1280])
 def test_a_header_painted_before_it_is_parsed_to_the_end_does_not_move(browser, base, cut, width):
-    with uvicorn_server(_two_part_proxy(base, cut), timeout=15) as proxy:
+    proxy = two_part_proxy(base, cut)
+    with uvicorn_server(proxy) as url:
         context = browser.new_context(viewport={"width": width, "height": 900})
         page = context.new_page()
         page.add_init_script(OBSERVE)
-        page.goto(proxy + "/zh/posts/kubelet-syncloop-pleg/", wait_until="commit")
-        painted = False  # the first part drawn before the second arrived
-        for _ in range(60):
-            painted, arrived = page.evaluate(FIRST_PAINT % CUTS[cut])
-            if painted or arrived:
-                break
-            page.wait_for_timeout(50)
-        page.wait_for_load_state("load")
-        page.wait_for_timeout(300)
-        shifts = page.evaluate("window.__shifts")
+        page.goto(url + "/zh/posts/kubelet-syncloop-pleg/", wait_until="commit")
+        # the first part drawn before the second arrives
+        proxy.paint_then_release(page, before=PRESENT % CUTS[cut])
+        assert not proxy.before_release, "the test shows nothing: it was all there at once"
+        shifts = shifts_when_settled(page)
         context.close()
-    assert painted, "the first part was not painted: the test shows nothing"
     assert shifts == [], shifts
 
 
+HEIGHT = "document.documentElement?.scrollHeight ?? 0"
+
+
 @pytest.fixture(scope="module")
-def browser_with_scrollbars(browser) -> Iterator[Browser]:
+def browser_with_scrollbars(chromium) -> Iterator[Browser]:
     """Chromium as Lighthouse runs it: with classic scrollbars, which take room (Playwright's
-    headless Chromium hides them by default: `--hide-scrollbars`)."""
-    b = browser.browser_type.launch(
+    headless Chromium hides them by default: `--hide-scrollbars`). A process of its own: the
+    flag is the browser's, not a context's, and the session's Chromium keeps it."""
+    b = chromium.browser_type.launch(
         executable_path=chromium_path(), args=FLAGS, ignore_default_args=["--hide-scrollbars"]
     )
     yield b
@@ -183,24 +130,16 @@ def browser_with_scrollbars(browser) -> Iterator[Browser]:
 def test_the_page_does_not_move_when_its_scrollbar_arrives(
     browser_with_scrollbars, base, path, cut
 ):
-    with uvicorn_server(_two_part_proxy(base, cut), timeout=15) as proxy:
+    proxy = two_part_proxy(base, cut)
+    with uvicorn_server(proxy) as url:
         page = browser_with_scrollbars.new_page(viewport={"width": 1350, "height": 940})
         page.add_init_script(OBSERVE)
-        page.goto(proxy + path, wait_until="commit")
-        short = False  # the first part painted, shorter than the window
-        for _ in range(60):
-            painted, height = page.evaluate(
-                "[performance.getEntriesByType('paint').length > 0,"
-                " document.documentElement?.scrollHeight ?? 0]"
-            )
-            if painted:
-                short = height <= 940
-                break
-            page.wait_for_timeout(50)
-        page.wait_for_load_state("load")
-        page.wait_for_timeout(300)
+        page.goto(url + path, wait_until="commit")
+        proxy.paint_then_release(page, before=HEIGHT)  # the first part painted, then the rest
+        height = proxy.before_release
+        short = height <= 940
+        shifts = shifts_when_settled(page)
         scrolls = page.evaluate("document.documentElement.scrollHeight > innerHeight")
-        shifts = page.evaluate("window.__shifts")
         page.close()
     assert short and scrolls, f"painted {height} px tall, then scrolls: {scrolls}: shows nothing"
     assert shifts == [], shifts

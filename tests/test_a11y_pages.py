@@ -8,7 +8,7 @@ import html
 import re
 from datetime import datetime
 
-from conftest import post
+from support.sites import post
 
 TOML = """
 title = "Test site"

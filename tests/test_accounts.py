@@ -11,7 +11,7 @@ from masthead.accounts import service as accounts
 from masthead.store import users as store
 from masthead.store.db import Database
 
-from conftest import post
+from support.sites import post
 
 
 def masthead(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

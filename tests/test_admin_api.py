@@ -15,7 +15,7 @@ from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
-from conftest import new_comment, post
+from support.sites import new_comment, post
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 

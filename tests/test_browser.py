@@ -7,62 +7,19 @@ With none, the test fails and says how to install one; it is never skipped.
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Error, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from masthead.web.app import create_app
 
-from conftest import cli_server, uvicorn_server
+from support.browser import WATCH_CSP
+from support.servers import cli_server, uvicorn_server
 
 POST = "/posts/typography-for-long-reads/"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-INSTALL = (
-    "no Chromium found: install Debian's `apt-get install chromium`, or run "
-    "`python -m playwright install chromium`, or set MASTHEAD_CHROMIUM to a Chromium binary"
-)
-
-
-def chromium_path() -> str | None:
-    env = os.environ.get("MASTHEAD_CHROMIUM")
-    if env:
-        return env
-    for candidate in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
-        if Path(candidate).exists():
-            return candidate
-    return shutil.which("chromium")
-
-
-def one_browser() -> Iterator[Browser]:
-    """One headless Chromium for a whole test module: the body of its module-scoped `browser`
-    fixture (`yield from one_browser()`). A missing Chromium fails with how to install it."""
-    with sync_playwright() as p:
-        try:
-            b = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
-        except Error as exc:
-            pytest.fail(f"{INSTALL} ({exc})")
-        yield b
-        b.close()
-
-
-# Recorded by the page itself (an init script runs before the page's own scripts).
-WATCH_CSP = """
-window.__violations = [];
-document.addEventListener("securitypolicyviolation", function (e) {
-  window.__violations.push(e.violatedDirective + " " + e.blockedURI);
-});
-"""
 
 
 def _demo(tmp_path_factory) -> Path:
@@ -89,18 +46,6 @@ def server(request, tmp_path_factory) -> Iterator[str]:
         return
     with cli_server(str(_demo(tmp_path_factory)), "--workers", "2", "--no-watch") as url:
         yield url.rstrip("/")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        path = chromium_path()
-        try:
-            b = p.chromium.launch(executable_path=path, args=FLAGS)
-        except Error as exc:
-            pytest.fail(f"{INSTALL} ({exc})")
-        yield b
-        b.close()
 
 
 def _open(browser: Browser, url: str, width: int, height: int) -> Page:

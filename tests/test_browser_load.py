@@ -20,9 +20,12 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from a11y_rig import demo_server
 from playwright.sync_api import Browser
-from test_browser import one_browser
+
+from support.a11y_rig import demo_server
+from support.browser import quiet
+
+pytestmark = pytest.mark.gate  # the accessibility, HTML and performance gates (pyproject)
 
 POSTS = ("/posts/typography-for-long-reads/", "/zh/posts/typography-for-long-reads/")
 SCRIPTS = ("site.js", "suggest.js", "comments.js")  # base.html and post.html, all `defer`
@@ -43,18 +46,13 @@ def base(tmp_path_factory) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
-
-
 def _passes_inside(browser: Browser, url: str, codes: dict[str, str], width: int) -> dict:
     """The style and layout passes Chromium ran while each script of `codes` (name: source)
     ran once more on the loaded page `url`, by script name."""
     context = browser.new_context(viewport={"width": width, "height": 823}, bypass_csp=True)
     page = context.new_page()  # bypass_csp: eval here only (the policy has its own tests)
     page.goto(url, wait_until="load")
-    page.wait_for_timeout(200)
+    quiet(page)
     found = {}
     for name, code in codes.items():
         browser.start_tracing(page=page, categories=["devtools.timeline", "blink.user_timing"])

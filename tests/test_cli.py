@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,20 +12,11 @@ from typer.testing import CliRunner
 
 from masthead.cli import app
 
-from conftest import cli_server, post
+from support.cli import masthead, one_line_error, run, unprivileged
+from support.servers import cli_server
+from support.sites import post
 
 runner = CliRunner()
-
-
-def masthead(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "masthead", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, "COLUMNS": "200"},
-        timeout=120,
-    )
 
 
 def test_init_creates_a_site_that_checks_clean_and_serves(tmp_path, serve):
@@ -171,37 +161,6 @@ def test_backup_copies_the_database_while_it_is_in_use(make_site, serve):
 
 
 # --- start-up and disk errors: one line naming the path and the cause, exit 2 ---------------
-
-
-def unprivileged(*args: str) -> list[str]:
-    """The command, run so that file permission bits apply to it. Root ignores them (its
-    CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH capabilities), so as root (CI, containers) the
-    process keeps uid 0 but loses those capabilities and CAP_FOWNER (setpriv, util-linux):
-    a folder or file mode 0555/0444 owned by root is then read-only for it, exactly as for a
-    service user writing into a folder it does not own. Any other user runs it as is."""
-    cmd = [sys.executable, "-m", "masthead", *args]
-    if os.geteuid() != 0:
-        return cmd
-    setpriv = shutil.which("setpriv")
-    assert setpriv, "setpriv (util-linux) is needed to drop root's file capabilities"
-    caps = "--bounding-set=-dac_override,-dac_read_search,-fowner"
-    return [setpriv, caps, "--inh-caps=-all", "--", *cmd]
-
-
-def run(cmd: list[str]) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "60"}  # narrow: a wrapped message would show as two lines
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
-
-
-def one_line_error(result: subprocess.CompletedProcess[str], *expected: str) -> str:
-    """Assert exit 2 and a single `error: ...` line on stderr containing every `expected`."""
-    lines = result.stderr.splitlines()
-    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    assert "Traceback" not in result.stderr
-    for text in expected:
-        assert text in lines[0], (text, lines[0])
-    return lines[0]
 
 
 def test_a_read_only_database_folder_is_one_line(make_site):

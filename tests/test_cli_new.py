@@ -13,7 +13,7 @@ from masthead.indexing.indexer import index_site
 from masthead.store import comments as comments_store
 from masthead.store.db import Database
 
-from conftest import BILINGUAL_TOML, new_comment, post
+from support.sites import BILINGUAL_TOML, new_comment, post
 
 runner = CliRunner()
 

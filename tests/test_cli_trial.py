@@ -19,7 +19,7 @@ from masthead.config import load_site
 from masthead.content import frontmatter
 from masthead.errors import ConfigError, ContentError
 
-from conftest import post
+from support.sites import post
 
 runner = CliRunner()
 
@@ -330,6 +330,7 @@ NOT_A_SITE = [
 ]
 
 
+@pytest.mark.slow
 def test_every_command_refuses_a_folder_that_is_no_site_and_writes_nothing(tmp_path):
     folder = tmp_path / "empty"
     folder.mkdir()

@@ -10,7 +10,7 @@ from masthead.cli import app
 from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 
-from conftest import post
+from support.sites import post
 
 runner = CliRunner()
 

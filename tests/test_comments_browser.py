@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
-from test_browser import WATCH_CSP, one_browser
 
 from masthead.config import Site
 from masthead.store import comments as store
 from masthead.web.app import create_app
 
-from conftest import DATA, post, uvicorn_server, write_site
+from support.browser import WATCH_CSP
+from support.servers import uvicorn_server
+from support.sites import DATA, post, write_site
+from support.wait import until
 
 EN = "/posts/harbour-lights/"
 ZH = "/zh/posts/harbour-lights/"
@@ -49,11 +50,6 @@ FILES = {
         "港口灯火", "2024-03-01", "中文版。", translationKey="harbour"
     ),
 }
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
 
 
 class Served:
@@ -158,11 +154,8 @@ def test_acceptance_post_reply_pending_approve_and_read_in_chinese(browser, serv
     page.locator(".comment-form__submit").click()
     if not js:
         page.wait_for_url(re.compile(r"/posts/harbour-lights/\?c=pending-\d+#c-form$"))
-    ids = []
-    deadline = time.monotonic() + 10
-    while len(ids) < 2 and time.monotonic() < deadline:
-        ids = served.pending()
-        time.sleep(0.05)
+    until(lambda: len(served.pending()) >= 2, what="both comments stored")
+    ids = served.pending()
     assert len(ids) == 2, "both comments stored, held for moderation"
 
     # seen as pending by their author

@@ -16,7 +16,6 @@ from collections.abc import Callable
 
 import pytest
 from starlette.testclient import TestClient
-from test_seo import parse_feed, soup, structured
 
 from masthead.config import Site
 from masthead.store import comment_removal as removal
@@ -25,7 +24,8 @@ from masthead.store import posts as posts_store
 from masthead.store.comments import NewComment
 from masthead.store.db import Database
 
-from conftest import BILINGUAL_TOML, post
+from support.feeds import parse_feed, soup, structured
+from support.sites import BILINGUAL_TOML, post
 
 A, A_ZH, B, CLOSED = "/posts/a/", "/zh/posts/a/", "/posts/b/", "/posts/closed/"
 HOSTILE = '<script>alert(1)</script> & "Bob" </title>]]>'

@@ -10,7 +10,7 @@ import pytest
 from masthead.accounts import service as accounts
 from masthead.store import comments as store
 
-from conftest import post
+from support.sites import post
 
 EN = "/posts/harbour-lights/"
 TOML = """

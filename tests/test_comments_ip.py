@@ -17,7 +17,7 @@ import os
 import re
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -38,8 +38,10 @@ from masthead.store import comments as store
 from masthead.store import site_secrets
 from masthead.web.app import create_app
 
-from comments_rig import POSTS
-from conftest import BILINGUAL_TOML, uvicorn_server, write_site
+from support.comments_rig import POSTS
+from support.servers import healthy, uvicorn_server
+from support.sites import BILINGUAL_TOML, write_site
+from support.wait import CEILING, until
 
 ENDPOINT = "/_test/comments"
 ATTACKER, VICTIM, PROXY = "127.0.0.1", "127.0.0.10", "127.0.0.5"
@@ -231,26 +233,31 @@ def serve_and_get(
     env = {k: v for k, v in os.environ.items() if k != server.FORWARDED_ENV}
     env["PYTHONUNBUFFERED"] = "1"
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    out: list[str] = []
+    err: list[str] = []
+    readers = [
+        threading.Thread(target=lambda: out.extend(proc.stdout or ()), daemon=True),
+        threading.Thread(target=lambda: err.extend(proc.stderr or ()), daemon=True),
+    ]
     try:
         line = proc.stdout.readline() if proc.stdout else ""
         m = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
         assert m, f"serve printed no URL: {line!r}"
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(m.group(1) + "healthz")
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "server never answered"
-                time.sleep(0.1)
+        for reader in readers:
+            reader.start()
+        until(lambda: healthy(m.group(1), proc), what="the server answered")
         with client_from(source) as http:
             for _ in range(2):
                 assert http.get(m.group(1) + "healthz", headers=headers).status_code == 200
-        time.sleep(0.3)  # the access log line is written after the response
+        # the access log line is written after the response: one for the first answer above,
+        # two for these
+        until(lambda: sum("/healthz" in x for x in out) >= 3, what="3 lines in the access log")
     finally:
         proc.terminate()
-        out, err = proc.communicate(timeout=15)
-    return line + out, err
+        proc.wait(CEILING)
+        for reader in readers:
+            reader.join(CEILING)
+    return line + "".join(out), "".join(err)
 
 
 WARNING = "ignored: trusted_proxies is empty"

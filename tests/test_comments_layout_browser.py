@@ -10,11 +10,12 @@ from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page
-from test_browser import one_browser
 
 from masthead.web.app import create_app
 
-from conftest import post, uvicorn_server, write_site
+from support.browser import quiet
+from support.servers import uvicorn_server
+from support.sites import post, write_site
 
 EN = "/posts/harbour-lights/"
 ZH = "/zh/posts/harbour-lights/"
@@ -40,11 +41,6 @@ SECTIONS = "\n\n".join(
 ZH_SECTIONS = "\n\n".join(
     f"## 第{n}节：夜里的港口\n\n" + "灯一盏一盏亮起来。" * 40 for n in range(1, 6)
 )
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
 
 
 @pytest.fixture(scope="module")
@@ -119,10 +115,10 @@ def test_the_contents_button_covers_no_heading_or_form_control(browser, base, pa
     height = page.evaluate("document.documentElement.scrollHeight")
     # from the end upwards, where scrolling up brings the button back at each stop
     page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
-    page.wait_for_timeout(300)
+    quiet(page)
     for _ in range(int(height / 120) + 2):
         page.mouse.wheel(0, -120)
-        page.wait_for_timeout(120)  # the scroll event, the observer, the 200 ms transition
+        quiet(page)
         for what in page.evaluate(SHOWN_OVER):
             covered[what] = covered.get(what, 0) + 1
         if page.evaluate("window.scrollY") == 0:
@@ -130,7 +126,7 @@ def test_the_contents_button_covers_no_heading_or_form_control(browser, base, pa
     # landing on the form (the no-JS form's redirect goes to #c-form), and the very end
     for target in ("#c-form", "#mh-comments-title"):
         page.goto(base + path + target)
-        page.wait_for_timeout(400)
+        quiet(page)
         for what in page.evaluate(SHOWN_OVER):
             covered[what + " at " + target] = 1
     assert not covered, covered

@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from masthead.cli import app
 from masthead.comments import sanitize
 from masthead.comments.port import disqus, wxr
 from masthead.comments.port import service as comments_io
@@ -33,27 +32,13 @@ from masthead.store import comments as store
 from masthead.store.db import Database
 from masthead.store.migrations import MIGRATIONS
 
-from conftest import BILINGUAL_TOML, DATA, post
+from support.cli import invoke as masthead
+from support.comments_port import CASES, POSTS
+from support.sites import BILINGUAL_TOML, post
 
-CASES = DATA / "cases"
 runner = CliRunner()
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 NEW_YEAR = 1577836800.0  # 2020-01-01T00:00:00Z
-
-POSTS = {
-    "posts/harbour-lights.md": post("Harbour lights", "2019-12-31T18:00:00+08:00"),
-    "posts/harbour-lights.zh.md": post("港口的灯", "2019-12-31T18:00:00+08:00"),
-    "posts/tides.md": post(
-        "Tides", "2019-12-30T18:00:00+08:00", aliases='["/2019/12/old-name-of-tides/"]'
-    ),
-}
-
-
-def masthead(*args: str | Path) -> tuple[int, str]:
-    result = runner.invoke(app, [str(a) for a in args])
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result.exit_code, result.output
 
 
 def rows(site: Site) -> dict[str, store.Comment]:
@@ -688,7 +673,7 @@ def _wxr(parents: list[int]) -> str:
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory) -> Site:  # type: ignore[no-untyped-def]
     """A site with the test posts indexed, its database copied by each example."""
-    from conftest import write_site
+    from support.sites import write_site
 
     site = write_site(tmp_path_factory.mktemp("tree") / "site", POSTS)
     masthead("index", site.root)
@@ -1049,7 +1034,7 @@ def test_a_json_export_keeps_a_comment_of_no_known_language_so(make_site, tmp_pa
 
 
 def write_other_site(tmp_path: Path) -> Site:
-    from conftest import write_site
+    from support.sites import write_site
 
     return write_site(tmp_path / "other", POSTS)
 

@@ -18,7 +18,7 @@ from masthead.comments import threads
 from masthead.store import comment_removal as removal
 from masthead.store import comments as store
 
-from conftest import DATA, post
+from support.sites import DATA, post
 
 CASES = DATA / "cases"
 EN = "/posts/harbour-lights/"

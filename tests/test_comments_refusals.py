@@ -16,7 +16,7 @@ from bs4 import BeautifulSoup
 
 from masthead.store import comments as store
 
-from conftest import post
+from support.sites import post
 
 EN = "/posts/harbour-lights/"
 ZH = "/zh/posts/harbour-lights/"

@@ -18,8 +18,8 @@ from masthead.errors import CommentError
 from masthead.store import audit_log, site_secrets
 from masthead.store import comments as store
 
-from comments_rig import HARBOUR, Rig, rig_factory
-from conftest import DATA
+from support.comments_rig import HARBOUR, Rig, rig_factory
+from support.sites import DATA
 
 
 @pytest.fixture

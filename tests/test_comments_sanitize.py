@@ -14,16 +14,14 @@ from bs4 import BeautifulSoup
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jinja2 import Environment
-from playwright.sync_api import Browser, sync_playwright
-from test_browser import FLAGS, INSTALL, chromium_path
 
 from masthead.comments import rules, sanitize, text
 from masthead.comments.rules import Facts, Submission
 from masthead.config import Settings
 from masthead.store import comments as store
 
-from comments_rig import HARBOUR, Rig, rig_factory
-from conftest import DATA
+from support.comments_rig import HARBOUR, Rig, rig_factory
+from support.sites import DATA
 
 CASES = DATA / "cases"
 REL = "nofollow ugc noopener noreferrer"
@@ -36,16 +34,6 @@ def case(name: str) -> dict:
 @pytest.fixture
 def rig(tmp_path) -> Iterator[Callable[..., Rig]]:
     yield from rig_factory(tmp_path)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    path = chromium_path()
-    assert path, INSTALL
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=FLAGS)
-        yield b
-        b.close()
 
 
 # --- render: the Markdown subset, nh3 last -----------------------------------------------------

@@ -14,23 +14,15 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from playwright.sync_api import BrowserContext
-from test_xss import (
-    HOOKS,
-    VECTORS,
-    Checker,
-    WithoutCSP,
-    _report,
-    browser,  # noqa: F401  (the module's Chromium, with other hosts unresolvable)
-    html_problems,
-    xml_problems,
-)
 
 from masthead.accounts import service as accounts
 from masthead.comments.rules import FIELD_LIMITS
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
-from conftest import post, uvicorn_server, write_site
+from support.servers import uvicorn_server
+from support.sites import post, write_site
+from support.xss import HOOKS, VECTORS, Checker, WithoutCSP, html_problems, report, xml_problems
 
 EN = "/posts/harbour/"
 ZH = "/zh/posts/harbour/"
@@ -121,10 +113,10 @@ def test_comments_are_statically_clean_everywhere(served):
             problems[path] = bad
     thread = http.get("/api/comments", params={"post": EN}).json()
     assert thread["total"] >= len(VECTORS)
-    assert not problems, _report(problems)
+    assert not problems, report(problems)
 
 
-def _run(browser, base: str, load) -> dict[str, list[str]]:  # noqa: F811
+def _run(browser, base: str, load) -> dict[str, list[str]]:
     """A fresh context with the hooks, `load(checker)`, and what ran or the DOM rules found.
     One page kind per test (the old single test loaded every page, the API snippets and the
     dashboard in one go and met Playwright's 30 s timeout on two loaded cores): each test's
@@ -143,11 +135,11 @@ def _assert_nothing_ran(result: dict[str, list[str]], dom_too: bool = True) -> N
     ran = result.pop("ran", [])
     assert not ran, "\n".join(ran)
     if dom_too:
-        assert not result, _report(result)
+        assert not result, report(result)
 
 
 @pytest.mark.parametrize("start", [EN, ZH])
-def test_no_comment_vector_runs_in_post_pages(served, browser, start):  # noqa: F811
+def test_no_comment_vector_runs_in_post_pages(served, browser, start):
     base, http, _ = served
     pages = [p for p in _pages(http) if p.startswith(start)]
 
@@ -160,7 +152,7 @@ def test_no_comment_vector_runs_in_post_pages(served, browser, start):  # noqa: 
     _assert_nothing_ran(_run(browser, base, load))
 
 
-def test_no_comment_vector_runs_from_the_api(served, browser):  # noqa: F811
+def test_no_comment_vector_runs_from_the_api(served, browser):
     base, http, _ = served
     bodies: list[str] = []
 
@@ -177,7 +169,7 @@ def test_no_comment_vector_runs_from_the_api(served, browser):  # noqa: F811
     _assert_nothing_ran(_run(browser, base, lambda c, _x: c.snippets("api", bodies)))
 
 
-def test_no_comment_vector_runs_in_the_dashboard(served, browser):  # noqa: F811
+def test_no_comment_vector_runs_in_the_dashboard(served, browser):
     base, _http, _ = served
     screens = ["/guanli/comments?per_page=200", "/guanli/comments?per_page=200&page=2"]
 

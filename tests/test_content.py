@@ -7,7 +7,7 @@ from bs4 import BeautifulSoup
 
 from masthead.content.post import parse_post
 
-from conftest import HUGO_TOML, post
+from support.sites import HUGO_TOML, post
 
 
 def parse(site, rel, text):  # type: ignore[no-untyped-def]

@@ -33,7 +33,7 @@ from masthead.indexing.indexer import index_site
 from masthead.store import posts as store
 from masthead.store.db import Database
 
-from conftest import BILINGUAL_TOML
+from support.sites import BILINGUAL_TOML
 
 CASES = Path(__file__).parent / "data" / "cases"
 SRC = Path(__file__).parent.parent / "src"

@@ -8,7 +8,7 @@ from masthead.indexing.check import check_site
 from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 
-from conftest import post
+from support.sites import post
 
 
 def _holder(site, full: bool = False) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ import io
 from bs4 import BeautifulSoup
 from PIL import Image
 
-from conftest import post
+from support.sites import post
 
 
 def _png(width: int, height: int) -> bytes:

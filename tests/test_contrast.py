@@ -11,7 +11,7 @@ import pytest
 from masthead.web.render.contrast import luminance, ratio, readable
 from masthead.web.routes.ops import CODE_BG_DARK, CODE_BG_LIGHT
 
-from conftest import post
+from support.sites import post
 
 ROOT = Path(__file__).parent.parent
 TOKEN = re.compile(r"(?<![-\w])color: (#[0-9a-fA-F]{3,6})")

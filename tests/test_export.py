@@ -18,7 +18,6 @@ from urllib.parse import quote, urlsplit
 import pytest
 from bs4 import BeautifulSoup
 from starlette.testclient import TestClient
-from test_cli import one_line_error, run, unprivileged
 from typer.testing import CliRunner
 
 from masthead.cli import app as cli
@@ -26,7 +25,9 @@ from masthead.config import load_site
 from masthead.export.build import MANIFEST, build, file_for
 from masthead.web.app import create_app
 
-from conftest import post, write_site
+from support.cli import one_line_error, run, unprivileged
+from support.servers import static_host
+from support.sites import post, write_site
 
 CORPUS = Path(__file__).parent / "data" / "k8s-blog"
 BASE = "https://k8s.example.org"
@@ -94,7 +95,7 @@ def test_the_demo_built_by_two_processes_is_what_a_third_serves(tmp_path, demo_s
     """Bytes must not depend on the process: a page rendered by one worker, by `build`, or by
     the next build must be the same (nh3 once added attributes in a per-process hash order)."""
     out = tmp_path / "out"
-    from test_cli import masthead
+    from support.cli import masthead
 
     base = "http://127.0.0.1:8000"  # the demo has no base_url; a bare app uses this address
     first = masthead("build", str(demo_site.root), str(out), "--base-url", base)
@@ -536,32 +537,9 @@ def test_cors_answers_only_the_allowed_origins_and_only_under_api(tmp_path):
 # --- an exported page in a real browser, searching on a masthead at another origin ----------
 
 
-def static_host(out: Path):
-    """A static host as Netlify or Cloudflare Pages: OUT's files (`index.html` for a folder),
-    with the headers `_headers` gives for `/*`."""
-    from starlette.staticfiles import StaticFiles
-
-    files = StaticFiles(directory=out, html=True, check_dir=False)
-
-    async def app(scope, receive, send):
-        async def with_headers(message):
-            if message["type"] == "http.response.start":
-                lines = (out / "_headers").read_text().split("\n/")[0].splitlines()[1:]
-                rules = [line.strip().split(": ", 1) for line in lines if line.strip()]
-                extra = [(k.lower().encode(), v.encode()) for k, v in rules]
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
-        await files(scope, receive, with_headers)
-
-    return app
-
-
-def test_an_exported_page_searches_on_the_masthead_at_api_url_in_chromium(tmp_path):
-    from playwright.sync_api import Error, sync_playwright
-    from test_browser import FLAGS, INSTALL, WATCH_CSP, chromium_path
-
-    from conftest import uvicorn_server
+def test_an_exported_page_searches_on_the_masthead_at_api_url_in_chromium(tmp_path, browser):
+    from support.browser import WATCH_CSP, outside_playwright
+    from support.servers import uvicorn_server
 
     root = tmp_path / "site"
     small_site(root)
@@ -573,50 +551,45 @@ def test_an_exported_page_searches_on_the_masthead_at_api_url_in_chromium(tmp_pa
     ):
         (root / "masthead.toml").write_text(api_toml("http://unused.invalid", static))
         with uvicorn_server(create_app(load_site(root))) as api:
-            build(load_site(root, {"api_url": api}), out)
-            with sync_playwright() as p:
-                try:
-                    browser = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
-                except Error as exc:
-                    pytest.fail(f"{INSTALL} ({exc})")
-                page = browser.new_page()
-                page.add_init_script(WATCH_CSP)
-                asked: list[str] = []
-                page.on("request", lambda r: asked.append(r.url))
-                page.goto(static + "/posts/p1/")
-                assert "form-action 'self' " + api in page.evaluate(
-                    "fetch(location.href).then(r => r.headers.get('content-security-policy'))"
-                )
-                page.fill("#mh-search", "body")
-                page.press("#mh-search", "Enter")
-                page.wait_for_selector("#mh-search-inline .hit", timeout=10_000)
-                assert page.url == static + "/posts/p1/"  # results shown here, from the API
-                assert api + "/api/search?q=body" in asked
-                assert page.locator("#mh-search-inline .hit").count() >= 5
-                assert page.locator("#mh-search-inline mark").count() >= 5
-                assert page.evaluate("window.__violations") == []
-                page.locator("#mh-search-inline .hit a").first.click()
-                page.wait_for_load_state()
-                assert page.url.startswith(static + "/") and "/posts/" in page.url  # exported
-                assert page.locator("h1").count() == 1
+            with outside_playwright():  # the export runs a loop of its own
+                build(load_site(root, {"api_url": api}), out)
+            page = browser.new_page()
+            page.add_init_script(WATCH_CSP)
+            asked: list[str] = []
+            page.on("request", lambda r: asked.append(r.url))
+            page.goto(static + "/posts/p1/")
+            assert "form-action 'self' " + api in page.evaluate(
+                "fetch(location.href).then(r => r.headers.get('content-security-policy'))"
+            )
+            page.fill("#mh-search", "body")
+            page.press("#mh-search", "Enter")
+            page.wait_for_selector("#mh-search-inline .hit", timeout=10_000)
+            assert page.url == static + "/posts/p1/"  # results shown here, from the API
+            assert api + "/api/search?q=body" in asked
+            assert page.locator("#mh-search-inline .hit").count() >= 5
+            assert page.locator("#mh-search-inline mark").count() >= 5
+            assert page.evaluate("window.__violations") == []
+            page.locator("#mh-search-inline .hit a").first.click()
+            page.wait_for_load_state()
+            assert page.url.startswith(static + "/") and "/posts/" in page.url  # exported
+            assert page.locator("h1").count() == 1
 
-                # without script the same form goes to that masthead's search page
-                context = browser.new_context(java_script_enabled=False)
-                plain = context.new_page()
-                plain.goto(static + "/zh/")
-                plain.fill("#mh-search", "body")
-                plain.press("#mh-search", "Enter")
-                plain.wait_for_url(api + "/zh/search?q=body", timeout=10_000)
-                assert plain.locator(".hit").count() >= 5
-                context.close()
+            # without script the same form goes to that masthead's search page
+            context = browser.new_context(java_script_enabled=False)
+            plain = context.new_page()
+            plain.goto(static + "/zh/")
+            plain.fill("#mh-search", "body")
+            plain.press("#mh-search", "Enter")
+            plain.wait_for_url(api + "/zh/search?q=body", timeout=10_000)
+            assert plain.locator(".hit").count() >= 5
+            context.close()
 
-                # an origin not in allowed_origins cannot read the API: the script falls back
-                # to the form, so the reader still gets results (on the API's search page)
-                page = browser.new_page()
-                page.goto(other + "/posts/p1/")
-                page.fill("#mh-search", "body")
-                page.press("#mh-search", "Enter")
-                page.wait_for_url(api + "/search?q=body", timeout=10_000)
-                assert page.locator("#mh-search-inline").count() == 0
-                assert page.locator(".hit").count() >= 5
-                browser.close()
+            # an origin not in allowed_origins cannot read the API: the script falls back
+            # to the form, so the reader still gets results (on the API's search page)
+            page = browser.new_page()
+            page.goto(other + "/posts/p1/")
+            page.fill("#mh-search", "body")
+            page.press("#mh-search", "Enter")
+            page.wait_for_url(api + "/search?q=body", timeout=10_000)
+            assert page.locator("#mh-search-inline").count() == 0
+            assert page.locator(".hit").count() >= 5

@@ -26,7 +26,8 @@ from masthead.store import db as db_module
 from masthead.web.app import create_app
 from masthead.web.cache.encoding import CODINGS, negotiate
 
-from conftest import post, uvicorn_server
+from support.servers import uvicorn_server
+from support.sites import post
 
 POST = "/posts/harbour/"
 

@@ -21,13 +21,15 @@ import io
 from collections.abc import Iterator
 
 import pytest
-from a11y_rig import demo_server
 from PIL import Image
 from playwright.sync_api import Browser, Page
-from test_a11y_cls import OBSERVE, _two_part_proxy
-from test_browser import one_browser
 
-from conftest import uvicorn_server
+from support.a11y_rig import demo_server
+from support.browser import FRAMES
+from support.layout import OBSERVE, shifts_when_settled, still, two_part_proxy
+from support.servers import uvicorn_server
+
+pytestmark = pytest.mark.gate  # the accessibility, HTML and performance gates (pyproject)
 
 POST = "/posts/typography-for-long-reads/"
 POST_ZH = "/zh/posts/typography-for-long-reads/"
@@ -40,18 +42,12 @@ DRAWN = "e => e.dataset.skipped !== 'true'"
 BLOCKS = """() => [innerHeight, [...document.querySelectorAll('.post-body > *')].map(e =>
   [e.dataset.skipped !== 'true', e.getBoundingClientRect().top])]"""
 SHOWN = "e => getComputedStyle(e).contentVisibility === 'visible'"
-FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory) -> Iterator[str]:
     with demo_server(tmp_path_factory.mktemp("first-layout")) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
 
 
 def _page(browser: Browser, width: int) -> Page:
@@ -91,29 +87,21 @@ def test_a_post_painted_with_skippable_blocks_on_screen_does_not_move(browser, b
     parsed to the end (a proxy sends it in two parts, 1.5 s apart): the blocks on screen that
     may be skipped are drawn at their real size, and nothing drawn moves (Layout Instability
     API) when the rest arrives."""
-    with uvicorn_server(_two_part_proxy(base, '<div class="code-block"'), timeout=15) as proxy:
+    proxy = two_part_proxy(base, '<div class="code-block"')
+    with uvicorn_server(proxy) as url:
         page = browser.new_page(viewport={"width": width, "height": height})
         page.add_init_script(OBSERVE)
-        page.goto(proxy + POST, wait_until="commit")
-        painted = False  # the first part drawn before the second arrived
-        for _ in range(60):
-            painted, arrived = page.evaluate(
-                "[performance.getEntriesByType('paint').length > 0,"
-                " !!document.querySelector('.post-body .code-block')]"
-            )
-            if painted or arrived:
-                break
-            page.wait_for_timeout(50)
-        page.wait_for_load_state("load")
-        page.wait_for_timeout(300)
+        page.goto(url + POST, wait_until="commit")
+        # the first part drawn before the second arrives
+        proxy.paint_then_release(page, before="!!document.querySelector('.post-body .code-block')")
+        assert not proxy.before_release, "the test shows nothing: it was all there at once"
+        shifts = shifts_when_settled(page)
         skippable = page.evaluate(
             """() => [...document.querySelectorAll('.post-body > *')].filter(e =>
             getComputedStyle(e).contentVisibility === 'auto'
             && e.getBoundingClientRect().top < innerHeight).length"""
         )
-        shifts = page.evaluate("window.__shifts")
         page.close()
-    assert painted, "the first part was not painted: the test shows nothing"
     assert skippable, "no block on screen may be skipped: the test shows nothing"
     assert shifts == [], shifts
 
@@ -129,7 +117,7 @@ def test_a_fragment_lands_on_its_target_over_blocks_not_yet_laid_out(browser, ba
     where the jump put it (html's scroll-padding and :target's scroll-margin: 48 px)."""
     page = _page(browser, width)
     page.goto(f"{base}{POST}#{target}", wait_until="load")
-    page.wait_for_timeout(500)
+    still(page)  # the blocks near the target have taken their real size
     assert abs(_top(page, target) - 48) <= 1.5, f"#{target} at {_top(page, target)} px"
     middle = page.locator(".post-body > :nth-child(12)")
     assert not middle.evaluate(DRAWN), "the blocks in between were jumped over, not laid out"
@@ -142,7 +130,7 @@ def test_toc_links_and_find_in_page_reach_blocks_not_yet_laid_out(browser, base)
     assert not page.locator(f"[id='{LATE[0]}']").evaluate(DRAWN)
     for target in (LATE[0], "why-long-reads-are-different"):  # down over skipped blocks, back up
         page.locator(f"#mh-toc a[href='#{target}']").click()
-        page.wait_for_timeout(300)
+        still(page)  # the jump (and any smooth scroll) ended, the blocks near it laid out
         assert abs(_top(page, target) - 48) <= 1.5
         current = page.locator("#mh-toc a.is-current").get_attribute("href")
         assert current == f"#{target}", "the TOC marks the section jumped to"

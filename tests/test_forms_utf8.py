@@ -19,7 +19,7 @@ from masthead.store.db import Database
 from masthead.web.app import create_app
 from masthead.web.http.forms import FormNotUTF8, parse_urlencoded
 
-from conftest import post
+from support.sites import post
 
 EN = "/posts/harbour-lights/"
 TOML = """

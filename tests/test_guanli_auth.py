@@ -12,7 +12,7 @@ from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
-from conftest import post
+from support.sites import post
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 

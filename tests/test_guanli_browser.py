@@ -10,8 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Browser, Page, sync_playwright
-from test_browser import FLAGS, chromium_path
+from playwright.sync_api import Page
 
 from masthead.accounts import service as accounts
 from masthead.config import load_site
@@ -20,7 +19,8 @@ from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
-from conftest import new_comment, post, uvicorn_server, write_site
+from support.servers import uvicorn_server
+from support.sites import new_comment, post, write_site
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 SCREENS = [
@@ -34,14 +34,6 @@ SCREENS = [
     "/guanli/users",
     "/guanli/audit",
 ]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -7,18 +7,16 @@ import re
 from urllib.parse import urlencode
 
 import pytest
-from starlette.testclient import TestClient
 
-from masthead.accounts import service as accounts
 from masthead.store import audit_log, site_secrets
 from masthead.store import comment_moderation as moderation
 from masthead.store import comments as cs
 from masthead.store.db import Database
-from masthead.web.app import create_app
 
-from conftest import new_comment, post
+from support import guanli
+from support.guanli import add, csrf, signed_client, statuses
+from support.sites import new_comment
 
-PASSWORD = "a long password"  # pragma: allowlist secret
 HOSTILE = [
     "'; DROP TABLE comments;--",
     "<script>alert(1)</script>",
@@ -28,66 +26,13 @@ HOSTILE = [
 
 
 @pytest.fixture
-def site(make_site):
-    s = make_site({"posts/a.md": post("Harbour lights"), "posts/b.md": post("B")})
-    db = Database(s.database_path)
-    accounts.add_user(db, "m1", PASSWORD)
-    accounts.add_user(db, "m2", PASSWORD)
-    db.close()
-    return s
-
-
-def signed_client(site, name="m1"):
-    client = TestClient(create_app(site), base_url="https://testserver", follow_redirects=False)
-    client.__enter__()
-    form = client.get("/guanli/login")
-    csrf = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
-    done = client.post("/guanli/login", data={"username": name, "password": PASSWORD, "csrf": csrf})
-    assert done.status_code == 303
-    return client
+def site(make_site):  # type: ignore[no-untyped-def]
+    return guanli.moderated_site(make_site)
 
 
 @pytest.fixture
-def m1(site):
-    client = signed_client(site)
-    yield client
-    client.__exit__(None, None, None)
-
-
-def add(site, n, status="pending", body="wave {i} https://evil.example/{i}", name="Spammer {i}"):
-    db = Database(site.database_path)
-    thread = db.read().execute("SELECT translation_key FROM posts WHERE url = '/posts/a/'")
-    key = thread.fetchone()[0]
-    ids = []
-    for i in range(n):
-        ids.append(
-            cs.add(
-                db,
-                new_comment(
-                    key,
-                    body.format(i=i),
-                    status=status,
-                    author_name=name.format(i=i),
-                    author_email=f"s{i}@example.org",
-                    created=1_700_000_000.0 + len(ids) + i,
-                ),
-                "reader",
-            )
-        )
-    db.close()
-    return ids
-
-
-def statuses(site, ids):
-    db = Database(site.database_path)
-    try:
-        return [cs.get(db.read(), i).status for i in ids]
-    finally:
-        db.close()
-
-
-def csrf(page):
-    return re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
+def m1(site):  # type: ignore[no-untyped-def]
+    yield from guanli.signed_in(site)
 
 
 def test_the_screen_lists_views_and_renders_hostile_rows_inert_c53(site, m1):

@@ -26,7 +26,8 @@ from masthead.store.db import Database
 from masthead.web.app import create_app
 from masthead.web.routes import guanli_text
 
-from conftest import new_comment, post, uvicorn_server, write_site
+from support.servers import uvicorn_server
+from support.sites import new_comment, post, write_site
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 SRC = Path(__file__).resolve().parents[1] / "src" / "masthead"

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
-from test_browser import FLAGS, chromium_path
+from playwright.sync_api import Page
 
 from masthead.accounts import service as accounts
 from masthead.config import load_site
@@ -16,7 +15,8 @@ from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
-from conftest import post, uvicorn_server, write_site
+from support.servers import uvicorn_server
+from support.sites import post, write_site
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 NAME = "margaret.harbour"  # a longer user name than most
@@ -27,14 +27,6 @@ PARTS = [
     ".guanli-header__out span",
     ".guanli-header__out button",
 ]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path(), args=FLAGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

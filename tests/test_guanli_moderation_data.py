@@ -9,8 +9,6 @@ import sqlite3
 import time
 
 import pytest
-from test_comments_port import CASES, POSTS, masthead
-from test_guanli_comments import PASSWORD, add, csrf, m1, signed_client, site, statuses  # noqa: F401  (fixtures)
 
 from masthead.accounts import service as accounts
 from masthead.comments import housekeeping
@@ -24,9 +22,23 @@ from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.store.migrations import MIGRATIONS
 
-from conftest import new_comment
+from support import guanli
+from support.cli import invoke as masthead
+from support.comments_port import CASES, POSTS
+from support.guanli import PASSWORD, add, csrf, signed_client, statuses
+from support.sites import new_comment
 
 DAY = 86400.0
+
+
+@pytest.fixture
+def site(make_site):  # type: ignore[no-untyped-def]
+    return guanli.moderated_site(make_site)
+
+
+@pytest.fixture
+def m1(site):  # type: ignore[no-untyped-def]
+    yield from guanli.signed_in(site)
 
 
 def test_imported_spam_and_trash_are_kept_their_full_term(make_site):
@@ -51,7 +63,7 @@ def test_imported_spam_and_trash_are_kept_their_full_term(make_site):
         db.close()
 
 
-def test_old_comments_marked_spam_in_bulk_survive_a_restart_and_undo(site, m1):  # noqa: F811
+def test_old_comments_marked_spam_in_bulk_survive_a_restart_and_undo(site, m1):
     ids = add(site, 2)  # created in 2023, pending until now
     page = m1.get("/guanli/comments?status=pending")
     done = m1.post(
@@ -128,7 +140,7 @@ def test_migration_10_starts_the_count_of_existing_spam_and_trash_now(tmp_path):
         db.close()
 
 
-def test_erase_scrubs_a_quick_edits_previous_values_from_the_audit_log(site, m1):  # noqa: F811
+def test_erase_scrubs_a_quick_edits_previous_values_from_the_audit_log(site, m1):
     (cid,) = add(site, 1, status="approved", body="Secret plans of Eve", name="Eve Example")
     page = m1.get("/guanli/comments")
     edited = m1.post(
@@ -229,7 +241,7 @@ def test_quick_editing_an_imported_html_comment_never_publishes_escaped_tags(mak
         ("Straße", "STRASSE"),
     ],
 )
-def test_the_queue_search_is_caseless_in_any_script(site, m1, stored, typed):  # noqa: F811
+def test_the_queue_search_is_caseless_in_any_script(site, m1, stored, typed):
     add(site, 1, body=f"Ответ от {stored} here", name="Reader")
     add(site, 1, body="unrelated", name=f"{stored} Q.")
     page = m1.get("/guanli/comments", params={"q": typed})
@@ -237,7 +249,7 @@ def test_the_queue_search_is_caseless_in_any_script(site, m1, stored, typed):  #
     assert f"Ответ от {stored} here" in page.text and f"{stored} Q." in page.text
 
 
-def test_the_queue_search_matches_text_not_markup(site, m1):  # noqa: F811
+def test_the_queue_search_matches_text_not_markup(site, m1):
     db = Database(site.database_path)
     try:
         key = db.read().execute("SELECT translation_key FROM posts WHERE url = '/posts/a/'")
@@ -262,7 +274,7 @@ def test_the_queue_search_matches_text_not_markup(site, m1):  # noqa: F811
     assert "point" in m1.get("/guanli/comments", params={"q": "EVIL.example"}).text  # its link
 
 
-def test_audit_filters_match_what_their_placeholders_suggest(site, m1):  # noqa: F811
+def test_audit_filters_match_what_their_placeholders_suggest(site, m1):
     ids = add(site, 2)
     page = m1.get("/guanli/comments?status=pending")
     done = m1.post(
@@ -293,7 +305,7 @@ def test_audit_filters_match_what_their_placeholders_suggest(site, m1):  # noqa:
     assert events(action="nothing-like-it")[0] == 0
 
 
-def test_dashboard_counts_say_1_comment_in_english_and_keep_one_form_in_chinese(site, m1):  # noqa: F811
+def test_dashboard_counts_say_1_comment_in_english_and_keep_one_form_in_chinese(site, m1):
     from masthead.i18n import gettext
 
     (cid,) = add(site, 1)

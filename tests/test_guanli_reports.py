@@ -16,7 +16,7 @@ from masthead.store.db import Database
 from masthead.web.app import create_app
 from masthead.web.render.charts import bars, per_day
 
-from conftest import new_comment, post
+from support.sites import new_comment, post
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from a11y_rig import demo_server
-from playwright.sync_api import Browser, Page
-from test_browser import one_browser
+from playwright.sync_api import Page
+
+from support.a11y_rig import demo_server
 
 PAGES = ["/", "/zh/posts/typography-for-long-reads/", "/search?q=kubelet"]
 
@@ -37,11 +37,6 @@ FOCUSED = """() => { const el = document.activeElement;
 def base(tmp_path_factory) -> Iterator[str]:
     with demo_server(tmp_path_factory.mktemp("tab")) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
 
 
 def _visual_order(page: Page) -> list[str]:

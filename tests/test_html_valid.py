@@ -14,7 +14,11 @@ import subprocess  # nosec B404: runs the checker, a fixed argument list
 from pathlib import Path
 
 import httpx
-from a11y_rig import VNU_JAR, demo_server, java, npm_tool, pages
+import pytest
+
+from support.a11y_rig import VNU_JAR, demo_server, java, npm_tool, pages
+
+pytestmark = pytest.mark.gate  # the accessibility, HTML and performance gates (pyproject)
 
 
 def _check(files: list[Path]) -> list[dict]:

@@ -22,7 +22,7 @@ from masthead.content.text import prose_and_code
 from masthead.indexing.indexer import _pool_context, index_site
 from masthead.store.db import Database
 
-from conftest import BILINGUAL_TOML, post, write_site
+from support.sites import BILINGUAL_TOML, post, write_site
 
 CASES = Path(__file__).parent / "data" / "cases"
 

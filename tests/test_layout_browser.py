@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
-from test_browser import one_browser
 
 from masthead.config import load_site
 from masthead.web.app import create_app
 
-from conftest import DEMO, uvicorn_server
+from support.browser import quiet
+from support.servers import uvicorn_server
+from support.sites import DEMO
 
 CORPUS = Path(__file__).parent / "data" / "k8s-blog"
 WIDTHS = (390, 768, 1152, 1280, 1440, 1920)
@@ -83,11 +84,6 @@ def corpus_with_menu(tmp_path_factory) -> Iterator[str]:
         {"title": "Releases", "url": "/releases/"},
     ]
     yield from _serve(CORPUS, tmp_path_factory, menu)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
 
 
 def _page(browser: Browser, width: int, scheme: str = "light") -> Page:
@@ -243,18 +239,18 @@ def test_the_contents_button_hides_on_scroll_down_and_returns_on_scroll_up(brows
     assert _button_shown(page)
     for _ in range(6):
         page.mouse.wheel(0, 200)
-        page.wait_for_timeout(50)
+        quiet(page)
     page.wait_for_function("() => window.scrollY > 600")
-    page.wait_for_timeout(400)  # any transition ends
+    quiet(page)
     assert not _button_shown(page), "the button stays over the text while reading down"
     page.mouse.wheel(0, -150)
-    page.wait_for_timeout(400)
+    quiet(page)
     assert _button_shown(page), "scrolling up brings the button back"
     # tucked away, it stays in the tab order, and shows itself when Tab reaches it
     for _ in range(6):
         page.mouse.wheel(0, 200)
-        page.wait_for_timeout(50)
-    page.wait_for_timeout(400)
+        quiet(page)
+    quiet(page)
     assert not _button_shown(page)
     page.evaluate(
         """() => { const b = document.querySelector('.toc-button');
@@ -263,7 +259,7 @@ def test_the_contents_button_hides_on_scroll_down_and_returns_on_scroll_up(brows
     )
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.className").startswith("toc-button")
-    page.wait_for_timeout(400)
+    quiet(page)
     assert _button_shown(page), "keyboard focus brings the button back"
     page.close()
 

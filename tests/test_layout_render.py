@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bs4 import BeautifulSoup
 
-from conftest import post
+from support.sites import post
 
 CODE = "for i in range(10):\n    print('a very long line of code that will not fit on a phone')\n"
 BODY = f"""

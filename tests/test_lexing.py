@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pytest
 from pygments import highlight as pygments_highlight
 from pygments.lexer import RegexLexer, bygroups, default
 from pygments.lexers import get_all_lexers, get_lexer_by_name
@@ -74,6 +75,7 @@ def test_every_block_of_the_corpus_gets_pygments_tokens_and_html():
     assert len(blocks) > 50
 
 
+@pytest.mark.slow
 def test_every_regex_lexer_of_pygments_gives_its_own_tokens():
     names = [aliases[0] for _name, aliases, _files, _mime in get_all_lexers() if aliases]
     compared = 0

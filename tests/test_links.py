@@ -15,7 +15,7 @@ from bs4 import BeautifulSoup
 from masthead.content.post import parse_post
 from masthead.indexing.check import check_site
 
-from conftest import post
+from support.sites import post
 
 CASES = Path(__file__).parent / "data" / "cases"
 URL_ATTRS = ("href", "src", "srcset", "cite", "poster", "action", "formaction", "data")

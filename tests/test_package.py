@@ -7,11 +7,13 @@ import os
 import re
 import subprocess
 import sys
-import time
 import venv
 from pathlib import Path
 
 import httpx
+import pytest
+
+from support.wait import CEILING, until
 
 ROOT = Path(__file__).parent.parent
 
@@ -40,15 +42,12 @@ def _serve(
 
 
 def _get(url: str) -> httpx.Response:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            return httpx.get(url, timeout=10)
-        except httpx.TransportError:
-            assert time.monotonic() < deadline, f"{url} never answered"
-            time.sleep(0.1)
+    return until(
+        lambda: httpx.get(url, timeout=CEILING), what=f"{url} answered", retry=httpx.TransportError
+    )
 
 
+@pytest.mark.slow
 def test_wheel_installs_and_serves_from_an_empty_folder(tmp_path):
     dist = tmp_path / "dist"
     _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", dist, ROOT)

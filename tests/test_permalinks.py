@@ -11,7 +11,7 @@ from bs4 import BeautifulSoup
 from masthead.config import load_site
 from masthead.errors import ConfigError
 
-from conftest import BILINGUAL_TOML, HUGO_TOML, post
+from support.sites import BILINGUAL_TOML, HUGO_TOML, post
 
 # Thursday 2 May 2024: day 123 of the year (31 + 29 + 31 + 30 + 2)
 LIGHTHOUSE = post("The Lighthouse, Revisited", "2024-05-02", body="Keeper's log.\n")

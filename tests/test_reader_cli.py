@@ -15,7 +15,7 @@ from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 from masthead.store.posts import list_posts
 
-from conftest import HUGO_TOML, post, write_site
+from support.sites import HUGO_TOML, post, write_site
 
 runner = CliRunner()
 

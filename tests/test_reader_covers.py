@@ -15,7 +15,7 @@ from masthead.indexing.check import check_site
 from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 
-from conftest import BILINGUAL_TOML, post
+from support.sites import BILINGUAL_TOML, post
 
 
 def png(width: int, height: int, colour: str = "#336699") -> bytes:

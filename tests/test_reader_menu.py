@@ -13,7 +13,7 @@ from bs4 import BeautifulSoup
 from masthead.indexing.check import check_site
 from masthead.store.db import Database
 
-from conftest import BILINGUAL_TOML, post
+from support.sites import BILINGUAL_TOML, post
 
 SETTING = (
     BILINGUAL_TOML

@@ -17,7 +17,7 @@ from masthead.indexing.check import check_site
 from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 
-from conftest import BILINGUAL_TOML, drop_later_columns, post
+from support.sites import BILINGUAL_TOML, drop_later_columns, post
 
 MENU_TOML = (
     BILINGUAL_TOML

@@ -18,7 +18,7 @@ from masthead.export.build import build
 from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 
-from conftest import BILINGUAL_TOML, post
+from support.sites import BILINGUAL_TOML, post
 
 SITE = "https://example.com"
 

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from masthead.config import load_site
 from masthead.web.app import create_app
 
-from conftest import DEMO
+from support.sites import DEMO
 
 PROFILE = "requests-fuzz"
 CORES = 6  # drawn per example, each sent as 8 requests (`requests_of`)
@@ -257,6 +257,7 @@ def check(request: httpx.Request, response: httpx.Response) -> None:
     assert same_origin_path(location), f"redirect to {location!r} for {where}"
 
 
+@pytest.mark.slow
 def test_no_request_gets_a_5xx_or_leaves_the_site(site: Site) -> None:
     started = time.perf_counter()
 

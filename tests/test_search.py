@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from masthead.store.db import Database
 
-from conftest import post
+from support.sites import post
 
 CASES = Path(__file__).parent / "data" / "cases"
 CORPUS = Path(__file__).parent / "data" / "k8s-blog"

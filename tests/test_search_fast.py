@@ -14,7 +14,7 @@ from masthead.search.results import Options
 from masthead.search.service import SearchService
 from masthead.store.db import Database
 
-from conftest import post
+from support.sites import post
 
 FILES = {
     "posts/a.md": post(

@@ -13,7 +13,7 @@ from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 from masthead.store.migrations import MIGRATIONS
 
-from conftest import drop_later_columns, post
+from support.sites import drop_later_columns, post
 
 CORPUS = Path(__file__).parent / "data" / "k8s-blog"
 

@@ -25,7 +25,7 @@ from masthead.search.service import SearchService
 from masthead.store import search as store
 from masthead.store.db import Database
 
-from conftest import post
+from support.sites import post
 
 WORDS = ["harbour", "bridge", "budget", "archive", "local", "the", "quiet", "translation",
          "translator", "transit", "museum", "rain"]  # fmt: skip

@@ -25,7 +25,8 @@ from masthead.errors import ConfigError
 from masthead.web.app import create_app
 from masthead.web.http.redirects import location
 
-from conftest import BILINGUAL_TOML, cli_server, post, uvicorn_server
+from support.servers import cli_server, uvicorn_server
+from support.sites import BILINGUAL_TOML, post
 
 ROOT = Path(__file__).parent.parent
 PNG = (

@@ -33,7 +33,8 @@ from masthead.indexing.indexer import index_site
 from masthead.seo import feeds, jsonld, robots, sitemap, xmltext
 from masthead.store.db import Database
 
-from conftest import DEMO, post
+from support.feeds import STRICT, parse_feed, soup, structured, xml
+from support.sites import DEMO, post
 
 DATA = Path(__file__).parent / "data"
 GOLDEN = DATA / "seo-golden"
@@ -45,41 +46,11 @@ BASE = "https://example.com"
 SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 XHTML = "{http://www.w3.org/1999/xhtml}"
 HREFLANG = re.compile(r"^(x-default|[a-z]{2,3}(-[A-Z][a-z]{3})?(-[A-Z]{2})?)$")
-STRICT = etree.XMLParser(recover=False, resolve_entities=False, no_network=True)
 URLSET_XSD = etree.XMLSchema(etree.parse(str(SCHEMAS / "sitemap-with-hreflang.xsd")))
 INDEX_XSD = etree.XMLSchema(etree.parse(str(SCHEMAS / "siteindex.xsd")))
 
 
 # --- helpers -----------------------------------------------------------------------------------
-
-
-def soup(response) -> BeautifulSoup:  # type: ignore[no-untyped-def]
-    return BeautifulSoup(response.text, "html.parser")
-
-
-def xml(response) -> etree._Element:  # type: ignore[no-untyped-def]
-    """The body parsed by a strict XML parser (no recovery): raises on any malformed byte."""
-    return etree.fromstring(response.content, STRICT)
-
-
-def parse_feed(client, url: str) -> feedparser.FeedParserDict:  # type: ignore[no-untyped-def]
-    """Fetch a feed, check it is strict XML, and read it with feedparser leaving links as sent."""
-    r = client.get(url)
-    assert r.status_code == 200, url
-    xml(r)
-    data = feedparser.parse(r.content, resolve_relative_uris=False, sanitize_html=False)
-    assert not data.bozo, (url, data.get("bozo_exception"))
-    return data
-
-
-def structured(page: BeautifulSoup) -> list[dict]:
-    """Every JSON-LD node of a page (`@graph` members flattened), parsed as JSON."""
-    nodes: list[dict] = []
-    for script in page.find_all("script", type="application/ld+json"):
-        data = json.loads(script.string)
-        assert data["@context"] == "https://schema.org"
-        nodes += data.get("@graph", [data])
-    return nodes
 
 
 def node(page: BeautifulSoup, kind: str) -> dict:

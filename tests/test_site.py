@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from bs4 import BeautifulSoup
 
-from conftest import post
+from support.sites import post
 
 
 def soup(response) -> BeautifulSoup:  # type: ignore[no-untyped-def]

@@ -12,7 +12,7 @@ from masthead.store import posts as store
 from masthead.store.db import Database, migrate
 from masthead.store.migrations import MIGRATIONS
 
-from conftest import BILINGUAL_TOML, post
+from support.sites import BILINGUAL_TOML, post
 
 
 def test_migrations_from_an_empty_file(tmp_path):

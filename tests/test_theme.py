@@ -12,7 +12,7 @@ from bs4 import BeautifulSoup
 
 from masthead.export.build import build
 
-from conftest import post, write_site
+from support.sites import post, write_site
 
 ROOT = Path(__file__).parent.parent
 CSS = (ROOT / "src/masthead/web/static/css/site.css").read_text(encoding="utf-8")

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page
-from test_browser import WATCH_CSP, one_browser
 
 from masthead.web.app import create_app
 
-from conftest import post, uvicorn_server, write_site
+from support.browser import WATCH_CSP, quiet
+from support.servers import uvicorn_server
+from support.sites import post, write_site
 
 LIGHT_BG = "rgb(251, 250, 247)"  # site.css --bg
 DARK_BG = "rgb(21, 20, 19)"
@@ -57,11 +58,6 @@ def site_app(tmp_path_factory) -> Iterator[tuple[str, Any]]:
 @pytest.fixture(scope="module")
 def base(site_app) -> str:
     return site_app[0]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    yield from one_browser()
 
 
 def _context(browser: Browser, base: str, **options: Any) -> BrowserContext:
@@ -184,7 +180,7 @@ def test_the_chosen_theme_is_there_before_the_first_paint_and_nothing_shifts(bro
     for url in ("/", "/zh/posts/kubelet-basics/"):  # pages without images (their own shifts)
         page.goto(base + url)
         assert page.evaluate("window.__first") == {"atBody": "dark", "atReady": DARK_BG}
-        page.wait_for_timeout(300)
+        quiet(page)
         assert page.evaluate("window.__shifts") == 0, "the switch appears without moving a thing"
     _clean(page, context)
     context.close()
@@ -414,7 +410,9 @@ def test_suggestions_on_a_chinese_page_on_a_phone_and_nothing_found(browser, sit
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.keyboard.press("Control+a")
     page.keyboard.type("zzzzqqq", delay=20)
-    page.wait_for_timeout(600)
+    page.wait_for_function(  # the answer to the last query, with nothing in it, has come
+        "() => document.querySelector('#mh-search').getAttribute('aria-expanded') === 'false'"
+    )
     state = _combobox(page, "#mh-search")
     assert state["expanded"] == "false" and state["options"] == []
     _clean(page, context)
@@ -488,10 +486,10 @@ def test_chinese_text_is_set_in_a_font_its_stack_names_not_by_fallback(browser, 
 def test_an_exported_page_suggests_from_the_masthead_at_api_url(browser, tmp_path):
     """`masthead build` with `api_url`: the exported page's box asks that masthead (CORS, the
     CSP's connect-src) and a suggestion opens the exported copy of the post."""
-    from test_export import static_host
-
     from masthead.config import load_site
     from masthead.export.build import build
+
+    from support.servers import static_host
 
     root = tmp_path / "site"
     write_site(root, FILES)

@@ -19,9 +19,10 @@ import pytest
 from masthead.config import load_site
 from masthead.web.app import create_app
 
-from conftest import DEMO, uvicorn_server
+from support.servers import uvicorn_server
+from support.sites import DEMO
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]  # the repository: tests/support/a11y_rig.py
 NODE_MODULES = ROOT / "node_modules"
 AXE_JS = NODE_MODULES / "axe-core" / "axe.min.js"
 VNU_JAR = NODE_MODULES / "vnu-jar" / "build" / "dist" / "vnu.jar"
@@ -74,7 +75,7 @@ def demo_server(tmp: Path) -> Iterator[str]:
     """A copy of the bundled demo served by uvicorn; yields `http://127.0.0.1:PORT`."""
     root = tmp / "demo"
     shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".masthead"))
-    with uvicorn_server(create_app(load_site(root)), timeout=30) as base:
+    with uvicorn_server(create_app(load_site(root))) as base:
         yield base
 
 

@@ -18,7 +18,7 @@ from masthead.store.db import Database
 from masthead.web.cache.state import SiteState
 from masthead.web.http.address import base_url
 
-from conftest import BILINGUAL_TOML, post, write_site
+from support.sites import BILINGUAL_TOML, post, write_site
 
 T0 = 1_780_000_000.0  # 2026-05-28, after every post's date
 POSTS = {

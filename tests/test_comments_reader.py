@@ -99,7 +99,13 @@ def seed(client, name, *, parent=None, lang="en", status="approved", created=MAY
 
 
 def soup(response) -> BeautifulSoup:
-    return BeautifulSoup(response.text, "lxml")
+    """The page as a reader's browser has it: the content of a `<template>` is inert, no part of
+    the document (HTML, the template element), whichever soupsieve matches inside one (2.x
+    does; 4.x, which needs Python 3.11.5, does not)."""
+    page = BeautifulSoup(response.text, "lxml")
+    for template in page.find_all("template"):
+        template.clear()
+    return page
 
 
 def form_fields(**values):

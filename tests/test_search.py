@@ -682,16 +682,19 @@ def test_a_search_answers_while_another_process_holds_the_write_lock(lang_site, 
     c = lang_site
     service = c.app.state.search
     queries = ["kubelet", "container runtime", "nothing at all", "节点"]
+    # Waiting for the lock would cost a request the connection's busy timeout (10 s) and end in
+    # SQLITE_BUSY; half of it is a ceiling only such a wait reaches, however loaded the machine.
+    ceiling = 5.0
     with write_lock_held(service.db.path):
         for q in queries:
             for path in ("/api/search", "/search"):
                 r, seconds = timed_get(c, path, q=q)
-                assert r.status_code == 200 and seconds < 1.0, (path, q, r.status_code, seconds)
+                assert r.status_code == 200 and seconds < ceiling, (path, q, r.status_code, seconds)
         assert api(c, "kubelet")["total"] == 2
         for _ in range(3):  # the writer keeps trying; it waits at most its busy timeout
             started = time.perf_counter()
             assert service.log.flush(everything=True) == 0
-            assert time.perf_counter() - started < 1.0
+            assert time.perf_counter() - started < ceiling
         warnings = log_messages(caplog, logging.WARNING)
         assert len(warnings) == 1 and "database is locked" in warnings[0], warnings
     assert service.log.flush(everything=True) > 0, "queued, written once the lock is gone"

@@ -109,10 +109,34 @@ def watch_children_without_threads() -> None:
         return
 
     class Watcher(asyncio.PidfdChildWatcher):
-        def is_active(self) -> bool:  # the loop running the child's start, Playwright's
-            loop = asyncio.get_running_loop()
-            if self._loop is not loop:
-                self.attach_loop(loop)
+        """3.12's pidfd watcher: each child is watched on the loop that started it, so a child of
+        another loop (a test's `asyncio.run`) never detaches Playwright's driver from its own
+        (3.11's `attach_loop` drops every child watched so far: the driver's exit then goes
+        unseen, and the session's Playwright never stops)."""
+
+        def is_active(self) -> bool:
             return True
+
+        def attach_loop(self, loop: asyncio.AbstractEventLoop | None) -> None:
+            pass
+
+        def add_child_handler(self, pid, callback, *args):  # type: ignore[no-untyped-def]
+            loop = asyncio.get_running_loop()
+            pidfd = os.pidfd_open(pid)
+            loop._add_reader(pidfd, self._exited, loop, pid, pidfd, callback, args)  # type: ignore[attr-defined]
+
+        def _exited(self, loop, pid, pidfd, callback, args):  # type: ignore[no-untyped-def]
+            loop._remove_reader(pidfd)
+            try:
+                _, status = os.waitpid(pid, 0)
+            except ChildProcessError:  # reaped by someone else
+                returncode = 255
+            else:
+                returncode = os.waitstatus_to_exitcode(status)
+            os.close(pidfd)
+            callback(pid, returncode, *args)
+
+        def remove_child_handler(self, pid: int) -> bool:
+            return True  # as 3.12's: a child's reader goes when it exits
 
     asyncio.set_child_watcher(Watcher())

@@ -38,6 +38,7 @@ from masthead.content.discover import walk
 from masthead.content.model import Post
 from masthead.content.post import parse_post
 from masthead.errors import ContentError, ContentIssue
+from masthead.indexing import originals
 from masthead.search.document import SearchValues, search_values
 from masthead.store import posts as store
 from masthead.store import search as search_store
@@ -326,12 +327,12 @@ def index_site(
                     log.warning("%s", change.error.format())
                 batch.append(change)
             if len(batch) >= BATCH and done < len(jobs):
-                commit(db, batch, [], [])
+                commit(db, batch, [], [], site=site, final=False)
                 batch = []
             if progress:
                 progress(done, len(jobs))
         report.deleted = len(gone)
-        report.generation = commit(db, batch, gone, touched)
+        report.generation = commit(db, batch, gone, touched, site=site)
         if bulk:
             with db.write() as conn:
                 search_store.optimize(conn)
@@ -348,11 +349,19 @@ def index_site(
 
 
 def commit(
-    db: Database, changes: list[Change], gone: list[str], touched: list[Change] | None = None
+    db: Database,
+    changes: list[Change],
+    gone: list[str],
+    touched: list[Change] | None = None,
+    *,
+    site: Site | None = None,
+    final: bool = True,
 ) -> int:
     """Apply re-parsed files and deletions in one transaction; return the index generation
     (bumped when anything a reader sees may have changed). `touched` files only had their
-    mtime change: their source rows are refreshed."""
+    mtime change: their source rows are refreshed. The `final` commit of a pass also keeps the
+    bodies of originals with translations (`originals.keep_bodies`, reading `site`'s files
+    for originals not parsed in it): earlier batches may not hold the translations yet."""
 
     def record_touched(conn: sqlite3.Connection) -> None:
         for change in touched or []:
@@ -380,6 +389,8 @@ def commit(
         store.resolve_duplicates(conn, urls)
         store.follow_renames(conn, hashes, keys)  # old URLs and comments follow a rename
         store.follow_key_changes(conn, parsed)  # and a translationKey added or changed
+        if final:
+            originals.keep_bodies(conn, (c.post for c in changes if c.post is not None), site)
         # last: a statement after them would flush FTS5's pending terms (`store.write_post`)
         for post_id, change in written:
             if post_id is not None and change.post is not None:

@@ -65,6 +65,7 @@ from masthead.web.routes import (
     pages,
     search,
     seo,
+    series,
 )
 from masthead.web.routes import mail as mail_routes
 
@@ -126,6 +127,7 @@ def create_app(
     app.include_router(seo.router(site))
     app.include_router(comment_feeds.router())
     app.include_router(comments.router())  # before the pages: /comments/… is not a page
+    app.include_router(series.router(site))
     app.include_router(pages.router(site))
     app.include_router(mail_routes.router())  # links in notification mails (notify/)
     statics = _static(site, dev)

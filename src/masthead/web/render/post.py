@@ -20,15 +20,15 @@ from masthead.seo import jsonld
 from masthead.store import comments as comment_store
 from masthead.store import posts as store
 from masthead.store.rows import PostLink, PostRow, RelatedPost
-from masthead.web.render import discussion
+from masthead.web.render import behind, discussion
 from masthead.web.render.base import post_authors
-from masthead.web.render.layout import Layout
+from masthead.web.render.series import SeriesPages
 
 RELATED_POSTS = 3  # related posts under a post, at most
 JSONLD_COMMENTS = 100  # Comment items in a post's JSON-LD at most (the oldest; the count is all)
 
 
-class PostPage(Layout):
+class PostPage(SeriesPages):
     """A post or page (`post`)."""
 
     def post(
@@ -82,6 +82,16 @@ class PostPage(Layout):
         modified = datetime.fromisoformat(row.updated) if row.updated else published
         tags = [n for _k, n in terms["tags"]]
         sections = [n for _k, n in terms["categories"]]
+        boxes = self.series_boxes(conn, row, lang, now)
+        original = behind.original_if_behind(conn, row, self.site, now)
+        notice = None
+        if original is not None and original.lang in self.site.languages:
+            when = behind.changed_at(conn, original, self.site)
+            notice = {
+                "date": self.date(when.isoformat(), lang),
+                "url": original.url,
+                "hreflang": self.site.languages[original.lang].hreflang,
+            }
         if row.kind == "post":
             settings = self.site.settings
             comment_count, comment_items = self.comment_nodes(conn, row, page_url)
@@ -101,6 +111,7 @@ class PostPage(Layout):
                 word_count=row.word_count,
                 comment_count=comment_count,
                 comments=comment_items,
+                part_of=self.series_nodes(boxes, lang),
             )
             trail = []
             if sections:  # the first category, as the card links it
@@ -139,6 +150,8 @@ class PostPage(Layout):
             ),
             feeds=self.feed_links(lang) + self.comment_feed_links(row, lang),
             comments=comments,
+            series=boxes,
+            behind=notice,
             **self.post_links(conn, row, lang, now),
         )
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from masthead.config import Site
+from masthead.content import cards
 from masthead.content.discover import walk
 from masthead.content.model import Post
 from masthead.content.post import parse_post
@@ -132,6 +133,7 @@ def build_change(site: Site, rel: str, data: bytes, size: int, mtime_ns: int) ->
         post = parse_post(site, rel, data)
         change.values = search_values(post)
         change.post = post
+        share_card(site, post)
     except ContentError as exc:
         change.error = exc.issue
     except Exception as exc:  # a masthead bug met in one file must not stop the others
@@ -140,6 +142,21 @@ def build_change(site: Site, rel: str, data: bytes, size: int, mtime_ns: int) ->
             path, 0, f"masthead failed on this file ({type(exc).__name__}: {exc}); a bug"
         )
     return change
+
+
+def share_card(site: Site, post: Post) -> None:
+    """Make the share card of a published post without a cover (content/cards.py), unless it
+    exists: a name is a content hash, so an unchanged post costs a hash and a stat. A card that
+    cannot be made is logged; the post is indexed all the same."""
+    if post.kind != "post" or post.cover or post.draft or not site.settings.share_cards.enabled:
+        return
+    try:
+        text = cards.card_text(
+            site, post.lang, post.title, post.date, post.authors, post.reading_minutes
+        )
+        cards.ShareCards(site).card(text)
+    except Exception:  # a card is never worth a post: the page makes it again if it can
+        log.exception("%s: no share card", post.source)
 
 
 def read_change(site: Site, rel: str) -> Change | None:

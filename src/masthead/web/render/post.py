@@ -4,6 +4,7 @@ posts, and its JSON-LD (`BlogPosting` with its comments, or `WebPage`).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import datetime
 from typing import Any
@@ -12,7 +13,7 @@ from markupsafe import Markup
 
 from masthead.config import Language
 from masthead.content import authors as people
-from masthead.content import urls
+from masthead.content import cards, urls
 from masthead.content.text import html_to_text
 from masthead.errors import NotFound
 from masthead.i18n import gettext
@@ -120,6 +121,7 @@ class PostPage(SeriesPages):
             og: dict[str, Any] = {
                 "kind": "article",
                 "image": image,
+                **self.share_card(row, image),
                 "published": published,
                 "modified": modified,
                 "tags": tags,
@@ -154,6 +156,30 @@ class PostPage(SeriesPages):
             behind=notice,
             **self.post_links(conn, row, lang, now),
         )
+
+    def share_card(self, row: PostRow, cover: str) -> dict[str, Any]:
+        """The Open Graph image fields of a post's share card (content/cards.py) when it has no
+        cover: `image` (absolute), its size and `image_alt`; {} when it has a cover or can
+        have no card. Made now if the index has not made it (its file was deleted)."""
+        if cover:
+            return {}
+        text = cards.card_text(
+            self.site,
+            row.lang,
+            row.title,
+            datetime.fromisoformat(row.date),
+            json.loads(row.authors),
+            row.reading_minutes,
+        )
+        card = self.cards.card(text)
+        if card is None:
+            return {}
+        return {
+            "image": self.absolute(card.url),
+            "image_width": card.width,
+            "image_height": card.height,
+            "image_alt": card.alt,
+        }
 
     def post_links(
         self, conn: sqlite3.Connection, row: PostRow, lang: Language, now: float

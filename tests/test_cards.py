@@ -141,6 +141,17 @@ def test_a_post_without_a_cover_gets_a_card_made_when_it_is_indexed(card_site, s
     assert meta(covered, "og:image:width") is None
 
 
+def test_a_first_index_of_many_files_leaves_each_card_to_its_page(make_site, serve):
+    from masthead.indexing.indexer import PARALLEL_MIN
+
+    site = make_site({f"posts/p{n}.md": post(f"Post {n}") for n in range(PARALLEL_MIN)})
+    index(site)
+    assert card_files(site) == []  # drawing is costlier than parsing: not in a bulk pass
+    page = soup(serve(site).get("/posts/p7/"))
+    name = meta(page, "og:image").rsplit("/", 1)[1]
+    assert [p.name for p in card_files(site)] == [name]
+
+
 def test_the_card_says_the_reading_time_the_page_shows(card_site, serve):
     client = serve(card_site)
     reading = soup(client.get("/zh/posts/plain/")).select_one(".post-reading").get_text()

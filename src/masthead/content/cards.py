@@ -7,8 +7,10 @@ by default), with a font that has the language's characters (`content.fonts`). A
 without such a font gets no card (and `masthead check` says so): a card of empty boxes would be
 worse than none.
 
-Cards are made when a post is indexed (`indexing.indexer.build_change`, in the parsing
-workers) and, should the file be missing, when its page is rendered. Each is a PNG named by the
+Cards are made when a post is indexed (`indexing.indexer.build_change`: an edit, a new post)
+and otherwise when its page is first rendered (a first index of many files leaves them to
+that: drawing a card costs several times what parsing the post does), or when the file is
+missing. Each is a PNG named by the
 SHA-256 of everything drawn on it (text, colours, font file, `VERSION` of this layout) in the
 `cards/` folder beside the database, served at `/cards/NAME.png` with a year-long `immutable`
 Cache-Control, like cover thumbnails: a name always means the same bytes, and a post whose

@@ -124,16 +124,20 @@ def _digest(site: Site, rel: str) -> str | None:
         return None
 
 
-def build_change(site: Site, rel: str, data: bytes, size: int, mtime_ns: int) -> Change:
+def build_change(
+    site: Site, rel: str, data: bytes, size: int, mtime_ns: int, card: bool = True
+) -> Change:
     """Parse one file's bytes into a `Change`: its post and search values, or the error that
-    keeps it out. Pure (no database): runs in a worker process as well as here."""
+    keeps it out; with `card`, make the post's share card (`share_card`). No database: runs
+    in a worker process as well as here."""
     path = site.settings.content_dir + "/" + rel
     change = Change(path, size, mtime_ns, hashlib.sha256(data).hexdigest())
     try:
         post = parse_post(site, rel, data)
         change.values = search_values(post)
         change.post = post
-        share_card(site, post)
+        if card:
+            share_card(site, post)
     except ContentError as exc:
         change.error = exc.issue
     except Exception as exc:  # a masthead bug met in one file must not stop the others
@@ -159,13 +163,13 @@ def share_card(site: Site, post: Post) -> None:
         log.exception("%s: no share card", post.source)
 
 
-def read_change(site: Site, rel: str) -> Change | None:
+def read_change(site: Site, rel: str, card: bool = True) -> Change | None:
     """Read one file (content-relative `rel`) and parse it (`build_change`): the size, mtime and
     hash recorded are those of the bytes parsed. None when the file vanished or cannot be read
     (the next pass sees it). Runs where the file is parsed, so that no process holds the bytes
     of files waiting their turn (the index's memory stays flat as the site grows)."""
     got = _read(site, rel)
-    return None if got is None else build_change(site, rel, *got)
+    return None if got is None else build_change(site, rel, *got, card=card)
 
 
 _worker_site: Site | None = None  # the site of this worker process (set by `_init_worker`)
@@ -181,7 +185,7 @@ def _parse_chunk(rels: list[str]) -> list[Change | None]:
     site = _worker_site
     if site is None:  # pragma: no cover - the pool's initializer sets it
         raise RuntimeError("_parse_chunk runs in a pool started by parse_files")
-    return [read_change(site, rel) for rel in rels]
+    return [read_change(site, rel, card=False) for rel in rels]  # many files: see index_site
 
 
 def workers_for(files: int) -> int:
@@ -212,7 +216,7 @@ def parse_files(site: Site, rels: Sequence[str], workers: int) -> Iterator[Chang
     the rest is parsed one file a time in fresh workers (`_isolated`)."""
     if workers <= 1:
         for rel in rels:
-            yield read_change(site, rel)
+            yield read_change(site, rel, card=len(rels) < PARALLEL_MIN)
         return
     chunks = [list(rels[i : i + CHUNK]) for i in range(0, len(rels), CHUNK)]
     done = 0
@@ -288,6 +292,12 @@ def index_site(
     workers: int | None = None,
 ) -> IndexReport:
     """Bring the index in step with the content folder; return what changed.
+
+    Share cards (content/cards.py) are made as posts are parsed when fewer than `PARALLEL_MIN`
+    files are (an edit, a new post); a pass over more (a first index, `--full` after a new
+    setting) leaves them to the first time each post's page is rendered, and to `masthead
+    build`: drawing one costs several times what parsing the post does (bench/bench_cards.py),
+    and a card never drawn before is the rule in such a pass.
 
     `progress(done, to_parse)` is called once the changed files are known and then as each
     is parsed (for progress bars; a rate in posts per second). `workers` overrides

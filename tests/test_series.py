@@ -135,3 +135,12 @@ def test_a_series_weight_that_is_no_number_is_a_check_error(make_site):
     site = make_site({"posts/a.md": post("A", series="S", series_weight="first")})
     (issue,) = [i for i in check_site(site) if i.severity == "error"]
     assert issue.line == 5 and "series_weight" in issue.reason and "whole number" in issue.reason
+
+
+def test_the_sitemap_lists_each_series_page_with_its_translations(series_site, serve):
+    sitemap = serve(series_site).get("/sitemap.xml").text
+    (entry,) = [u for u in sitemap.split("<url>") if "/series/kubernetes-basics/</loc>" in u
+                and "<loc>https://example.com/series/" in u]  # fmt: skip
+    assert 'hreflang="zh-Hans" href="https://example.com/zh/series/kubernetes-basics/"' in entry
+    assert "<lastmod>2024-03-05" in entry  # its newest part
+    assert "<loc>https://example.com/zh/series/networking/</loc>" in sitemap

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -37,6 +38,7 @@ from masthead.content.fonts import FontFile, font_for, system_font
 from masthead.content.linebreak import wrap
 from masthead.i18n import gettext, long_date
 
+log = logging.getLogger(__name__)
 WIDTH, HEIGHT = 1200, 630  # the size Open Graph consumers crop least (1.91:1)
 VERSION = 1  # of the layout below: a new one gives every card a new name
 MARGIN = 80
@@ -145,10 +147,10 @@ class ShareCards:
             regular, bold = self.fonts(text.lang)
             assert regular is not None and bold is not None
             try:
-                image = draw(text, self.settings, regular, bold)
-            except OSError:  # a font file Pillow cannot read: no card, as with no font
+                _write(draw(text, self.settings, regular, bold), target)
+            except OSError as exc:  # a font Pillow cannot read, a full disk: no card, no error
+                log.debug("no share card %s: %s", name, exc)  # the page is drawn without it
                 return None
-            _write(image, target)
         return Card(URL_PREFIX + name, WIDTH, HEIGHT, text.alt)
 
 

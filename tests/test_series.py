@@ -144,3 +144,20 @@ def test_the_sitemap_lists_each_series_page_with_its_translations(series_site, s
     assert 'hreflang="zh-Hans" href="https://example.com/zh/series/kubernetes-basics/"' in entry
     assert "<lastmod>2024-03-05" in entry  # its newest part
     assert "<loc>https://example.com/zh/series/networking/</loc>" in sitemap
+
+
+def test_the_export_writes_each_series_page_and_feed(series_site, tmp_path):
+    from masthead.export.build import build
+
+    out = tmp_path / "public"
+    build(series_site, out)
+    for rel in (
+        "series/kubernetes-basics/index.html",
+        "series/kubernetes-basics/feed.xml",
+        "series/kubernetes-basics/atom.xml",
+        "zh/series/kubernetes-basics/index.html",
+        "zh/series/networking/feed.xml",
+    ):
+        assert (out / rel).is_file(), rel
+    page = (out / "series/kubernetes-basics/index.html").read_text(encoding="utf-8")
+    assert page.index("/posts/k1/") < page.index("/posts/k2/") < page.index("/posts/extra/")

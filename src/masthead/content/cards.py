@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from masthead.config import ShareCardSettings, Site
 from masthead.content import authors as people
@@ -40,7 +40,7 @@ from masthead.i18n import gettext, long_date
 
 log = logging.getLogger(__name__)
 WIDTH, HEIGHT = 1200, 630  # the size Open Graph consumers crop least (1.91:1)
-VERSION = 1  # of the layout below: a new one gives every card a new name
+VERSION = 2  # of the layout below: a new one gives every card a new name
 MARGIN = 80
 TITLE_SIZES = (68, 60, 52, 46)  # the largest that fits in TITLE_LINES lines is used
 TITLE_LINES = 4
@@ -168,16 +168,42 @@ def _load(font: FontFile, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(font.path), size, index=font.index)
 
 
+TEXT_LEVELS = 32  # palette entries from the background to the title colour (anti-aliasing)
+MUTED_LEVELS = 16  # and to the muted colour
+ACCENT = TEXT_LEVELS + MUTED_LEVELS  # the palette entry of the accent rule
+
+
+def _ramp(background: str, colour: str, levels: int) -> list[int]:
+    """`levels` RGB triples from `background` (excluded) to `colour`, flattened."""
+    a = [int(background[i : i + 2], 16) for i in (1, 3, 5)]
+    b = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    pairs = list(zip(a, b, strict=True))
+    return [round(x + (y - x) * n / levels) for n in range(1, levels + 1) for x, y in pairs]
+
+
+def palette(settings: ShareCardSettings) -> list[int]:
+    """Index 0 the background, then the title colour's ramp, the muted colour's, the accent."""
+    bg = settings.background
+    rgb = [int(bg[i : i + 2], 16) for i in (1, 3, 5)]
+    ramps = _ramp(bg, settings.text, TEXT_LEVELS - 1) + _ramp(bg, settings.muted, MUTED_LEVELS)
+    accent = [int(settings.accent[i : i + 2], 16) for i in (1, 3, 5)]
+    return rgb + ramps + accent
+
+
 def draw(
     text: CardText, settings: ShareCardSettings, regular: FontFile, bold: FontFile
 ) -> Image.Image:
-    """The card of `text`, as an image. Raises OSError for a font Pillow cannot read."""
-    image = Image.new("RGB", (WIDTH, HEIGHT), settings.background)
-    pen = ImageDraw.Draw(image)
+    """The card of `text`, as a palette image. Raises OSError for a font Pillow cannot read.
+
+    The text is drawn as anti-aliased coverage masks (one for the title, one for the muted
+    lines), each mapped onto its ramp of palette entries: no quantizing of a full-colour image
+    (which took half the time of a card), and exact colours."""
+    size_px = (WIDTH, HEIGHT)
+    title_mask = Image.new("L", size_px, 0)
+    muted_mask = Image.new("L", size_px, 0)
     width = WIDTH - 2 * MARGIN
-    site_font = _load(regular, SITE_SIZE)
-    pen.rectangle((MARGIN, MARGIN, MARGIN + 96, MARGIN + 8), fill=settings.accent)
-    pen.text((MARGIN, MARGIN + 32), text.site, font=site_font, fill=settings.muted)
+    muted = ImageDraw.Draw(muted_mask)
+    muted.text((MARGIN, MARGIN + 32), text.site, font=_load(regular, SITE_SIZE), fill=255)
     for size in TITLE_SIZES:  # the largest size at which the whole title fits
         font = _load(bold, size)
         lines = wrap(text.title, width, font.getlength)
@@ -187,25 +213,32 @@ def draw(
         lines = wrap(text.title, width, font.getlength, TITLE_LINES)
     step = round(size * 1.3)
     top = MARGIN + 32 + SITE_SIZE + 48
+    pen = ImageDraw.Draw(title_mask)
     for n, line in enumerate(lines):
-        pen.text((MARGIN, top + n * step), line, font=font, fill=settings.text)
+        pen.text((MARGIN, top + n * step), line, font=font, fill=255)
     meta_font = _load(regular, META_SIZE)
     meta = wrap(text.meta, width, meta_font.getlength, 1)
     if meta:
-        pen.text((MARGIN, HEIGHT - MARGIN - META_SIZE), meta[0], font=meta_font,
-                 fill=settings.muted)  # fmt: skip
+        muted.text((MARGIN, HEIGHT - MARGIN - META_SIZE), meta[0], font=meta_font, fill=255)
+    title_idx = title_mask.point([0] + [1 + v * (TEXT_LEVELS - 2) // 255 for v in range(1, 256)])
+    muted_idx = muted_mask.point(
+        [0] + [TEXT_LEVELS + v * (MUTED_LEVELS - 1) // 255 for v in range(1, 256)]
+    )
+    indices = ImageChops.lighter(title_idx, muted_idx)  # the two never overlap
+    ImageDraw.Draw(indices).rectangle((MARGIN, MARGIN, MARGIN + 96, MARGIN + 8), fill=ACCENT)
+    image = Image.frombuffer("P", size_px, indices.tobytes(), "raw", "P", 0, 1)
+    image.putpalette(palette(settings))
     return image
 
 
 def _write(image: Image.Image, target: Path) -> None:
-    """Save as a palette PNG (flat colours and anti-aliased text: a few dozen kilobytes),
-    atomically: another worker may write the same name at the same time."""
+    """Save as PNG (a palette image: a few dozen kilobytes), atomically: another worker may
+    write the same name at the same time."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    small = image.quantize(colors=64, method=Image.Quantize.FASTOCTREE)
     fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as file:
-            small.save(file, "PNG")  # optimize=True: 10% smaller, 7 times slower
+            image.save(file, "PNG")  # optimize=True: 10% smaller, 7 times slower
         os.chmod(tmp, 0o644)
         os.replace(tmp, target)
     except BaseException:

@@ -28,6 +28,7 @@ TABLES = {
     "Settings": ("Plain settings", "plain", ""),
     "PermalinkSettings": ("[permalinks]", "permalinks-table", "permalinks."),
     "SecuritySettings": ("[security]", "security-table", "security."),
+    "ShareCardSettings": ("[share_cards]", "share-cards-table", "share_cards."),
     "LanguageSettings": ("[languages.CODE]", "languages-table", "languages.CODE."),
     "MenuItem": ("[[menu.CODE]]", "menu-table", "menu.CODE."),
 }

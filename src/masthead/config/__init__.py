@@ -22,6 +22,7 @@ from masthead.config.settings import (
     PermalinkSettings,
     SecuritySettings,
     Settings,
+    ShareCardSettings,
 )
 from masthead.config.site import Language, Site
 
@@ -36,6 +37,7 @@ __all__ = [
     "PermalinkSettings",
     "SecuritySettings",
     "Settings",
+    "ShareCardSettings",
     "Site",
     "load_site",
     "setting_source",

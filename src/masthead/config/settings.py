@@ -153,6 +153,39 @@ class SecuritySettings(BaseModel):
         return value
 
 
+_COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
+
+
+class ShareCardSettings(BaseModel):
+    """The `[share_cards]` table: the images made for posts without a cover (og:image)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: StrictBool = Field(
+        True,
+        description="Make a 1200×630 share card (og:image) for each post without a cover: its "
+        "title, the site's name, the date, the authors and the reading time.",
+    )
+    fonts: dict[str, str] = Field(
+        default_factory=dict,
+        description="A font file (TrueType, OpenType or .ttc) per language code, relative to "
+        'the site folder, e.g. { zh = "fonts/NotoSansSC-Regular.otf" }; a language not '
+        "listed uses the system's sans-serif font for it (fontconfig), if it has its "
+        "characters. With none, masthead check says so and that language's posts get no card.",
+    )
+    background: str = Field("#fbfaf7", description="Card background, #rrggbb (the page's).")
+    text: str = Field("#1d1c1a", description="Title colour, #rrggbb.")
+    muted: str = Field("#6b675f", description="Colour of the date, authors and site name.")
+    accent: str = Field("#9b2c1f", description="Colour of the rule above the title, #rrggbb.")
+
+    @field_validator("background", "text", "muted", "accent")
+    @classmethod
+    def _colour(cls, value: str) -> str:
+        if not _COLOUR.fullmatch(value):
+            raise ValueError(f"{value!r} is not a colour written #rrggbb")
+        return value.lower()
+
+
 class Settings(BaseModel):
     """The whole of `masthead.toml`."""
 
@@ -366,6 +399,10 @@ class Settings(BaseModel):
         description="Links drawn in the header and the footer, per language code: [[menu.CODE]] "
         "tables with title (Hugo's name works too), url (a site path such as "
         "/about/ or an http(s) URL) and an optional weight (lower first).",
+    )
+    share_cards: ShareCardSettings = Field(
+        default_factory=ShareCardSettings,
+        description="The [share_cards] table: the og:image of posts without a cover.",
     )
     languages: dict[str, LanguageSettings] = Field(
         default_factory=lambda: {"en": LanguageSettings(name="English")},

@@ -34,6 +34,7 @@ TEXT_KEYS = frozenset(
         "title", "slug", "author", "authors", "category", "categories", "tags", "lang",
         "translationKey", "excerpt", "summary", "description", "cover", "image", "date",
         "updated", "lastmod", "aliases", "canonical", "canonicalUrl", "linkTitle",
+        "series", "translation_of",
     }
 )  # fmt: skip
 

@@ -37,7 +37,7 @@ from jinja2.loaders import split_template_path
 import masthead
 from masthead.comments import housekeeping
 from masthead.config import Site
-from masthead.content import thumbs
+from masthead.content import cards, thumbs
 from masthead.i18n import long_date
 from masthead.indexing.indexer import index_and_log
 from masthead.indexing.watch_lock import watch_alone
@@ -65,6 +65,7 @@ from masthead.web.routes import (
     pages,
     search,
     seo,
+    series,
 )
 from masthead.web.routes import mail as mail_routes
 
@@ -126,6 +127,7 @@ def create_app(
     app.include_router(seo.router(site))
     app.include_router(comment_feeds.router())
     app.include_router(comments.router())  # before the pages: /comments/… is not a page
+    app.include_router(series.router(site))
     app.include_router(pages.router(site))
     app.include_router(mail_routes.router())  # links in notification mails (notify/)
     statics = _static(site, dev)
@@ -133,6 +135,7 @@ def create_app(
     if site.content_dir.is_dir():
         app.mount("/media", _media(site, dev), name="media")
     app.mount("/thumbs", _thumbs(site), name="thumbs")
+    app.mount("/cards", _cards(site), name="cards")
     app.include_router(pages.permalinks(site))  # last: the fixed routes and mounts above win
 
     errors.install(app)
@@ -235,6 +238,13 @@ def _thumbs(site: Site) -> Files:
     folder = thumbs.folder_for(site.database_path)
     folder.mkdir(parents=True, exist_ok=True)
     return Files(directory=folder, cache_control=thumbs.THUMB_CACHE, types=thumbs.TYPES)
+
+
+def _cards(site: Site) -> Files:
+    """`/cards/`: share cards (content/cards.py), named by content hash: cached for a year."""
+    folder = cards.folder_for(site.database_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return Files(directory=folder, cache_control=cards.CARD_CACHE, types=cards.TYPES)
 
 
 class SiteTemplates(BaseLoader):

@@ -17,13 +17,13 @@ without either. A POST's body must be `application/json` (415 otherwise: a cross
 from __future__ import annotations
 
 import hmac
-import json
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from masthead.accounts import service as accounts
+from masthead.errors import BadRequest
 from masthead.store import audit_log
 from masthead.store import comment_moderation as moderation
 from masthead.store import comments as cs
@@ -88,11 +88,11 @@ async def _json(request: Request) -> dict[str, Any]:
     if media != "application/json":
         raise ApiError(415, "the body must be application/json")
     try:
-        body = json.loads(await forms.read_body(request, MAX_BODY))
+        body = forms.parse_json(await forms.read_body(request, MAX_BODY))
     except forms.FormTooLarge:
         raise ApiError(413, f"the body is larger than {MAX_BODY} bytes; it was not read") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ApiError(400, f"the body is not JSON: {exc}") from None
+    except BadRequest as exc:
+        raise ApiError(400, exc.message) from None
     if not isinstance(body, dict):
         raise ApiError(400, "the body must be a JSON object")
     return body

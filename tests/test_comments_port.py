@@ -1199,3 +1199,43 @@ def test_a_thread_link_with_a_language_gives_its_comments_that_language(make_sit
 )  # fmt: skip
 def test_link_language(make_site, link, lang):
     assert comments_io.link_language(link, make_site(POSTS)) == lang
+
+
+# --- issue 29, D4: a gzip bomb is refused, not unpacked ---------------------------------------
+
+
+BOMBS = {
+    "disqus": (b'<?xml version="1.0"?><disqus xmlns="http://disqus.com">', b"</disqus>"),
+    "json": (b'{"format": "masthead-comments", "version": 1, "comments": [', b"]}"),
+}
+
+
+def _bomb(path: Path, kind: str, unpacked_mib: int) -> Path:
+    """A gzipped export padded with `unpacked_mib` MiB of blank lines (it packs ~1000 times)."""
+    head, tail = BOMBS[kind]
+    with gzip.open(path, "wb", compresslevel=9) as out:
+        out.write(head)
+        block = b"\n" * 1024**2
+        for _ in range(unpacked_mib):
+            out.write(block)
+        out.write(tail)
+    return path
+
+
+@pytest.mark.parametrize("kind", sorted(BOMBS))
+def test_a_gzip_bomb_is_refused_with_a_clear_message(site, tmp_path, kind):
+    bomb = _bomb(tmp_path / "export.gz", kind, 300)  # 300 MiB in about 300 KB
+    assert bomb.stat().st_size < 1024**2
+    code, out = masthead("comments", "import", site.root, bomb)
+    assert code == 2, out
+    assert "unpacks to more than 64 MiB" in out and "zip bomb" in out, out
+    assert "nothing imported" in out
+    assert rows(site) == {}
+
+
+def test_the_gzip_cap_leaves_a_real_export_alone(site, tmp_path):
+    packed = tmp_path / "disqus.xml.gz"
+    packed.write_bytes(gzip.compress((CASES / "C54-disqus-export.xml").read_bytes()))
+    code, out = masthead("comments", "import", site.root, packed)
+    assert code == 1, out  # as the plain file: one thread has no post here
+    assert len(rows(site)) >= 3

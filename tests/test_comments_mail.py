@@ -900,3 +900,33 @@ def test_the_reply_mail_list_unsubscribe_arrives_as_a_url_and_the_link_finds_the
     assert link == f"{BASE}/posts/hello/#c-{reply}"
     page = client.get("/posts/hello/")
     assert f'id="c-{reply}"' in page.text
+
+
+ENCODED_WORDS = ["=?utf-8?b?QWRtaW4=?=", "=?UTF-8?Q?Admin?=", "x =?iso-8859-1?q?Adm=E9n?= y"]
+
+
+@pytest.mark.parametrize("name", ENCODED_WORDS, ids=["b", "q", "inside"])
+def test_a_name_written_as_an_encoded_word_arrives_as_typed(make_site, smtp, serve, name):
+    """Issue 29, item 7: a reader named `=?utf-8?b?QWRtaW4=?=` is not "Admin" in the reply mail's
+    subject, nor anywhere in the held mail: every header and body shows the characters typed,
+    as a mail program reads them (the standard library's parser, which decodes RFC 2047)."""
+    inbox, port = smtp
+    client = serve(make_site({**POSTS, "posts/titled.md": post(f"About {name}")}, mail_toml(port)))
+    db = client.app.state.masthead.db
+    alice = add(db, status="approved", name="Alice", email_="alice@example.org", notify=True,
+                url="/posts/titled/")  # fmt: skip
+    held = add(db, status="pending", name=name, email_="e@example.org", parent=alice,
+               body=f"Signed {name}", url="/posts/titled/")  # fmt: skip
+    held_mails = inbox.wait(len(EDITORS))
+    cs.set_status(db, [held], "approved", "editor:e")
+    mails = inbox.wait(len(EDITORS) + 1)
+    reply_mail = mails[-1]
+    assert reply_mail["Subject"].startswith(f"{name} replied"), reply_mail["Subject"]
+    assert f"{name} replied" in reply_mail.get_content()
+    assert f"Signed {name}" in reply_mail.get_content()
+    for msg in held_mails:
+        assert f"About {name}" in msg["Subject"], msg["Subject"]
+        assert f"Author: {name}" in msg.get_content().splitlines()
+    for msg in mails:
+        for header, value in msg.items():
+            assert "Admin" not in str(value).replace(name, ""), (header, value)

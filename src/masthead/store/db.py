@@ -252,6 +252,13 @@ _FULL = {errno.ENOSPC, errno.EDQUOT}
 _DENIED = {errno.EACCES, errno.EPERM, errno.EROFS}
 
 
+def disk_full(exc: BaseException) -> bool:
+    """Whether `exc` (a sqlite3.Error or OSError) says the disk is full."""
+    if isinstance(exc, OSError) and not isinstance(exc, sqlite3.Error):
+        return exc.errno in _FULL
+    return (getattr(exc, "sqlite_errorname", "") or "").startswith("SQLITE_FULL")
+
+
 def storage_error(path: Path, exc: BaseException) -> StorageError:
     """A one-line `StorageError` for a sqlite3.Error or OSError met on the database at `path`.
 

@@ -109,7 +109,9 @@ def worker_app() -> Any:
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
     plan = Plan(**json.loads(os.environ[WORKER_ENV]))
     site = load_site(plan.root, plan.overrides)
-    app = create_app(site, dev=plan.dev, index=False, watch=plan.watch, served=plan.served)
+    app = create_app(
+        site, dev=plan.dev, index=False, watch=plan.watch, served=plan.served, replicate=True
+    )
     warm_up_soon(app)  # before the first reader, if it can, rather than during their request
     trusted = forwarded_trust(site.settings)
     if not trusted:
@@ -201,7 +203,7 @@ def index_once(site: Site) -> None:
     from masthead.indexing.indexer import index_and_log
     from masthead.store.db import Database
 
-    db = Database(site.database_path)
+    db = Database(site.database_path, checkpoints=not site.replicated)
     try:
         index_and_log(site, db)
     finally:

@@ -100,6 +100,9 @@ def config_text(site: Site, socket: Path) -> str:
             {
                 "path": str(site.database_path),
                 "busy-timeout": "10s",
+                # how often Litestream looks at the WAL: a small part of the sync interval, so
+                # a commit waits for at most about one sync interval before its upload
+                "monitor-interval": f"{min(1000, max(50, round(replica.sync_interval * 250)))}ms",
                 "replica": {
                     "url": replica.url,
                     "sync-interval": f"{round(replica.sync_interval * 1000)}ms",

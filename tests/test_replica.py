@@ -329,3 +329,36 @@ def test_replica_status_and_errors_never_show_credentials(tmp_path):
             line = one_line_error(done, "restore from")
             assert SECRET_KEY not in line and ACCESS_KEY not in line
         assert SECRET_KEY not in served.output() and ACCESS_KEY not in served.output()
+
+
+# --- the commands' refusals ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ((), "give either BACKUP or --from-replica"),
+        (("backup.db", "--from-replica"), "give either BACKUP or --from-replica"),
+        (("backup.db", "--timestamp", "2026-01-01T00:00:00Z"), "--timestamp goes with"),
+        (("--from-replica", "--timestamp", "yesterday"), "not an ISO 8601 time"),
+    ],
+)
+def test_restore_from_replica_refuses_what_it_cannot_do_in_one_line(tmp_path, args, said):
+    site = tmp_path / "site"
+    write_site(site, POST, replica_toml((tmp_path / "replica").as_uri()))
+    one_line_error(run_masthead("restore", str(site), *args), said)
+
+
+def test_replica_status_and_restore_on_a_site_without_a_replica(tmp_path):
+    site = tmp_path / "site"
+    write_site(site, POST, 'title = "T"\n')
+    one_line_error(run_masthead("replica", "status", str(site)), "no [replica] url is set")
+    one_line_error(run_masthead("restore", str(site), "--from-replica"), "no [replica] url")
+
+
+def test_an_empty_replica_restores_nothing_and_says_why(tmp_path):
+    site = tmp_path / "site"
+    write_site(site, POST, replica_toml((tmp_path / "replica").as_uri()))
+    done = run_masthead("restore", str(site), "--from-replica", "--yes")
+    one_line_error(done, "cannot restore from file://")
+    assert not (site / ".masthead" / "site.db.from-replica").exists()

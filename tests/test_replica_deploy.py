@@ -81,7 +81,8 @@ def test_primary_static_copy_and_standby_as_separate_processes(tmp_path):
                 "body": "Seen on the static copy."}).json()  # fmt: skip
             in_step(served)
             out.mkdir()
-            built = masthead("build", str(primary), str(out))
+            base = f"http://127.0.0.1:{static_port}"
+            built = masthead("build", str(primary), str(out), "--base-url", base)
             assert built.returncode == 0, built.stderr
             until(lambda: httpx.get(page, timeout=60).status_code == 200, what="static copy",
                   retry=httpx.TransportError)  # fmt: skip
@@ -95,7 +96,7 @@ def test_primary_static_copy_and_standby_as_separate_processes(tmp_path):
                 headers={"Authorization": f"Bearer {token}"},
             )
             assert done.status_code == 200, done.text
-            rebuilt = masthead("build", str(primary), str(out))
+            rebuilt = masthead("build", str(primary), str(out), "--base-url", base)
             assert rebuilt.returncode == 0, rebuilt.stderr
             until(lambda: "Seen on the static copy." in httpx.get(page, timeout=60).text,
                   what="the approved comment on the static copy")  # fmt: skip
@@ -131,10 +132,11 @@ def test_primary_static_copy_and_standby_as_separate_processes(tmp_path):
 
         # the standby takes over: the replica restored, then served (replicating anew)
         standby = tmp_path / "standby"
-        write_site(standby, POST, settings.replace("replica/site", "replica/site-2"))
+        write_site(standby, POST, settings)
         restored = masthead("restore", str(standby), "--from-replica", "--yes")
         assert restored.returncode == 0, restored.stderr
-        with serve(standby, "--port", str(port), "--workers", "2") as second:
+        anew = replica_env(MASTHEAD_REPLICA_URL=(replica / "site-2").as_uri())
+        with serve(standby, "--port", str(port), "--workers", "2", env=anew) as second:
             taken_over = time.time() - dead_at
             assert second.health()["status"] == "ok"
             assert httpx.get(page, timeout=60).status_code == 200  # the static copy never left

@@ -25,7 +25,7 @@ import httpx
 
 from support.wait import CEILING, until
 
-ACCESS_KEY = "AKIAMASTHEADTESTKEY7"
+ACCESS_KEY = "AKIAMASTHEADTESTKEY7"  # pragma: allowlist secret
 SECRET_KEY = "mAsThEaD/tEsT+sEcReT/kEy0123456789abcd"  # pragma: allowlist secret
 BUCKET = "masthead-replica"
 

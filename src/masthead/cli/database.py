@@ -179,10 +179,9 @@ def restore(
         if timestamp is not None and not from_replica:
             raise ConfigError("--timestamp goes with --from-replica")
         s = open_site(site)
-        if from_replica:
+        if backup_file is None:
             source, done = _restore_from_replica(s, timestamp, yes)
         else:
-            assert backup_file is not None
             check_backup(backup_file)  # refused before asking
             if s.database_path.exists() and not yes:
                 typer.confirm(f"Replace {s.database_path} by {backup_file}?", abort=True)

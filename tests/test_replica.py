@@ -364,3 +364,64 @@ def test_an_empty_replica_restores_nothing_and_says_why(tmp_path):
     done = run_masthead("restore", str(site), "--from-replica", "--yes")
     one_line_error(done, "cannot restore from file://")
     assert not (site / ".masthead" / "site.db.from-replica").exists()
+
+
+# --- the report and how it is shown ---------------------------------------------------------
+
+
+def test_a_lag_shorter_than_the_grace_is_not_behind_and_an_old_report_says_nothing():
+    start = state.Report(url="s3://b/x", sync_interval=1.0, state="starting", checked_at=100.0)
+    ok = start.observe(7, 7, 100.0)
+    assert state.summary(ok, "s3://b/x", 1.0, 101.0)["status"] == "ok"
+    lagging = ok.observe(9, 7, 102.0).observe(10, 7, 104.0)
+    assert lagging.behind_since == 102.0 and lagging.replicated_at == 100.0
+    assert state.summary(lagging, "s3://b/x", 1.0, 104.0)["status"] == "ok"  # within 5 s
+    late = lagging.observe(12, 7, 108.0)
+    summary = state.summary(late, "s3://b/x", 1.0, 108.0)
+    assert summary["status"] == "behind" and summary["behind_since"] == 102.0
+    assert summary["position"] == 7 and summary["txid"] == 12 and summary["age"] == 8.0
+    caught_up = late.observe(12, 12, 109.0)
+    assert state.summary(caught_up, "s3://b/x", 1.0, 109.0)["status"] == "ok"
+    assert caught_up.behind_since is None
+    assert state.summary(caught_up, "s3://b/x", 1.0, 109.0 + state.STALE + 1)["status"] == (
+        "unknown"
+    )
+    assert state.summary(None, "s3://b/x", 1.0, 0.0)["status"] == "unknown"
+
+
+def overview(site_root: Path, report: state.Report) -> str:
+    from support.guanli import signed_client
+
+    site = load_site(site_root)
+    state.save(site.database_path, report)
+    client = signed_client(site, "ed")
+    try:
+        return str(client.get("/guanli/").text)
+    finally:
+        client.__exit__(None, None, None)
+
+
+def test_the_overview_says_in_step_or_behind_since_when_and_escapes_what_litestream_said(
+    tmp_path,
+):
+    from support.guanli import PASSWORD as GUANLI_PASSWORD
+
+    site = write_site(tmp_path / "site", POST, replica_toml((tmp_path / "r").as_uri()))
+    db = Database(site.database_path, checkpoints=False)
+    accounts.add_user(db, "ed", GUANLI_PASSWORD, role="admin")
+    db.close()
+    now = time.time()
+    fine = state.Report(url="file:///r", sync_interval=1.0, state="replicating",
+                        checked_at=now, txid=9, replicated_txid=9, replicated_at=now)  # fmt: skip
+    page = overview(site.root, fine)
+    assert "In step: every change is replicated (transaction 9" in page
+    behind = state.Report(url="file:///r", sync_interval=1.0, state="replicating",
+                          checked_at=now, txid=12, replicated_txid=9, replicated_at=now - 60,
+                          behind_since=now - 59, error="<b>dial tcp: refused</b>")  # fmt: skip
+    page = overview(site.root, behind)
+    assert re.search(r"Behind since <time datetime=\"[^\"]+\">[^<]+</time>: the replica holds "
+                     r"transaction 9 \(of 12\)", page), page  # fmt: skip
+    assert "&lt;b&gt;dial tcp: refused&lt;/b&gt;" in page and "<b>dial" not in page
+    gone = state.Report(url="file:///r", sync_interval=1.0, state="replicating",
+                        checked_at=now - 600)  # fmt: skip
+    assert "no server runs Litestream for this site now" in overview(site.root, gone)

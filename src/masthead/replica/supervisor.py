@@ -10,7 +10,8 @@ even by kill -9), so a replaced worker never leaves a second Litestream on the d
 While it runs, the holder asks Litestream every `poll` seconds, over its control socket
 (https://litestream.io/reference/), where the database and its replica are, and saves a report
 (`state.py`). Litestream's output goes to masthead's log, line by line, redacted. When it exits
-it is started again after `RESTART` seconds. On stop it gets SIGTERM (its last upload,
+it is started again after `RESTART` seconds (doubled, up to `RESTART_MAX`, while it keeps
+exiting soon after its start). On stop it gets SIGTERM (its last upload,
 `litestream.SHUTDOWN_SYNC` seconds at most) and, still running after `STOP_WAIT`, SIGKILL.
 """
 
@@ -41,7 +42,8 @@ from masthead.replica import litestream, state
 log = logging.getLogger(__name__)
 
 LOCK_POLL = 1.0  # seconds between tries of a worker that does not replicate
-RESTART = 2.0  # seconds before an exited Litestream is started again
+RESTART = 2.0  # seconds before an exited Litestream is started again, doubled each time it
+RESTART_MAX = 60.0  # exits again soon after (up to this), back to RESTART after a long run
 STOP_WAIT = litestream.SHUTDOWN_SYNC + 0.5  # seconds a stopping Litestream is given
 _PR_SET_PDEATHSIG = 1
 
@@ -184,14 +186,16 @@ async def _supervise(site: Site, fd: int, stop: asyncio.Event) -> None:
     poll = max(0.5, min(replica.sync_interval, 5.0))
     report = state.Report(url=url, sync_interval=replica.sync_interval, state="starting",
                           checked_at=time.time())  # fmt: skip
+    delay = RESTART
     while not stop.is_set():
+        started = time.monotonic()
         try:
             running = Litestream(site, fd)
         except (litestream.ReplicaError, OSError) as exc:
             log.error("not replicating %s: %s", site.root, litestream.redact(str(exc)))
             error = litestream.redact(str(exc))
             report = _saved(site, replace(report, state="exited", error=error))
-            await _wait(stop, max(RESTART, 10.0))
+            await _wait(stop, RESTART_MAX)
             continue
         log.info("replicating %s to %s (Litestream pid %d)", site.root, url, running.process.pid)
         try:
@@ -199,7 +203,9 @@ async def _supervise(site: Site, fd: int, stop: asyncio.Event) -> None:
         finally:
             await asyncio.to_thread(running.stop)
         if not stop.is_set():
-            await _wait(stop, RESTART)
+            delay = RESTART if time.monotonic() - started > RESTART_MAX else delay
+            await _wait(stop, delay)
+            delay = min(delay * 2, RESTART_MAX)
     _saved(site, replace(report, state="stopped", checked_at=time.time()))
 
 

@@ -22,6 +22,7 @@ import typer
 from masthead.cli import comments, database, serve, site
 from masthead.cli.admin import admin
 from masthead.cli.mail import mail
+from masthead.cli.replica import replica
 from masthead.cli.translation import translation
 from masthead.errors import visible
 
@@ -68,6 +69,7 @@ app.command()(database.restore)
 app.add_typer(admin, name="admin")
 app.add_typer(mail, name="mail")
 app.add_typer(translation, name="translation")
+app.add_typer(replica, name="replica")
 
 
 def _short_helps(group: typer.Typer) -> None:

@@ -36,7 +36,8 @@ Stdin = Annotated[
 def _with_db(site: Path, act: Callable[[Database], T]) -> T:
 
     try:
-        db = Database(open_site(site).database_path)
+        s = open_site(site)
+        db = Database(s.database_path, checkpoints=not s.replicated)
     except MastheadError as exc:
         raise fail(exc) from None
     try:

@@ -142,7 +142,7 @@ def index(
     logging.getLogger("masthead").addHandler(logging.NullHandler())  # errors are echoed below
     try:
         s = open_site(site)
-        db = Database(s.database_path)
+        db = Database(s.database_path, checkpoints=not s.replicated)
     except MastheadError as exc:
         raise fail(exc) from None
     try:

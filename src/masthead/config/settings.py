@@ -185,6 +185,8 @@ class ShareCardSettings(BaseModel):
         if not _COLOUR.fullmatch(value):
             raise ValueError(f"{value!r} is not a colour written #rrggbb")
         return value.lower()
+
+
 REPLICA_SCHEMES = ("s3", "gs", "abs", "file", "sftp", "webdav", "webdavs", "nats", "oss")
 
 

@@ -31,6 +31,8 @@ from contextvars import ContextVar
 
 import nh3
 
+from masthead.content import math
+
 Rewrite = Callable[[str], str]
 """Maps one URL (as parsed: entities decoded, surrounding spaces stripped) to the URL to write."""
 
@@ -44,12 +46,13 @@ _TAGS = {
     "pre", "q", "s", "samp", "section", "small", "span", "strong", "sub", "summary", "sup", "table",
     "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u", "ul", "var", "wbr", "aside",
     "center",
+    *math.TAGS,  # formulas, as content/math.py writes them
 }  # fmt: skip
 _COMMON = {"class", "id", "title", "lang", "dir", "role", "aria-label", "aria-hidden"}
 _ATTRS = {
     "*": _COMMON,
     "a": {"href", "hreflang"},
-    "img": {"src", "srcset", "sizes", "alt", "width", "height", "loading"},
+    "img": {"src", "srcset", "sizes", "alt", "width", "height", "loading", "decoding"},
     "input": {"checked"},  # task lists; type and disabled are set below
     "td": {"colspan", "rowspan"},
     "th": {"colspan", "rowspan", "scope"},
@@ -63,6 +66,7 @@ _ATTRS = {
     "blockquote": {"cite"},
     "del": {"cite", "datetime"},
     "ins": {"cite", "datetime"},
+    **math.attributes(),
 }
 # `<input>` exists for task-list checkboxes only: never a text or password box in a post. One
 # attribute per pass: ammonia adds a tag's set attributes in hash order, random per process, so

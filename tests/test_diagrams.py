@@ -75,3 +75,14 @@ def test_the_export_carries_mermaid(make_site, tmp_path: Path):
     assert (shipped / "mermaid.esm.min.mjs").is_file()
     for chunk in (VENDOR / "chunks" / "mermaid.esm.min").glob("*.mjs"):
         assert (shipped / "chunks" / "mermaid.esm.min" / chunk.name).is_file(), chunk.name
+
+
+def test_mermaid_is_served_compressed_even_its_largest_chunk(make_site, serve):
+    client = serve(make_site({}))
+    largest = max(
+        (VENDOR / "chunks" / "mermaid.esm.min").glob("*.mjs"), key=lambda p: p.stat().st_size
+    )
+    url = "/static/vendor/mermaid/chunks/mermaid.esm.min/" + largest.name
+    r = client.get(url, headers={"Accept-Encoding": "br, gzip"})
+    assert r.status_code == 200 and r.headers["content-encoding"] in ("br", "gzip")
+    assert int(r.headers["content-length"]) < largest.stat().st_size // 2

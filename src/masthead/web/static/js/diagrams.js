@@ -134,6 +134,10 @@
           startOnLoad: false,
           securityLevel: "strict",
           theme: wanted === "dark" ? "dark" : "default",
+          // labels as SVG text: HTML labels (foreignObject) would take the page's paragraph
+          // styles and be measured without them
+          htmlLabels: false,
+          flowchart: { htmlLabels: false },
           fontFamily: getComputedStyle(figure).fontFamily
         });
         var sheets = [];

@@ -43,7 +43,7 @@ rm -rf "$site/demo/.masthead"
 "$MASTHEAD" serve "$site/demo" --port "$PORT" --no-watch --workers 1 >"$OUT/serve.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$site"' EXIT
-for _ in $(seq 100); do
+for _ in $(seq 900); do  # up to 3 minutes: a first index makes every photo's renditions
   curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break
   sleep 0.2
 done

@@ -75,8 +75,10 @@ def test_local_raster_images_get_webp_renditions_sizes_lazy_and_async(make_site)
     assert widths(first["srcset"]) == list(WIDTHS)
     assert first["sizes"] == SIZES and first["decoding"] == "async"
     assert "loading" not in first, "the first image may be in the first screen"
+    assert first["fetchpriority"] == "high", "and, with no cover, be the largest paint"
     linked = found["Linked photo"]
     assert linked["loading"] == "lazy" and linked["srcset"] == first["srcset"]
+    assert "fetchpriority" not in linked
     link = BeautifulSoup(parsed.html, "html.parser").find("img", alt="Linked photo").parent
     assert link.name == "a" and link["href"] == "/media/posts/p/big.jpg", "links keep the original"
     assert widths(found["Small"]["srcset"]) == [300], "never enlarged"
@@ -84,7 +86,7 @@ def test_local_raster_images_get_webp_renditions_sizes_lazy_and_async(make_site)
         assert "srcset" not in found[name], name
     assert found["Vector"]["loading"] == "lazy" and found["Vector"]["decoding"] == "async"
     figure = found["A figure"]
-    assert widths(figure["srcset"]) == [480, 800, 1000] and figure["loading"] == "lazy"
+    assert widths(figure["srcset"]) == [480, 720, 1000] and figure["loading"] == "lazy"
     assert (figure["width"], figure["height"]) == ("1000", "500")
 
     folder = site.database_path.parent / "thumbs"
@@ -93,6 +95,15 @@ def test_local_raster_images_get_webp_renditions_sizes_lazy_and_async(make_site)
         with Image.open(folder / url.removeprefix("/thumbs/")) as made:
             assert made.format == "WEBP" and made.width == int(w[:-1])
             assert made.height == round(made.width * 2 / 3)
+
+
+def test_with_a_cover_the_first_body_image_is_eager_but_not_first_in_line(make_site):
+    site = make_site({**files(), "posts/p/index.md": post("Photos", body=BODY, cover="fig.jpg")})
+    parsed = parse_post(
+        site, "posts/p/index.md", (site.content_dir / "posts/p/index.md").read_bytes()
+    )
+    first = images(parsed.html)["First photo"]
+    assert "loading" not in first and "fetchpriority" not in first
 
 
 def test_renditions_are_made_once_named_by_content_and_served_immutable(make_site, serve):

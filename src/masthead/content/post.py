@@ -162,7 +162,6 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     if formulas.found:
         html = sanitize.clean(formulas.place(html), trusted=site.settings.raw_html)
     html = images.add_sizes(html, site.content_dir)  # integers only: safe after sanitizing
-    html = responsive.add_renditions(html, site.content_dir, thumbs.folder_for(site.database_path))
     from_tokens = _plain_text(rendered.text, calls, formulas)  # None: the HTML's text is needed
     headings = [
         (level, hid, formulas.text(calls.text(title))) for level, hid, title in rendered.headings
@@ -188,6 +187,9 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     else:
         excerpt = text.excerpt_from_html(html)
     cover = urls.resolve_relative(meta.cover, info.folder, file=True) if meta.cover else ""
+    html = responsive.add_renditions(  # WebP renditions of its photos, made once
+        html, site.content_dir, thumbs.folder_for(site.database_path), cover=bool(cover)
+    )
     cover_warning: tuple[ContentIssue, ...] = ()
     if cover and sanitize.scheme(cover) not in ("", "http", "https"):
         line = fm.lines.get("cover", fm.lines.get("image", 1))

@@ -8,7 +8,8 @@ GIF, which may be animated) gets, as a cover's card thumbnail does (`content.thu
   `/thumbs/` with a year-long `immutable` Cache-Control and copied by `masthead build`;
 - `sizes`: the post column's width (`SIZES`, from site.css: `--measure` within the gutters);
 - `decoding="async"`, and `loading="lazy"` for every image but the first, which may be in the
-  first screen (lazy-loading it would delay the page's largest paint).
+  first screen (lazy-loading it would delay the page's largest paint); in a post without a
+  cover, that first image is likely the largest paint: it gets `fetchpriority="high"`.
 
 `src` stays the original file, so it remains what a link to the image, a feed reader or a
 browser without `srcset` gets; an author's own `srcset`, `sizes` or `loading` is kept. An
@@ -32,16 +33,22 @@ from masthead.content.images import media_file
 
 log = logging.getLogger(__name__)
 
-WIDTHS = (480, 800, 1200, 1600)  # a phone at 1x-3x, the column at 1x-2x
+# a phone at 1x (480), 1.75-2x (720) and 3x (1080: 390 px less the gutters), the column (42rem)
+# at 1x (720) and 2x (1600)
+WIDTHS = (480, 720, 1080, 1600)
 SIZES = "(min-width: 46rem) 42rem, calc(100vw - 2.5rem)"  # site.css: 68ch, 1.25rem gutters
 _IMG = re.compile(r"<img\b([^>]*?)\s*/?>")
 _SRC = re.compile(r'\bsrc="([^"]*)"')
-_HAS = {name: re.compile(rf'\b{name}="') for name in ("srcset", "sizes", "loading", "decoding")}
+_HAS = {
+    name: re.compile(rf'\b{name}="')
+    for name in ("srcset", "sizes", "loading", "decoding", "fetchpriority")
+}
 
 
-def add_renditions(body: str, content_dir: Path, folder: Path) -> str:
+def add_renditions(body: str, content_dir: Path, folder: Path, *, cover: bool = False) -> str:
     """`body` (sanitized) with its local raster images made responsive (module docstring);
-    renditions are written to `folder` (`thumbs.folder_for(database)`)."""
+    renditions are written to `folder` (`thumbs.folder_for(database)`); `cover`: the post has a
+    cover, drawn above its body."""
     if "<img" not in body:
         return body
     count = 0
@@ -62,6 +69,8 @@ def add_renditions(body: str, content_dir: Path, folder: Path) -> str:
             added += ' decoding="async"'
         if not first and not _HAS["loading"].search(attrs):
             added += ' loading="lazy"'
+        elif first and not cover and not _HAS["loading"].search(attrs + added):
+            added += "" if _HAS["fetchpriority"].search(attrs) else ' fetchpriority="high"'
         return f"<img{attrs}{added}>"
 
     return _IMG.sub(one, body)

@@ -52,7 +52,17 @@ _COMMON = {"class", "id", "title", "lang", "dir", "role", "aria-label", "aria-hi
 _ATTRS = {
     "*": _COMMON,
     "a": {"href", "hreflang"},
-    "img": {"src", "srcset", "sizes", "alt", "width", "height", "loading", "decoding"},
+    "img": {
+        "src",
+        "srcset",
+        "sizes",
+        "alt",
+        "width",
+        "height",
+        "loading",
+        "decoding",
+        "fetchpriority",
+    },
     "input": {"checked"},  # task lists; type and disabled are set below
     "td": {"colspan", "rowspan"},
     "th": {"colspan", "rowspan", "scope"},

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from masthead.config import load_site
@@ -79,3 +80,16 @@ def test_axe_finds_no_violation_on_the_technical_post(browser, base):
             assert [u for u in requests if not u.startswith(base)] == [], (width, scheme)
             context.close()
     assert not found, f"{len(found)} axe violations:\n" + "\n".join(found)
+
+
+def test_nu_checker_finds_no_error_on_the_technical_post(base, tmp_path):
+    from test_html_valid import _check  # the HTML gate's own run of the Nu checker
+
+    file = tmp_path / "technical.html"
+    file.write_text(httpx.get(base + POST).text, encoding="utf-8")
+    errors = [
+        f"{m.get('lastLine', '?')}: {m['message']} [{m.get('extract', '').strip()[:80]}]"
+        for m in _check([file])
+        if m["type"] in ("error", "non-document-error")
+    ]
+    assert not errors, f"{len(errors)} Nu errors:\n" + "\n".join(errors)

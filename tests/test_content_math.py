@@ -122,3 +122,19 @@ def test_math_reaches_the_feed(make_site, serve):
     feed = BeautifulSoup(client.get("/feed.xml").text, "xml")
     body = soup(feed.find("item").find("content:encoded").get_text())
     assert body.find("math")["alttext"] == "E=mc^2" and body.find("msup") is not None
+
+
+def test_an_authors_own_mathml_is_removed_and_tex_text_that_is_markup_is_code(make_site):
+    site = make_site({})
+    body = (
+        "Raw <math><mtext><table><tr><td>x</td></tr></table></mtext></math> here.\n\n"
+        "A formula $x+1$ and a bad one $\\text{<b>bold</b>}$.\n"
+    )
+    parsed = parse(site, body)
+    page = soup(parsed.html)
+    assert [m.get("alttext") for m in page.find_all("math")] == ["x+1"], "only the formula's"
+    assert page.find("b") is None and page.find("table") is None
+    assert [c.get_text() for c in page.find_all("code", class_="math-error")] == [
+        "$\\text{<b>bold</b>}$"
+    ]
+    assert any("<b> in the formula" in w.reason for w in parsed.warnings)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from html.parser import HTMLParser
 
+from defusedxml import ElementTree
 from latex2mathml.converter import convert
 
 _OPEN, _CLOSE, _DIGIT0 = "\ue002", "\ue003", 0xE200
@@ -104,8 +105,25 @@ def to_mathml(tex: str, display: bool) -> tuple[str | None, str]:
     unknown = _UNKNOWN_COMMAND.search(out)
     if unknown:
         return None, f"unknown command {unknown.group(0)[1:-1]}"
+    strange = _not_mathml(out)
+    if strange:
+        return None, strange
     alt = html.escape(" ".join(tex.split()), quote=True)
     return out.replace("<math ", f'<math alttext="{alt}" ', 1), ""
+
+
+def _not_mathml(markup: str) -> str:
+    """Why latex2mathml's `markup` is not MathML alone ("" when it is): it writes `\\text{…}`'s
+    text unescaped, so `\\text{<b>}` would be HTML inside the formula."""
+    try:
+        root = ElementTree.fromstring(markup)
+    except Exception:  # not well-formed XML (defusedxml refuses entities too)
+        return "text that is markup"
+    for element in root.iter():
+        tag = element.tag.rsplit("}", 1)[-1] if isinstance(element.tag, str) else ""
+        if tag not in TAGS:
+            return f"element <{tag}> in the formula"
+    return ""
 
 
 def _token(number: int) -> str:

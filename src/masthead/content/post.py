@@ -160,7 +160,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     )
     html = calls.place(html, trusted=site.settings.raw_html)  # ends with the sanitizer
     if formulas.found:
-        html = sanitize.clean(formulas.place(html), trusted=site.settings.raw_html)
+        html = sanitize.clean(formulas.place(html), trusted=site.settings.raw_html, mathml=True)
     html = images.add_sizes(html, site.content_dir)  # integers only: safe after sanitizing
     from_tokens = _plain_text(rendered.text, calls, formulas)  # None: the HTML's text is needed
     headings = [

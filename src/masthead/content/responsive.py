@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 # a phone at 1x (480), 1.75-2x (720) and 3x (1080: 390 px less the gutters), the column (42rem)
 # at 1x (720) and 2x (1600)
 WIDTHS = (480, 720, 1080, 1600)
+QUALITY = 75  # WebP quality of photos in bodies: Hugo's default for processed images
 SIZES = "(min-width: 46rem) 42rem, calc(100vw - 2.5rem)"  # site.css: 68ch, 1.25rem gutters
 _IMG = re.compile(r"<img\b([^>]*?)\s*/?>")
 _SRC = re.compile(r'\bsrc="([^"]*)"')
@@ -80,7 +81,7 @@ def _srcset(path: Path, folder: Path, attrs: str) -> str:
     if _HAS["srcset"].search(attrs):
         return ""
     try:
-        made = thumbs.renditions(path, folder, WIDTHS)
+        made = thumbs.renditions(path, folder, WIDTHS, QUALITY)
     except (*thumbs.BROKEN, Image.DecompressionBombWarning) as exc:
         log.warning("%s: no renditions: %s", path, exc)
         return ""

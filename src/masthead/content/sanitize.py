@@ -46,7 +46,6 @@ _TAGS = {
     "pre", "q", "s", "samp", "section", "small", "span", "strong", "sub", "summary", "sup", "table",
     "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u", "ul", "var", "wbr", "aside",
     "center",
-    *math.TAGS,  # formulas, as content/math.py writes them
 }  # fmt: skip
 _COMMON = {"class", "id", "title", "lang", "dir", "role", "aria-label", "aria-hidden"}
 _ATTRS = {
@@ -76,7 +75,6 @@ _ATTRS = {
     "blockquote": {"cite"},
     "del": {"cite", "datetime"},
     "ins": {"cite", "datetime"},
-    **math.attributes(),
 }
 # `<input>` exists for task-list checkboxes only: never a text or password box in a post. One
 # attribute per pass: ammonia adds a tag's set attributes in hash order, random per process, so
@@ -219,20 +217,48 @@ _UNTRUSTED_AGAIN = nh3.Cleaner(  # the same allowlist over clean HTML: only `dis
     strip_comments=True,
     set_tag_attribute_values=_SET_ATTRS_AGAIN,
 )
+# stored bodies (`mathml=True`): the same, plus the MathML of formulas (content/math.py), which
+# is placed after the author's HTML has passed without it: an author's own <math> never survives
+# (MathML in HTML is where mutation XSS lives: <math><mtext><table>…)
+_MATH_TAGS = _TAGS | math.TAGS
+_MATH_ATTRS = {**_ATTRS, **math.attributes()}
+_UNTRUSTED_MATH = nh3.Cleaner(
+    tags=_MATH_TAGS,
+    attributes=_MATH_ATTRS,
+    attribute_filter=_filter(trusted=False),
+    url_schemes=set(SAFE_SCHEMES),
+    link_rel="noopener noreferrer",
+    strip_comments=True,
+    set_tag_attribute_values=_SET_ATTRS,
+)
+_UNTRUSTED_MATH_AGAIN = nh3.Cleaner(
+    tags=_MATH_TAGS,
+    attributes={**_MATH_ATTRS, "input": _ATTRS_AGAIN["input"]},
+    url_schemes=set(SAFE_SCHEMES),
+    link_rel="noopener noreferrer",
+    strip_comments=True,
+    set_tag_attribute_values=_SET_ATTRS_AGAIN,
+)
 _MARKS = nh3.Cleaner(tags={"mark"}, attributes={}, link_rel=None, strip_comments=True)
 
 
-def clean(html: str, rewrite: Rewrite | None = None, *, trusted: bool = False) -> str:
+def clean(
+    html: str, rewrite: Rewrite | None = None, *, trusted: bool = False, mathml: bool = False
+) -> str:
     """`html` through the allowlist above (comments dropped), every URL checked and passed to
-    `rewrite`. `trusted=True` (the `raw_html` setting) keeps the author's HTML (see above)."""
+    `rewrite`. `trusted=True` (the `raw_html` setting) keeps the author's HTML (see above).
+    `mathml=True` for a stored body, whose formulas (content/math.py) are MathML: never for
+    the author's HTML itself."""
     token = _REWRITE.set(rewrite)
     try:
         if trusted:
             return _TRUSTED.clean(html)
-        out = _UNTRUSTED.clean(html)
+        out = (_UNTRUSTED_MATH if mathml else _UNTRUSTED).clean(html)
     finally:
         _REWRITE.reset(token)
-    return out if "<input" not in out else _UNTRUSTED_AGAIN.clean(out)
+    if "<input" not in out:
+        return out
+    return (_UNTRUSTED_MATH_AGAIN if mathml else _UNTRUSTED_AGAIN).clean(out)
 
 
 def urls_in(html: str) -> list[str]:

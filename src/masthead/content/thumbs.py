@@ -138,7 +138,9 @@ class Thumbnails:
         return Thumb(src, srcset, width, height)
 
 
-def renditions(path: Path, folder: Path, widths: Sequence[int]) -> list[tuple[int, int, str]]:
+def renditions(
+    path: Path, folder: Path, widths: Sequence[int], quality: int = QUALITY
+) -> list[tuple[int, int, str]]:
     """`(width, height, URL)` of the WebP renditions of the raster image at `path`, `widths`
     pixels wide (never wider than the original), smallest first, written to `folder` under
     names made of the file's SHA-256 and the width unless they are there already. Raises
@@ -155,7 +157,8 @@ def renditions(path: Path, folder: Path, widths: Sequence[int]) -> list[tuple[in
         if not target.exists():
             if image is None:
                 image = _open(path)
-            _write(image.resize((width, height), Image.Resampling.LANCZOS), target, folder)
+            resized = image.resize((width, height), Image.Resampling.LANCZOS)
+            _write(resized, target, folder, quality)
         made.append((width, height, URL_PREFIX + name))
     return made
 
@@ -180,7 +183,7 @@ def _open(path: Path) -> Any:
             return image
 
 
-def _write(image: Any, target: Path, folder: Path) -> None:
+def _write(image: Any, target: Path, folder: Path, quality: int = QUALITY) -> None:
     """Save atomically: another worker may write the same name at the same time."""
     if image.mode not in ("RGB", "RGBA"):
         image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
@@ -188,7 +191,7 @@ def _write(image: Any, target: Path, folder: Path) -> None:
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as file:
-            image.save(file, "WEBP", quality=QUALITY, method=4)
+            image.save(file, "WEBP", quality=quality, method=4)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -15,6 +15,10 @@
 # metrics (ms), the 1-minute load average when it started and its longest main-thread task; then
 # every layout shift Lighthouse found, with the element that moved.
 #
+# SITE=DIR serves a copy of the site folder DIR instead of the demo (e.g. the technical post of
+# issue 32: `python3 bench/technical_post.py write DIR`, then PAGES=/posts/survey/). SCHEME=dark
+# runs Chromium with --force-dark-mode (prefers-color-scheme: dark; the theme the page follows).
+#
 # MASTHEAD=/path/to/other/checkout/.venv/bin/masthead serves the demo with another checkout's code
 # (its templates and static files), for before/after rounds on the same machine; OUT=dir keeps
 # that series' reports apart (default bench/out/lighthouse).
@@ -34,12 +38,12 @@ MASTHEAD=${MASTHEAD:-.venv/bin/masthead}
 mkdir -p "$OUT"
 
 site=$(mktemp -d)
-cp -r src/masthead/demo "$site/demo"
+cp -r "${SITE:-src/masthead/demo}" "$site/demo"
 rm -rf "$site/demo/.masthead"
 "$MASTHEAD" serve "$site/demo" --port "$PORT" --no-watch --workers 1 >"$OUT/serve.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$site"' EXIT
-for _ in $(seq 100); do
+for _ in $(seq 900); do  # up to 3 minutes: a first index makes every photo's renditions
   curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break
   sleep 0.2
 done
@@ -61,7 +65,7 @@ for run in $(seq "$RUNS"); do
       for attempt in 1 2; do
         "$LIGHTHOUSE" "http://127.0.0.1:$PORT$path" "${preset[@]}" --quiet \
           --only-categories="${CATEGORIES:-performance,accessibility,best-practices,seo}" \
-          --chrome-flags="--headless --no-sandbox --disable-gpu" \
+          --chrome-flags="--headless --no-sandbox --disable-gpu${SCHEME:+ --force-$SCHEME-mode}" \
           --output=json --output-path="$OUT/$factor$name.json" && break
         [ "$attempt" = 2 ] && exit 1
         echo "run $run $factor $path failed; once more" >&2

@@ -328,6 +328,8 @@ def test_raw_html_keeps_the_authors_html_and_rewrites_links_on_parsed_attributes
         "alt": " src='y' title=x ",
         "src": "/media/posts/harbour/map.png",
         "data-x": "1",
+        "decoding": "async",  # a body's images (content/responsive.py)
+        "fetchpriority": "high",
     }
     link = page.select_one("a")
     assert link["href"] == "/posts/lighthouse/" and link["onclick"] == "track()"

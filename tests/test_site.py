@@ -71,7 +71,7 @@ def test_links_to_source_files_become_permalinks(demo_site, serve):
     assert "/posts/kubelet-syncloop-pleg/" in hrefs
     assert not any("/_ref/" in h or h.endswith(".md") for h in hrefs)
     assert "{{" not in page.select_one(".post-body").get_text()
-    assert page.select_one("pre.mermaid") is not None
+    assert page.select_one("figure.diagram-mermaid pre code.language-mermaid") is not None
     assert page.select_one('a.video-link[href^="https://www.youtube.com/watch?v="]')
 
 

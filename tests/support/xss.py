@@ -16,6 +16,8 @@ import lxml.html
 from lxml import etree
 from playwright.sync_api import BrowserContext, Error, Page
 
+from masthead.content import math
+
 from support.sites import DATA as TEST_DATA
 
 DATA = TEST_DATA / "xss"
@@ -174,9 +176,30 @@ def _srcset_urls(value: str) -> list[str]:
     return [c.strip().split()[0] for c in value.split(",") if c.strip()]
 
 
+# a formula as content/math.py writes it: MathML presentation elements only, with its TeX
+MATHML = frozenset(math.TAGS)
+
+
+def _formula(el: Any) -> bool:
+    """A `<math>` that is a formula of the body (content/math.py): `alttext`, `display` inline
+    or block, and nothing but MathML elements inside, none with an event or URL attribute."""
+    if el.get("alttext") is None or el.get("display") not in ("inline", "block"):
+        return False
+    for child in el.iterdescendants():
+        if not isinstance(child.tag, str):
+            continue
+        if child.tag.lower().rsplit("}", 1)[-1] not in MATHML:
+            return False
+        if any(a.lower().startswith("on") or a.lower() in URL_ATTRS for a in child.attrib):
+            return False
+    return True
+
+
 def _theme_allows(el: Any, tag: str) -> bool:
     """The elements of FORBIDDEN that the theme itself writes, in the shapes it writes them."""
     get = el.get
+    if tag == "math":
+        return _formula(el)
     if tag == "script":
         src = get("src") or ""
         if get("type") == "application/ld+json" and not src:
@@ -268,7 +291,7 @@ def tree_problems(root: Any, fragment: bool) -> list[str]:
         tag = el.tag.lower().rsplit("}", 1)[-1]
         if tag in FORBIDDEN:
             allowed = _task_box(el) if fragment and tag == "input" else _theme_allows(el, tag)
-            if fragment and tag != "input":
+            if fragment and tag not in ("input", "math"):
                 allowed = False
             if not allowed:
                 out.append(f"<{tag}> element: {snippet()}")
@@ -321,6 +344,7 @@ HOOKS = (DATA / "hooks.js").read_text(encoding="utf-8")
 INSPECT = (
     f"const URLS = new Set({json.dumps(sorted(URL_ATTRS))});\n"
     f"const SEARCH = {json.dumps(sorted(SEARCH_ACTIONS))};\n"
+    f"const MATHML_TAGS = {json.dumps(sorted(MATHML))};\n"
     + (DATA / "inspect.js").read_text(encoding="utf-8")
 )
 

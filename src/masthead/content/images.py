@@ -57,7 +57,8 @@ def image_size(path: Path) -> tuple[int, int] | None:
         return None
 
 
-def _file(src: str, content_dir: Path) -> Path | None:
+def media_file(src: str, content_dir: Path) -> Path | None:
+    """The file a `/media/…` URL names inside `content_dir`, or None (elsewhere, missing)."""
     if not src.startswith(MEDIA_PREFIX):
         return None
     rel = unquote(src[len(MEDIA_PREFIX) :].split("#", 1)[0].split("?", 1)[0])
@@ -78,7 +79,7 @@ def add_sizes(html: str, content_dir: Path) -> str:
         src = _SRC.search(attrs)
         if src is None or _SIZED.search(attrs):
             return m.group(0)
-        path = _file(src.group(1), content_dir)
+        path = media_file(src.group(1), content_dir)
         size = image_size(path) if path else None
         if size is None:
             return m.group(0)

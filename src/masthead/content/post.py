@@ -27,11 +27,14 @@ from masthead.content import (
     frontmatter,
     images,
     markdown,
+    math,
     refs,
+    responsive,
     sanitize,
     shortcodes,
     source,
     text,
+    thumbs,
     translations,
     urls,
 )
@@ -77,13 +80,31 @@ def _menu_warnings(
     return tuple(ContentIssue(path, line, why, "warning") for why in problems)
 
 
-def _plain_text(plain: text.PlainText | None, calls: refs.Refs) -> text.PlainText | None:
-    """`plain` with the `ref`/`relref` tokens in it as their targets, as written."""
+def _plain_text(
+    plain: text.PlainText | None, calls: refs.Refs, formulas: math.Formulas
+) -> text.PlainText | None:
+    """`plain` with the `ref`/`relref` tokens in it as their targets, as written, and the
+    formulas as their TeX (as written in code)."""
     if plain is None:
         return None
     return text.PlainText(
-        calls.text(plain.prose), calls.text(plain.code), calls.text(plain.excerpt)
+        formulas.text(calls.text(plain.prose)),
+        formulas.source(calls.text(plain.code)),
+        formulas.text(calls.text(plain.excerpt)),
     )
+
+
+def _math_warnings(
+    path: str, body: str, body_line: int, formulas: math.Formulas
+) -> tuple[ContentIssue, ...]:
+    """A warning, at its line in the file, for each formula that does not convert. Formulas are
+    found after the shortcodes are expanded: the line is where the source first stands."""
+    found: list[ContentIssue] = []
+    for offset, why in formulas.warnings():
+        source = formulas.found_at(offset)
+        at = body.find(source) if source else -1
+        found.append(ContentIssue(path, _line_of(body, max(at, 0), body_line), why, "warning"))
+    return tuple(found)
 
 
 def parse_post(site: Site, rel: str, raw: bytes) -> Post:
@@ -121,6 +142,8 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     body, sc_warnings = shortcodes.expand(
         fm.body, ref=calls.token, inline=markdown.render_inline, text=label
     )
+    formulas = math.Formulas()  # TeX to tokens, and to MathML once sanitized (content/math.py)
+    body = formulas.extract(body)
     labels = {
         "footnotes_label": label("footnotes"),
         "backref_label": label("back_to_content"),
@@ -137,9 +160,13 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         trusted=site.settings.raw_html,
     )
     html = calls.place(html, trusted=site.settings.raw_html)  # ends with the sanitizer
+    if formulas.found:
+        html = sanitize.clean(formulas.place(html), trusted=site.settings.raw_html, mathml=True)
     html = images.add_sizes(html, site.content_dir)  # integers only: safe after sanitizing
-    from_tokens = _plain_text(rendered.text, calls)  # None when raw HTML needs the HTML's text
-    headings = [(level, hid, calls.text(title)) for level, hid, title in rendered.headings]
+    from_tokens = _plain_text(rendered.text, calls, formulas)  # None: the HTML's text is needed
+    headings = [
+        (level, hid, formulas.text(calls.text(title))) for level, hid, title in rendered.headings
+    ]
     plain, code = (
         (from_tokens.prose, from_tokens.code) if from_tokens else text.prose_and_code(html)
     )
@@ -161,6 +188,9 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     else:
         excerpt = text.excerpt_from_html(html)
     cover = urls.resolve_relative(meta.cover, info.folder, file=True) if meta.cover else ""
+    html = responsive.add_renditions(  # WebP renditions of its photos, made once
+        html, site.content_dir, thumbs.folder_for(site.database_path), cover=bool(cover)
+    )
     cover_warning: tuple[ContentIssue, ...] = ()
     if cover and sanitize.scheme(cover) not in ("", "http", "https"):
         line = fm.lines.get("cover", fm.lines.get("image", 1))
@@ -175,6 +205,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         + _suffix_warning(site, path, rel)
         + cover_warning
         + _menu_warnings(path, extra, fm.lines)
+        + _math_warnings(path, fm.body, fm.body_line, formulas)
     )
     return Post(
         source=path,

@@ -31,6 +31,8 @@ from contextvars import ContextVar
 
 import nh3
 
+from masthead.content import math
+
 Rewrite = Callable[[str], str]
 """Maps one URL (as parsed: entities decoded, surrounding spaces stripped) to the URL to write."""
 
@@ -49,7 +51,17 @@ _COMMON = {"class", "id", "title", "lang", "dir", "role", "aria-label", "aria-hi
 _ATTRS = {
     "*": _COMMON,
     "a": {"href", "hreflang"},
-    "img": {"src", "srcset", "sizes", "alt", "width", "height", "loading"},
+    "img": {
+        "src",
+        "srcset",
+        "sizes",
+        "alt",
+        "width",
+        "height",
+        "loading",
+        "decoding",
+        "fetchpriority",
+    },
     "input": {"checked"},  # task lists; type and disabled are set below
     "td": {"colspan", "rowspan"},
     "th": {"colspan", "rowspan", "scope"},
@@ -205,20 +217,48 @@ _UNTRUSTED_AGAIN = nh3.Cleaner(  # the same allowlist over clean HTML: only `dis
     strip_comments=True,
     set_tag_attribute_values=_SET_ATTRS_AGAIN,
 )
+# stored bodies (`mathml=True`): the same, plus the MathML of formulas (content/math.py), which
+# is placed after the author's HTML has passed without it: an author's own <math> never survives
+# (MathML in HTML is where mutation XSS lives: <math><mtext><table>…)
+_MATH_TAGS = _TAGS | math.TAGS
+_MATH_ATTRS = {**_ATTRS, **math.attributes()}
+_UNTRUSTED_MATH = nh3.Cleaner(
+    tags=_MATH_TAGS,
+    attributes=_MATH_ATTRS,
+    attribute_filter=_filter(trusted=False),
+    url_schemes=set(SAFE_SCHEMES),
+    link_rel="noopener noreferrer",
+    strip_comments=True,
+    set_tag_attribute_values=_SET_ATTRS,
+)
+_UNTRUSTED_MATH_AGAIN = nh3.Cleaner(
+    tags=_MATH_TAGS,
+    attributes={**_MATH_ATTRS, "input": _ATTRS_AGAIN["input"]},
+    url_schemes=set(SAFE_SCHEMES),
+    link_rel="noopener noreferrer",
+    strip_comments=True,
+    set_tag_attribute_values=_SET_ATTRS_AGAIN,
+)
 _MARKS = nh3.Cleaner(tags={"mark"}, attributes={}, link_rel=None, strip_comments=True)
 
 
-def clean(html: str, rewrite: Rewrite | None = None, *, trusted: bool = False) -> str:
+def clean(
+    html: str, rewrite: Rewrite | None = None, *, trusted: bool = False, mathml: bool = False
+) -> str:
     """`html` through the allowlist above (comments dropped), every URL checked and passed to
-    `rewrite`. `trusted=True` (the `raw_html` setting) keeps the author's HTML (see above)."""
+    `rewrite`. `trusted=True` (the `raw_html` setting) keeps the author's HTML (see above).
+    `mathml=True` for a stored body, whose formulas (content/math.py) are MathML: never for
+    the author's HTML itself."""
     token = _REWRITE.set(rewrite)
     try:
         if trusted:
             return _TRUSTED.clean(html)
-        out = _UNTRUSTED.clean(html)
+        out = (_UNTRUSTED_MATH if mathml else _UNTRUSTED).clean(html)
     finally:
         _REWRITE.reset(token)
-    return out if "<input" not in out else _UNTRUSTED_AGAIN.clean(out)
+    if "<input" not in out:
+        return out
+    return (_UNTRUSTED_MATH_AGAIN if mathml else _UNTRUSTED_AGAIN).clean(out)
 
 
 def urls_in(html: str) -> list[str]:

@@ -15,6 +15,8 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from masthead.content import diagrams
+
 _TAG = re.compile(
     r"<!--.*?-->"
     r"|\{\{(?P<open>[<%])\s*(?P<esc>/\*)?\s*(?P<close>/)?\s*(?P<name>[\w./-]+)(?P<args>.*?)"
@@ -110,12 +112,8 @@ def _youtube(call: Call, label: str) -> str:
 
 
 def _block(call: Call, inner: str, text: Callable[[str], str]) -> str:
-    if call.name == "mermaid":
-        src = html.escape(inner.strip("\n"))
-        return (
-            '\n\n<figure class="diagram diagram-mermaid" role="img" '
-            f'aria-label="{text("diagram")}"><pre class="mermaid">{src}</pre></figure>\n\n'
-        )
+    if call.name == "mermaid":  # the same as a ```mermaid fence (content.diagrams)
+        return diagrams.fence(inner)
     if call.name == "details":
         summary = html.escape(call.args.get("summary", call.args.get("title", "")))
         return f"\n\n<details><summary>{summary}</summary>\n\n{inner.strip()}\n\n</details>\n\n"

@@ -20,6 +20,7 @@ import os
 import tempfile
 import threading
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,8 @@ MEDIA = "/media/"
 URL_PREFIX = "/thumbs/"
 TYPES = {".webp": "image/webp"}  # what /thumbs/ serves
 RASTER = frozenset({".jpg", ".jpeg", ".png", ".webp", ".gif"})
-_BROKEN = (UnidentifiedImageError, Image.DecompressionBombError, OSError, ValueError, SyntaxError)
+BROKEN = (UnidentifiedImageError, Image.DecompressionBombError, OSError, ValueError, SyntaxError)
+_BROKEN = BROKEN
 
 
 @dataclass(frozen=True)
@@ -130,38 +132,67 @@ class Thumbnails:
             return None
 
     def _resize(self, path: Path) -> Thumb:
-        data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()[:32]
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(path) as opened:
-                if opened.width * opened.height > MAX_PIXELS:
-                    raise ValueError(f"{opened.width}×{opened.height} pixels is too large")
-                image: Any = ImageOps.exif_transpose(opened)
-                image.load()
-        widths = sorted({min(w, image.width) for w in WIDTHS})
-        made: list[tuple[int, int, str]] = []
-        for width in widths:
-            height = max(1, round(image.height * width / image.width))
-            name = f"{digest}-{width}.webp"
-            target = self.folder / name
-            if not target.exists():
-                self._write(image.resize((width, height), Image.Resampling.LANCZOS), target)
-            made.append((width, height, URL_PREFIX + name))
+        made = renditions(path, self.folder, WIDTHS)
         srcset = ", ".join(f"{url} {w}w" for w, _h, url in made)
         width, height, src = made[0]
         return Thumb(src, srcset, width, height)
 
-    def _write(self, image: Any, target: Path) -> None:
-        """Save atomically: another worker may write the same name at the same time."""
-        if image.mode not in ("RGB", "RGBA"):
-            image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
-        self.folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as file:
-                image.save(file, "WEBP", quality=QUALITY, method=4)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+
+def renditions(
+    path: Path, folder: Path, widths: Sequence[int], quality: int = QUALITY
+) -> list[tuple[int, int, str]]:
+    """`(width, height, URL)` of the WebP renditions of the raster image at `path`, `widths`
+    pixels wide (never wider than the original), smallest first, written to `folder` under
+    names made of the file's SHA-256 and the width unless they are there already. Raises
+    Pillow's errors, or ValueError for an image of more than `MAX_PIXELS` pixels."""
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()[:32]
+    image: Any = None
+    made: list[tuple[int, int, str]] = []
+    size = _size(path)
+    for width in sorted({min(w, size[0]) for w in widths}):
+        height = max(1, round(size[1] * width / size[0]))
+        name = f"{digest}-{width}.webp"
+        target = folder / name
+        if not target.exists():
+            if image is None:
+                image = _open(path)
+            resized = image.resize((width, height), Image.Resampling.LANCZOS)
+            _write(resized, target, folder, quality)
+        made.append((width, height, URL_PREFIX + name))
+    return made
+
+
+def _size(path: Path) -> tuple[int, int]:
+    """The upright size of the image at `path` (EXIF orientation applied), header only."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        with Image.open(path) as opened:
+            if opened.width * opened.height > MAX_PIXELS:
+                raise ValueError(f"{opened.width}×{opened.height} pixels is too large")
+            turned = opened.getexif().get(0x0112, 1) in (5, 6, 7, 8)  # EXIF Orientation
+            return (opened.height, opened.width) if turned else (opened.width, opened.height)
+
+
+def _open(path: Path) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        with Image.open(path) as opened:
+            image: Any = ImageOps.exif_transpose(opened)
+            image.load()
+            return image
+
+
+def _write(image: Any, target: Path, folder: Path, quality: int = QUALITY) -> None:
+    """Save atomically: another worker may write the same name at the same time."""
+    if image.mode not in ("RGB", "RGBA"):
+        image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as file:
+            image.save(file, "WEBP", quality=quality, method=4)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

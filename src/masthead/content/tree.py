@@ -18,6 +18,7 @@ from typing import Any
 
 from linkify_it import LinkifyIt
 
+from masthead.content import diagrams
 from masthead.content.headings import is_reserved, slugify, unique_ids
 from masthead.content.highlight import code_block
 from masthead.content.text import PlainText, lines
@@ -198,7 +199,11 @@ class Html:
             content = meta.get("content", "")
             info = meta.get("info", "") if name == "fence" else ""
             self._after_hidden = False
-            self.out.append(code_block(content, info, self.labels.get("code_label", "Code")))
+            label = self.labels.get("code_label", "Code")
+            if diagrams.is_diagram(info):  # a Mermaid diagram: its source, drawn by script
+                self.out.append(diagrams.figure(content, label))
+            else:
+                self.out.append(code_block(content, info, label))
             self._code.append("\n" + content + "\n")
         elif name == "html_block":
             self._raw = True

@@ -118,7 +118,7 @@ def absolutize(body: str, base: str, *, trusted: bool = False) -> str:
     `raw_html` site) with every `href`, `src`, `cite`, `poster` and `srcset` URL made absolute
     against the absolute URL `base` (RFC 3986 resolution: `/media/x.png`, `img.png`, `#fn:1` and
     `//cdn/x` all become absolute; `https:` and `mailto:` URLs are unchanged)."""
-    return sanitize.clean(body, lambda url: urljoin(base, url), trusted=trusted)
+    return sanitize.clean(body, lambda url: urljoin(base, url), trusted=trusted, mathml=True)
 
 
 def _body(item: FeedItem) -> str:

@@ -78,7 +78,9 @@ MEDIA_TYPES: Mapping[str, str] = {
     ".vtt": "text/vtt; charset=utf-8",
 }
 COMPRESSIBLE = frozenset({".css", ".js", ".mjs", ".svg", ".xml", ".json", ".txt", ".map"})
-MEMORY_LIMIT = 256 * 1024  # bytes: a larger file is streamed from disk as it is
+# bytes: a larger file is streamed from disk as it is. Mermaid's chunks (static/vendor/mermaid/,
+# up to 1.6 MB) fit: compressed, a page's diagram costs a quarter of its bytes (docs/performance.md)
+MEMORY_LIMIT = 2 * 1024 * 1024
 MEMORY_FILES = 256  # files kept in memory per mount, the oldest out first
 # Extra headers per type: SVG is a document that can hold script.
 TYPE_HEADERS: Mapping[str, Mapping[str, str]] = {".svg": {"Content-Security-Policy": SVG_POLICY}}

@@ -93,7 +93,8 @@ class Base:
             return urls.resolve_ref(target, table, content_dir, lang)
 
         shown = refs.show(html, permalink, self.absolute)
-        memo[(html, lang)] = done = sanitize.clean(shown, link, trusted=self.site.settings.raw_html)
+        trusted = self.site.settings.raw_html
+        memo[(html, lang)] = done = sanitize.clean(shown, link, trusted=trusted, mathml=True)
         return done
 
     def date(self, iso: str, lang: Language) -> dict[str, str]:

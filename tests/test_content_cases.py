@@ -511,7 +511,7 @@ def test_c09_split_kind(text: str, data_: dict, body: str) -> None:
         (b"", 1, "empty"),
         (b"\n\n", 1, "empty"),
         (b"\n---\ntitle: T\ndate: 2024-03-01\n---\nB", 1, "very first line"),
-        (b'+++\ntitle = "T"\n+++\nB', 1, "TOML"),
+        (b'+++\ntitle = "T"\n+++\nB', 1, "missing required front-matter key 'date'"),
         (b"---\n- a\n- b\n---\nB", 1, "not a YAML mapping"),
         (b"---\ntitle: T\ndate: 2024-03-01\ntitle: U\n---\nB", 4, "given twice"),
     ],

@@ -11,6 +11,7 @@ import re
 import unicodedata
 from datetime import date, datetime, time, tzinfo
 from typing import Any
+from urllib.parse import quote, unquote
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
@@ -31,6 +32,7 @@ _DATE = re.compile(
     r"(?:[Tt ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6})\d*)?)?)?"
     r"\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$"
 )
+_UNSAFE_PATH = re.compile(r"[?#\\\s]|//|(?:^|/)\.{1,2}(?:/|$)")
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0", ""}
 
@@ -118,6 +120,7 @@ class Meta(BaseModel):
     translationKey: str = ""
     aliases: tuple[str, ...] = ()
     canonical: str = ""
+    url: str = ""
     comments: bool = True
     toc: bool = True
     noindex: bool = False
@@ -144,7 +147,7 @@ class Meta(BaseModel):
         return tuple(seen.values())
 
     @field_validator(
-        "excerpt", "cover", "lang", "slug", "translationKey", "canonical", mode="before"
+        "excerpt", "cover", "lang", "slug", "translationKey", "canonical", "url", mode="before"
     )
     @classmethod
     def _text(cls, value: Any) -> str:
@@ -158,6 +161,29 @@ class Meta(BaseModel):
     @classmethod
     def _flag(cls, value: Any) -> bool:
         return _bool(value)
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        """Hugo's `url`: the page's path as written (no language prefix added), with a slash
+        at each end, percent-encoded; never a path masthead serves itself."""
+        if not value:
+            return ""
+        inner = unquote(value).strip("/")
+        if not inner:
+            raise ValueError("the home page is the list of posts; give a path such as /about-us/")
+        if _UNSAFE_PATH.search(inner) or value.startswith(("http://", "https://")):
+            raise ValueError(
+                f"{value!r}: write a site path such as /about-us/ (no host, ?, #, spaces, "
+                "'.' or '..' segments)"
+            )
+        first = inner.split("/", 1)[0]
+        if first in urls.RESERVED:
+            raise ValueError(
+                f"{value!r} is under /{first}/, where masthead serves its own pages or files; "
+                "choose another path"
+            )
+        return quote(f"/{inner}/")
 
     @field_validator("canonical")
     @classmethod

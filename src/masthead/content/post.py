@@ -11,13 +11,15 @@ target, or a link whose text the page makes the permalink (`content.refs`). With
 handlers) but passes the same parser for the link rewriting (`content.sanitize`).
 
 Raises `ContentError(path, line, reason)` for a file that cannot be published; problems that do
-not stop publication (unknown shortcodes) are returned in `Post.warnings`.
+not stop publication (unknown shortcodes) are returned in `Post.warnings`. A file Hugo renders no
+page for (a headless bundle, `build.render: never`) raises `NotRendered`: no page, no error.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -39,8 +41,58 @@ from masthead.content.headings import build_toc, render_toc
 from masthead.content.meta import MENU_KEYS, menu_entry, normalise, term_key
 from masthead.content.model import Post, Term
 from masthead.content.permalinks import Fields, expand
+from masthead.content.tree import MORE
 from masthead.errors import ContentError, ContentIssue
 from masthead.i18n import gettext
+
+SUMMARY_LIMIT = 300  # characters of a summary written by hand (front matter or <!--more-->)
+
+
+class NotRendered(Exception):
+    """A content file Hugo renders no page for: a headless bundle (`headless: true`) or one
+    with `build.render: never` (or `link`, or Hugo's older `_build` and `render: false`).
+    It is not published and is no error; `issue` (severity info) says why, for `check`."""
+
+    def __init__(self, path: str, line: int, reason: str) -> None:
+        super().__init__(f"{path}:{line}: {reason}")
+        self.issue = ContentIssue(path, line, reason, "info")
+
+
+def _not_rendered(data: dict[str, Any], lines: dict[str, int]) -> tuple[int, str] | None:
+    """Where and why front matter `data` asks for no page (see `NotRendered`), or None."""
+    headless = data.get("headless")
+    if headless is True or str(headless).lower() == "true":
+        return lines.get("headless", 1), "not published: a headless bundle (headless: true)"
+    key = next((k for k in ("build", "_build") if isinstance(data.get(k), dict)), None)
+    if key is None:
+        return None
+    render = data[key].get("render")
+    if render is False or str(render).lower() in ("never", "link", "false"):
+        shown = "false" if render is False else str(render)
+        return lines.get(key, 1), f"not published: {key}.render is {shown}"
+    return None
+
+
+def _params(data: dict[str, Any], site_params: dict[str, Any]) -> Callable[[str], object]:
+    """The `param` shortcode's lookup: a dotted key (`author.name`), case-insensitive as in
+    Hugo, in the front matter, then its `params` table, then the site's `params`."""
+
+    def dig(table: object, parts: list[str]) -> object:
+        for part in parts:
+            if not isinstance(table, dict):
+                return None
+            table = next((v for k, v in table.items() if str(k).lower() == part.lower()), None)
+        return table
+
+    def find(key: str) -> object:
+        parts = key.strip().split(".")
+        for table in (data, data.get("params"), site_params):
+            value = dig(table, parts)
+            if value is not None:
+                return value
+        return None
+
+    return find
 
 
 def _line_of(body: str, offset: int, body_line: int) -> int:
@@ -81,7 +133,7 @@ def _plain_text(plain: text.PlainText | None, calls: refs.Refs) -> text.PlainTex
     if plain is None:
         return None
     return text.PlainText(
-        calls.text(plain.prose), calls.text(plain.code), calls.text(plain.excerpt)
+        calls.text(plain.prose), calls.text(plain.code), calls.text(plain.excerpt), plain.divided
     )
 
 
@@ -95,6 +147,9 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     if info.kind == "author":
         return authors.parse_bio(site, info, raw)
     fm = frontmatter.split(path, source.decode(path, raw))
+    skip = _not_rendered(fm.data, fm.lines)
+    if skip is not None:
+        raise NotRendered(path, *skip)
     meta, extra, problems = normalise(fm.data, fm.lines, site.tz)
     if problems:
         line, reason = problems[0]
@@ -118,7 +173,11 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         return gettext(locale, key)
 
     body, sc_warnings = shortcodes.expand(
-        fm.body, ref=calls.token, inline=markdown.render_inline, text=label
+        fm.body,
+        ref=calls.token,
+        inline=markdown.render_inline,
+        text=label,
+        param=_params(fm.data, site.settings.params),
     )
     labels = {
         "footnotes_label": label("footnotes"),
@@ -148,15 +207,19 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     prefix = lang.prefix
     patterns = site.settings.permalinks
     pattern = patterns.posts if info.kind == "post" else patterns.pages
-    url = expand(
+    url = meta.url or expand(
         pattern,
         prefix,
         Fields(meta.date, meta.title, slug if meta.slug else "", info.slug, info.section),
     )
     if meta.excerpt:
-        excerpt = text.truncate(meta.excerpt, 300)
+        excerpt = text.truncate(meta.excerpt, SUMMARY_LIMIT)
     elif from_tokens and from_tokens.excerpt:
-        excerpt = text.truncate(from_tokens.excerpt)
+        limit = SUMMARY_LIMIT if from_tokens.divided else 200
+        excerpt = text.truncate(from_tokens.excerpt, limit)
+    elif from_tokens is None and MORE in rendered.html:
+        before = sanitize.clean(rendered.html.split(MORE, 1)[0], lambda url: url)
+        excerpt = text.truncate(text.html_to_text(before).replace("\n", " "), SUMMARY_LIMIT)
     else:
         excerpt = text.excerpt_from_html(html)
     cover = urls.resolve_relative(meta.cover, info.folder, file=True) if meta.cover else ""

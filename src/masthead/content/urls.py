@@ -19,6 +19,11 @@ from urllib.parse import quote, unquote
 
 REF_PREFIX = "/_ref/"
 MEDIA_PREFIX = "/media/"
+# first path segments that masthead's own routes and mounts hold (a page cannot live there)
+RESERVED = frozenset({
+    "static", "media", "thumbs", "_ref", "_dev", "guanli", "api", "search", "comments",
+    "healthz", "tags", "categories", "authors", "archive", "page",
+})  # fmt: skip
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")

@@ -19,7 +19,7 @@ from masthead.config import Site
 from masthead.content import sanitize, urls
 from masthead.content.discover import skipped, walk
 from masthead.content.model import Post
-from masthead.content.post import parse_post
+from masthead.content.post import NotRendered, parse_post
 from masthead.errors import ContentError, ContentIssue
 from masthead.store import check as check_store
 from masthead.store.posts import DUPLICATE_RULE
@@ -32,7 +32,7 @@ def check_site(site: Site) -> list[ContentIssue]:
     for rel in walk(site.content_dir) if site.content_dir.is_dir() else []:
         try:
             post = parse_post(site, rel, (site.content_dir / rel).read_bytes())
-        except ContentError as exc:
+        except (ContentError, NotRendered) as exc:
             issues.append(exc.issue)
             continue
         except OSError as exc:

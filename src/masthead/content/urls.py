@@ -43,6 +43,16 @@ def segment(text: str) -> str:
     return "" if not text.strip(".") else text
 
 
+def static_url(rel: str) -> str:
+    """The URL path at which the site's `static/` file `rel` (POSIX, relative to the folder) is
+    served at the root, as Hugo publishes it: `/images/x.png`; a folder's `index.html` at the
+    folder, `/about/`."""
+    name = rel.rsplit("/", 1)[-1]
+    if name in ("index.html", "index.htm"):
+        return "/" + quote(rel[: -len(name)])
+    return "/" + quote(rel)
+
+
 def lang_path(prefix: str, path: str) -> str:
     """Site path `path` (`/archive/`) in the language whose URL prefix is `prefix`:
     `/archive/` for the default language (prefix ""), `/zh/archive/` for `zh`."""

@@ -8,7 +8,8 @@ links, `content.refs`), covers that are no readable image,
 two posts of one language with one `translationKey` and front-matter menu entries left out or
 partly ignored (warnings), and every file and folder the site skips (`discover.skipped`): info
 for what a normal site has (`_index.md`, `.git/`, editor backups), a warning for a content
-format masthead does not render (`.org`, `.adoc`, `.rst`…), whose text would silently be missing.
+format masthead does not render (`.org`, `.adoc`, `.rst`…), whose text would silently be missing;
+and the `static/` folder's clashes and missing files (`indexing.static_files`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from masthead.content.discover import skipped, walk
 from masthead.content.model import Post
 from masthead.content.post import NotRendered, parse_post
 from masthead.errors import ContentError, ContentIssue
+from masthead.indexing.static_files import check_static
 from masthead.store import check as check_store
 from masthead.store.posts import DUPLICATE_RULE
 
@@ -76,6 +78,7 @@ def check_site(site: Site) -> list[ContentIssue]:
     issues.extend(_broken_covers(site, posts))
     issues.extend(_translation_clashes(site, posts))
     issues.extend(_skipped(site))
+    issues.extend(check_static(site, posts))
     return sorted(issues, key=lambda i: (i.path, i.line, i.reason))
 
 

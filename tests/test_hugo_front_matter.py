@@ -197,3 +197,15 @@ def test_a_broken_toml_file_does_not_stop_the_site(site: Site) -> None:
         "content/posts/bad.md:2: invalid TOML front matter, column 9: Invalid value "
         '(TOML strings are quoted: title = "…")'
     ]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "+++\ntitle = 'T'\nx = " + "[" * 5000 + "]" * 5000 + "\n+++\nB",
+        '{"title": "T", "x": ' + "[" * 50_000 + "]" * 50_000 + "}\nB",
+    ],
+    ids=["toml", "json"],
+)
+def test_nesting_too_deep_is_an_error_not_a_crash(site: Site, raw: str) -> None:
+    assert "nested too deeply" in error(site, raw).reason

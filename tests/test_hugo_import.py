@@ -213,3 +213,11 @@ def test_unknown_settings_are_listed() -> None:
     names = [name for name, _why in converted.dropped]
     assert names == sorted(set(names), key=names.index)  # each once
     assert "enablerobotstxt" in names and "copyright" in names
+
+
+@pytest.mark.parametrize(
+    ("hugo", "hreflang"),
+    [("zh-cn", "zh-CN"), ("zh-hans", "zh-Hans"), ("en_us", "en-US"), ("es-419", "es-419")],
+)
+def test_language_codes_become_bcp47_hreflang_kind(hugo: str, hreflang: str) -> None:
+    assert hugo_config.bcp47(hugo) == hreflang

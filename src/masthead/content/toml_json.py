@@ -20,6 +20,7 @@ from typing import Any
 
 from masthead.errors import ContentError
 
+_TOO_DEEP = "invalid front matter: lists or tables nested too deeply to read"
 DATE_KEYS = frozenset({"date", "updated", "lastmod", "publishDate", "expiryDate"})
 
 
@@ -108,6 +109,8 @@ def load_toml(path: str, block: str, first_line: int) -> tuple[dict[str, Any], d
     lines, twice = toml_key_lines(block, first_line)
     try:
         data = tomllib.loads(block, parse_float=Number)
+    except RecursionError:
+        raise ContentError(path, first_line, _TOO_DEEP) from None
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         if twice and ("Cannot overwrite" in message or "Cannot declare" in message):
@@ -162,6 +165,8 @@ def load_json(path: str, text: str) -> tuple[dict[str, Any], dict[str, int], int
     decoder = json.JSONDecoder(object_pairs_hook=pairs, parse_float=Number)
     try:
         data, end = decoder.raw_decode(text, start)
+    except RecursionError:
+        raise ContentError(path, 1, _TOO_DEEP) from None
     except json.JSONDecodeError as exc:
         if exc.pos >= len(text.rstrip()):
             opened = text.count("\n", 0, start) + 1

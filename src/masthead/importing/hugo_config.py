@@ -152,6 +152,21 @@ def read(hugo_dir: Path) -> tuple[dict[str, Any], list[str]]:
     return config, sources
 
 
+def bcp47(tag: str) -> str:
+    """A language code as BCP 47 writes it, which hreflang wants: Hugo's `zh-cn` is `zh-CN`,
+    `zh-hans` is `zh-Hans`, `en_us` is `en-US`."""
+    parts = tag.replace("_", "-").split("-")
+    out = [parts[0].lower()]
+    for part in parts[1:]:
+        if len(part) == 4 and part.isalpha():
+            out.append(part.title())
+        elif len(part) == 2 or (len(part) == 3 and part.isdigit()):
+            out.append(part.upper())
+        else:
+            out.append(part.lower())
+    return "-".join(out)
+
+
 def _text(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
@@ -177,7 +192,7 @@ def _languages(config: dict[str, Any], hugo_dir: Path, out: Converted) -> str:
             _text(config.get("languagecode")) if code == default else None
         )
         if hreflang and hreflang.lower() != code:
-            table["hreflang"] = hreflang
+            table["hreflang"] = bcp47(hreflang)
             table["aliases"] = [hreflang.lower()]
         own = _text(lang.get("contentdir"))
         if own:

@@ -149,3 +149,13 @@ def test_links_to_missing_static_files_are_warnings(tmp_path: Path) -> None:
     ]
     (site.root / "static" / "images" / "gone.png").write_bytes(PNG)
     assert len(_issues(site, "warning")) == 3
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/%00.png", "/" + "a" * 300 + ".png", "/images/%2e%2e/%2e%2e/masthead.toml", "/..%2fx.png"],
+)
+def test_odd_paths_are_404_not_500_kind(tmp_path: Path, path: str) -> None:
+    site = make(tmp_path / "s", {"images/x.png": PNG})
+    with TestClient(create_app(site)) as client:
+        assert client.get(path).status_code in (301, 404), path

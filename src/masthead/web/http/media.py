@@ -159,11 +159,14 @@ class Files(StaticFiles):
         """The response for the file at `path` (relative to the folders; a folder's
         `index.html` for a path ending in `/`), or None when there is no such file. For a
         route that serves files where no page is (the site's `static/` at the root)."""
-        full, found = self.lookup_path(path.lstrip("/"))
-        if found is not None and stat.S_ISDIR(found.st_mode):
-            if not path.endswith("/"):
-                return None  # the not-found handler redirects it to the path with a slash
-            full, found = self.lookup_path(path.lstrip("/") + "index.html")
+        try:
+            full, found = self.lookup_path(path.lstrip("/"))
+            if found is not None and stat.S_ISDIR(found.st_mode):
+                if not path.endswith("/"):
+                    return None  # the not-found handler redirects it to the path with a slash
+                full, found = self.lookup_path(path.lstrip("/") + "index.html")
+        except (OSError, ValueError):  # a name no file can have (too long, a NUL)
+            return None
         if found is None or not stat.S_ISREG(found.st_mode):
             return None
         return self.file_response(full, found, scope)

@@ -84,6 +84,7 @@ def test_every_post_is_served_at_its_hugo_url(imported: tuple[Path, str]) -> Non
             assert page.status_code == 200 and words in page.text, url
         old = client.get("/old/harbour-lights/", follow_redirects=False)
         assert old.status_code == 301 and old.headers["location"] == "/2024/03/harbour-lights/"
+        assert client.get(old.headers["location"]).status_code == 200
         assert client.get("/images/logo.png").status_code == 200  # static/ at the root
         assert client.get("/CNAME").text == "harbour.example.org\n"
         assert client.get("/posts/harbour-lights/dusk.png").status_code == 404

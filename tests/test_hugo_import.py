@@ -167,10 +167,21 @@ def test_hugo_default_urls_keep_the_section(tmp_path: Path) -> None:
     (hugo / "content" / "blog" / "a.md").write_text(
         "---\ntitle: A\ndate: 2024-01-01\n---\n\nA.\n", encoding="utf-8"
     )
+    nested = hugo / "content" / "blog" / "2020" / "b" / "index.md"
+    nested.parent.mkdir(parents=True)
+    nested.write_text("---\ntitle: B\ndate: 2020-01-01\n---\n\nB.\n", encoding="utf-8")
     site = tmp_path / "site"
-    assert masthead("import", "hugo", str(hugo), str(site)).returncode == 0
+    done = masthead("import", "hugo", str(hugo), str(site))
+    assert done.returncode == 0
     with TestClient(create_app(load_site(site))) as client:
         assert client.get("/blog/a/").status_code == 200  # as Hugo published it
+        assert client.get("/blog/b/").status_code == 200
+    # Hugo served the nested one at /blog/2020/b/: said, not silently lost
+    assert (
+        "warning: content/blog/2020/b/index.md: Hugo served it under /blog/2020/, masthead "
+        "under /blog/; add its old URL to its aliases"
+    ) in done.stdout
+    assert "content/blog/a.md" not in done.stdout
 
 
 @pytest.mark.parametrize(

@@ -144,6 +144,29 @@ def _content(result: HugoImport, source: Path, dest: Path, link: bool) -> None:
         result.pages.append((f"{source.name}/{name}", f"{dest.name}/{PAGES}/{name}"))
 
 
+def _nested(result: HugoImport, source: Path, prefix: str) -> None:
+    """A warning for each post Hugo served under nested section folders (`posts/2020/x.md` at
+    `/posts/2020/x/`): with Hugo's default URLs masthead keeps the first folder only
+    (`/posts/x/`), so its old URL needs an `aliases` line."""
+    pages = set(_top_pages(source))
+    for top, dirs, names in os.walk(source):
+        dirs[:] = sorted(d for d in dirs if not is_ignored(d))
+        folders = Path(top).relative_to(source).parts
+        if not folders or folders[0] in pages:
+            continue
+        for name in sorted(names):
+            if not _is_markdown(name) or _is_section_page(name):
+                continue
+            sections = folders[:-1] if name.split(".")[0] == "index" else folders
+            if len(sections) > 1:
+                old = "/".join((prefix, *sections)).strip("/")
+                result.warnings.append(
+                    f"{source.name}/{'/'.join(folders)}/{name}: Hugo served it under /{old}/, "
+                    f"masthead under /{'/'.join((prefix, sections[0])).strip('/')}/; add its old "
+                    "URL to its aliases"
+                )
+
+
 def _static(result: HugoImport, source: Path | None, dest: Path, link: bool) -> None:
     if source is None or not source.is_dir():
         return
@@ -199,10 +222,14 @@ def import_hugo(hugo_dir: Path, site_dir: Path, *, link: bool = False) -> HugoIm
     result = HugoImport(site=site_dir, converted=converted, linked=link)
     (site_dir / "masthead.toml").write_text(settings_text(converted), encoding="utf-8")
     languages = converted.settings["languages"]
+    default_urls = converted.settings.get("permalinks", {}).get("posts") == hugo_config.DEFAULT
     for code, source in converted.content.items():
         folder = languages.get(code, {}).get("folder", "") if code else ""
         dest = site_dir / "content" / folder if folder else site_dir / "content"
         _content(result, source, dest, link)
+        if default_urls:
+            prefix = languages.get(code, {}).get("prefix", "") if code else ""
+            _nested(result, source, prefix)
     _static(result, converted.static, site_dir / "static", link)
     result.issues = [i for i in check_site(load_site(site_dir)) if i.severity != "info"]
     return result

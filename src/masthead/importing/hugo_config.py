@@ -24,6 +24,7 @@ from masthead.config.permalinks import validate_permalink
 from masthead.errors import ConfigError
 
 NAMES = ("hugo", "config")
+DEFAULT = "/:section/:slugorcontentbasename/"  # Hugo's default URLs as a masthead pattern
 SUFFIXES = (".toml", ".yaml", ".yml", ".json")
 # Hugo's default taxonomies; masthead has these two
 TAXONOMIES = {"tag": "tags", "category": "categories"}
@@ -269,7 +270,7 @@ def _permalinks(config: dict[str, Any], sections: list[str], out: Converted) -> 
         except ValueError as exc:
             out.dropped.append((f"permalinks.{main}", str(exc)))
     else:
-        out.settings.setdefault("permalinks", {})["posts"] = "/:section/:slugorcontentbasename/"
+        out.settings.setdefault("permalinks", {})["posts"] = DEFAULT
         out.carried.append(
             "permalinks: posts /:section/:slugorcontentbasename/ (Hugo's default URLs)"
         )

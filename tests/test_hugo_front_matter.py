@@ -209,3 +209,35 @@ def test_a_broken_toml_file_does_not_stop_the_site(site: Site) -> None:
 )
 def test_nesting_too_deep_is_an_error_not_a_crash(site: Site, raw: str) -> None:
     assert "nested too deeply" in error(site, raw).reason
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "---\nTitle: No\nDate: 2024-03-01\nTags: [Sea]\nTranslationKey: 1.10\nSubTitle: x\n---\nB",
+        '+++\nTitle = "No"\nDATE = 2024-03-01\nTags = ["Sea"]\ntranslationkey = "1.10"\n'
+        'SubTitle = "x"\n+++\nB',
+        '{"Title": "No", "Date": "2024-03-01", "TAGS": ["Sea"], "TranslationKey": 1.10,\n'
+        '"SubTitle": "x"}\nB',
+    ],
+    ids=["yaml", "toml", "json"],
+)
+def test_known_keys_are_read_whatever_their_case_as_hugo_does(site: Site, raw: str) -> None:
+    post = parse(site, raw)
+    assert post.title == "No" and [t.name for t in post.tags] == ["Sea"]
+    assert post.translation_key == "k:1.10" and post.date.year == 2024
+    assert post.extra == {"SubTitle": "x"}  # other keys as written, for templates
+
+
+@pytest.mark.parametrize(
+    ("raw", "line"),
+    [
+        ("---\ntitle: A\nTitle: B\ndate: 2024-03-01\n---\nB", 3),
+        ('+++\ntitle = "A"\nTitle = "B"\n+++\nB', 3),
+        ('{"title": "A",\n"Title": "B"}\nB', 2),
+    ],
+    ids=["yaml", "toml", "json"],
+)
+def test_a_key_written_twice_in_two_cases_is_an_error(site: Site, raw: str, line: int) -> None:
+    issue = error(site, raw)
+    assert issue.line == line and "key 'title' is given twice" in issue.reason

@@ -9,7 +9,8 @@ YAML is read with YAML 1.2 core rules (https://yaml.org/spec/1.2.2/#103-core-sch
 `true`/`false` are booleans, no base-60 numbers, no `0123` octals, no timestamps. The text fields
 (`TEXT_KEYS`) go further: their scalars keep exactly the characters the author typed, so
 `title: No` is "No", `slug: 0123` is "0123" and `translationKey: 1.10` is "1.10". Elsewhere
-`0123` is the integer 123. A plain empty value, `~` or `null` means the key is absent.
+`0123` is the integer 123. A plain empty value, `~` or `null` means the key is absent. Known
+keys are read whatever their case, as Hugo reads them (`Title: x` is `title`: `canonical`).
 
 Every problem is a `ContentError` with a line (and column when YAML gives one): an unclosed
 block, a block that is not a mapping (a thematic break at the top of a post is not front matter),
@@ -39,6 +40,21 @@ TEXT_KEYS = frozenset(
         "updated", "lastmod", "aliases", "canonical", "canonicalUrl", "linkTitle", "url",
     }
 )  # fmt: skip
+
+# Hugo reads front-matter keys case-insensitively (`Title`, `Date`, `Tags`): these known keys
+# are read under their own spelling whatever the case written; other keys stay as written
+CANONICAL = {
+    k.lower(): k
+    for k in TEXT_KEYS
+    | {"draft", "comments", "toc", "noindex", "menu", "menus", "headless", "build", "_build"}
+}
+
+
+def canonical(key: str) -> str:
+    """`key` spelt as masthead knows it (`Title` is `title`, `translationkey` is
+    `translationKey`); an unknown key as written."""
+    return CANONICAL.get(key.lower(), key)
+
 
 _DELIM = re.compile(r"^(---|\.\.\.)[ \t]*$")
 _TOML_DELIM = re.compile(r"^\+\+\+[ \t]*$")
@@ -177,7 +193,7 @@ def _load(path: str, block: str, first_line: int) -> tuple[Any, dict[str, int]]:
         data: dict[str, Any] = {}
         lines: dict[str, int] = {}
         for key_node, value_node in node.value:
-            key = str(_text(key_node))
+            key = canonical(str(_text(key_node)))
             line = first_line + key_node.start_mark.line
             if key in lines:
                 raise ContentError(
@@ -229,12 +245,26 @@ def _is_json(text: str) -> bool:
     return head.startswith("{") and not head.startswith(("{{", "{%"))
 
 
-def _typed(data: dict[str, Any]) -> dict[str, Any]:
-    """TOML or JSON values as the YAML reader gives them: text fields as typed text."""
-    return {
-        k: toml_json.as_text(v, k) if k in TEXT_KEYS else toml_json.plain(v)
-        for k, v in data.items()
-    }
+def _typed(
+    path: str, data: dict[str, Any], lines: dict[str, int]
+) -> tuple[dict[str, Any], dict[str, int]]:
+    """TOML or JSON keys and values as the YAML reader gives them: known keys in their own
+    spelling (`canonical`), text fields as typed text; and the lines under those keys."""
+    out: dict[str, Any] = {}
+    where: dict[str, int] = {}
+    for written, value in data.items():
+        k = canonical(written)
+        line = lines.get(written, 1)
+        if k in out:
+            raise ContentError(
+                path,
+                line,
+                f"invalid front matter: key '{k}' is given twice (lines {where[k]} and {line}); "
+                "keep one",
+            )
+        out[k] = toml_json.as_text(value, k) if k in TEXT_KEYS else toml_json.plain(value)
+        where[k] = line
+    return out, where
 
 
 def _split_toml(path: str, lines: list[str]) -> FrontMatter:
@@ -243,15 +273,16 @@ def _split_toml(path: str, lines: list[str]) -> FrontMatter:
         raise ContentError(
             path, 1, "front matter opened on line 1 is never closed (add a '+++' line after it)"
         )
-    data, key_lines = toml_json.load_toml(path, "\n".join(lines[1:end]), 2)
+    data, key_lines = _typed(path, *toml_json.load_toml(path, "\n".join(lines[1:end]), 2))
     body = "\n".join(lines[end + 1 :])
-    return FrontMatter(data=_typed(data), lines=key_lines, body=body, body_line=end + 2)
+    return FrontMatter(data=data, lines=key_lines, body=body, body_line=end + 2)
 
 
 def _split_json(path: str, text: str) -> FrontMatter:
-    data, key_lines, at = toml_json.load_json(path, text)  # an object: the text opens with {
+    raw, raw_lines, at = toml_json.load_json(path, text)  # an object: the text opens with {
+    data, key_lines = _typed(path, raw, raw_lines)
     body_line = text.count("\n", 0, at) + 1
-    return FrontMatter(data=_typed(data), lines=key_lines, body=text[at:], body_line=body_line)
+    return FrontMatter(data=data, lines=key_lines, body=text[at:], body_line=body_line)
 
 
 def split(path: str, text: str) -> FrontMatter:

@@ -325,3 +325,23 @@ def test_an_escaped_shortcode_in_a_paired_one_stays_escaped(site: Site) -> None:
         'Write {{< ref "a.md" >}} here.'
     )
     assert not post.warnings
+
+
+def test_hostile_shortcode_arguments_stay_inert(site: Site) -> None:
+    head = "evil: '<img src=x onerror=alert(1)>'\n"
+    body = (
+        '{{< vimeo id="55073825" title="<script>alert(1)</script>" >}}\n\n'
+        "{{< param evil >}}\n\n"
+        '{{< highlight "python\\"><script>alert(1)</script>" "hl_lines=<b>" >}}\nx\n'
+        "{{< /highlight >}}\n\n"
+        '{{< gist "a\\" onmouseover=\\"alert(1)" 1 >}}\n\n'
+        '{{< tweet user="a/../../evil" id="1" >}}\n\n'
+        '{{< instagram "x\\"><script>" >}}\n'
+    )
+    post = parse(site, body, head)
+    page = soup(post.html)
+    assert not page.select("script, img, iframe")
+    for tag in page.find_all(True):
+        assert not any(name.startswith("on") for name in tag.attrs), tag
+    assert "alert(1)" not in "".join(a.get("href", "") for a in page.select("a"))
+    assert "<script>alert(1)</script>" in page.get_text()  # the vimeo title, shown as text

@@ -259,6 +259,19 @@ def test_a_url_masthead_cannot_serve_is_an_error_kind(site: Site, value: str, wo
     assert info.value.issue.line == 4 and words in info.value.issue.reason
 
 
+def test_a_url_written_as_a_file_name_keeps_that_address(site: Site) -> None:
+    post = parse(site, "B", "url: /2010/01/harbour.html\n")
+    assert post.url == "/2010/01/harbour/" and post.aliases == ("/2010/01/harbour.html/",)
+    (site.content_dir / "posts" / "p.md").write_text(
+        "---\ntitle: Moved in\ndate: 2010-01-05\nurl: /2010/01/harbour.html\n---\n\nHi.\n",
+        encoding="utf-8",
+    )
+    with TestClient(create_app(site)) as client:
+        old = client.get("/2010/01/harbour.html", follow_redirects=False)
+        assert old.status_code == 301 and old.headers["location"] == "/2010/01/harbour/"
+        assert "Moved in" in client.get("/2010/01/harbour/").text
+
+
 def test_a_post_is_served_at_its_url(site: Site) -> None:
     (site.content_dir / "posts" / "p.md").write_text(
         "---\ntitle: Old address\ndate: 2024-03-01\nurl: /2019/01/old-address/\n---\n\nHi.\n",

@@ -32,6 +32,7 @@ _DATE = re.compile(
     r"(?:[Tt ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6})\d*)?)?)?"
     r"\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$"
 )
+_PAGE_FILE = re.compile(r"\.html?$", re.IGNORECASE)  # `url: /2010/01/post.html`
 _UNSAFE_PATH = re.compile(r"[?#\\\s]|//|(?:^|/)\.{1,2}(?:/|$)")
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0", ""}
@@ -166,7 +167,10 @@ class Meta(BaseModel):
     @classmethod
     def _url(cls, value: str) -> str:
         """Hugo's `url`: the page's path as written (no language prefix added), with a slash
-        at each end, percent-encoded; never a path masthead serves itself."""
+        at each end, percent-encoded; never a path masthead serves itself. A file name
+        (`/2010/01/post.html`, kept by sites that moved from Blogger or WordPress) is served at
+        its folder form (`/2010/01/post/`), and the file name redirects there
+        (`url_aliases`)."""
         if not value:
             return ""
         inner = unquote(value).strip("/")
@@ -183,7 +187,7 @@ class Meta(BaseModel):
                 f"{value!r} is under /{first}/, where masthead serves its own pages or files; "
                 "choose another path"
             )
-        return quote(f"/{inner}/")
+        return quote(f"/{_PAGE_FILE.sub('', inner)}/")
 
     @field_validator("canonical")
     @classmethod
@@ -194,6 +198,15 @@ class Meta(BaseModel):
 
 
 KNOWN = frozenset(Meta.model_fields)
+
+
+def url_aliases(written: Any) -> tuple[str, ...]:
+    """The old address a front-matter `url` written as a file name keeps: `/2010/01/post.html`
+    (answered with a 301 to the page, as an alias is); none for a folder-like `url`."""
+    text = unquote(str(written or "")).strip().strip("/")
+    if not _PAGE_FILE.search(text):
+        return ()
+    return (text,)
 
 
 def normalise(data: dict[str, Any], lines: dict[str, int], tz: tzinfo) -> tuple[Meta, dict, list]:

@@ -38,7 +38,7 @@ from masthead.content import (
 )
 from masthead.content.discover import classify
 from masthead.content.headings import build_toc, render_toc
-from masthead.content.meta import MENU_KEYS, menu_entry, normalise, term_key
+from masthead.content.meta import MENU_KEYS, menu_entry, normalise, term_key, url_aliases
 from masthead.content.model import Post, Term
 from masthead.content.permalinks import Fields, expand
 from masthead.content.tree import MORE
@@ -258,7 +258,11 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         show_toc=meta.toc,
         canonical=meta.canonical,
         translation_key=("k:" + meta.translationKey) if meta.translationKey else "p:" + info.base,
-        aliases=tuple("/" + quote(a.strip("/")) + "/" for a in meta.aliases if a.strip("/")),
+        aliases=tuple(
+            "/" + quote(a.strip("/")) + "/"
+            for a in (*meta.aliases, *(url_aliases(fm.data.get("url")) if meta.url else ()))
+            if a.strip("/")
+        ),
         html=html,
         toc_html=render_toc(build_toc(headings, lo, hi)),
         text=plain,

@@ -358,3 +358,27 @@ def test_hostile_shortcode_arguments_stay_inert(site: Site) -> None:
         assert not any(name.startswith("on") for name in tag.attrs), tag
     assert "alert(1)" not in "".join(a.get("href", "") for a in page.select("a"))
     assert "<script>alert(1)</script>" in page.get_text()  # the vimeo title, shown as text
+
+
+@pytest.mark.parametrize(
+    ("aliases", "expected"),
+    [
+        ('["/old-url"]', ("/old-url/",)),  # from the site's root
+        ('["old-name"]', ("/posts/old-name/",)),  # from the post's own folder, as Hugo
+        ('["../old/path"]', ("/old/path/",)),
+        ('["旧文章"]', ("/posts/%E6%97%A7%E6%96%87%E7%AB%A0/",)),
+        ('["../../../x"]', ("/x/",)),  # never above the root
+    ],
+)
+def test_page_relative_aliases_kind(site: Site, aliases: str, expected: tuple) -> None:
+    assert parse(site, "B", f"aliases: {aliases}\n").aliases == expected
+
+
+def test_url_without_a_slash_is_under_the_language_prefix(site: Site) -> None:
+    # Hugo: on a site of several languages, `url: about` is /zh/about/ for a Chinese page,
+    # `url: /about` is /about/; the default language has no prefix either way
+    assert parse(site, "B", "lang: zh\nurl: about\n").url == "/zh/about/"
+    assert parse(site, "B", "lang: zh\nurl: /about\n").url == "/about/"
+    assert parse(site, "B", "url: about\n").url == "/about/"
+    zh_file = parse(site, "B", "lang: zh\nurl: 2010/01/p.html\n")
+    assert zh_file.url == "/zh/2010/01/p/" and zh_file.aliases == ("/zh/2010/01/p.html/",)

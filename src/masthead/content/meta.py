@@ -170,7 +170,7 @@ class Meta(BaseModel):
         at each end, percent-encoded; never a path masthead serves itself. A file name
         (`/2010/01/post.html`, kept by sites that moved from Blogger or WordPress) is served at
         its folder form (`/2010/01/post/`), and the file name redirects there
-        (`url_aliases`)."""
+        (`url_suffix`)."""
         if not value:
             return ""
         inner = unquote(value).strip("/")
@@ -200,13 +200,11 @@ class Meta(BaseModel):
 KNOWN = frozenset(Meta.model_fields)
 
 
-def url_aliases(written: Any) -> tuple[str, ...]:
-    """The old address a front-matter `url` written as a file name keeps: `/2010/01/post.html`
-    (answered with a 301 to the page, as an alias is); none for a folder-like `url`."""
-    text = unquote(str(written or "")).strip().strip("/")
-    if not _PAGE_FILE.search(text):
-        return ()
-    return (text,)
+def url_suffix(written: Any) -> str:
+    """The file suffix of a front-matter `url` written as a file name (`.html` of
+    `/2010/01/post.html`), whose old address redirects to the page; "" for a folder-like one."""
+    found = _PAGE_FILE.search(unquote(str(written or "")).strip().rstrip("/"))
+    return found.group(0) if found else ""
 
 
 def normalise(data: dict[str, Any], lines: dict[str, int], tz: tzinfo) -> tuple[Meta, dict, list]:

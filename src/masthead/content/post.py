@@ -21,7 +21,7 @@ import posixpath
 import re
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from masthead.config import Site
 from masthead.content import (
@@ -38,7 +38,7 @@ from masthead.content import (
 )
 from masthead.content.discover import classify
 from masthead.content.headings import build_toc, render_toc
-from masthead.content.meta import MENU_KEYS, menu_entry, normalise, term_key, url_aliases
+from masthead.content.meta import MENU_KEYS, menu_entry, normalise, term_key, url_suffix
 from masthead.content.model import Post, Term
 from masthead.content.permalinks import Fields, expand
 from masthead.content.tree import MORE
@@ -137,6 +137,38 @@ def _plain_text(plain: text.PlainText | None, calls: refs.Refs) -> text.PlainTex
     )
 
 
+def _front_matter_url(url: str, written: object, prefix: str, languages: int) -> str:
+    """The permalink front matter's `url` gives (`meta.Meta._url`), as Hugo reads it: from the
+    site's root, except a `url` without a leading slash on a site of several languages, which
+    is under the post's language prefix (https://gohugo.io/content-management/urls/)."""
+    if not url or languages < 2 or not prefix or str(written).lstrip().startswith("/"):
+        return url
+    return f"/{quote(prefix)}{url}"
+
+
+def _old_file_url(given: str, written: object, url: str) -> tuple[str, ...]:
+    """The old address of a front-matter `url` written as a file name (`/2010/01/post.html`
+    for the page now at `/2010/01/post/`), which redirects to the page as an alias does."""
+    suffix = url_suffix(written) if given else ""
+    return (unquote(url).rstrip("/") + suffix,) if suffix else ()
+
+
+def _aliases(written: tuple[str, ...], more: tuple[str, ...], url: str) -> tuple[str, ...]:
+    """The post's old URL paths (percent-encoded, a slash at each end): an alias with a
+    leading slash is a path from the site's root; one without (`old-name`, `../old/path`) is
+    relative to the post's own folder, as in Hugo (`/posts/new/` with `old-name`:
+    `/posts/old-name/`)."""
+    folder = posixpath.dirname(unquote(url).rstrip("/")) or "/"
+    out = []
+    for alias in (*written, *more):
+        text = alias.strip()
+        if text and not text.startswith("/") and sanitize.scheme(text) == "":
+            text = posixpath.normpath(posixpath.join(folder, text))
+        if text.strip("/"):
+            out.append("/" + quote(text.strip("/")) + "/")
+    return tuple(out)
+
+
 def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     """Parse the content file at content-relative path `rel` whose bytes are `raw`.
 
@@ -207,7 +239,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     prefix = lang.prefix
     patterns = site.settings.permalinks
     pattern = patterns.posts if info.kind == "post" else patterns.pages
-    url = meta.url or expand(
+    url = _front_matter_url(meta.url, fm.data.get("url"), prefix, len(site.languages)) or expand(
         pattern,
         prefix,
         Fields(meta.date, meta.title, slug if meta.slug else "", info.slug, info.section),
@@ -258,11 +290,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         show_toc=meta.toc,
         canonical=meta.canonical,
         translation_key=("k:" + meta.translationKey) if meta.translationKey else "p:" + info.base,
-        aliases=tuple(
-            "/" + quote(a.strip("/")) + "/"
-            for a in (*meta.aliases, *(url_aliases(fm.data.get("url")) if meta.url else ()))
-            if a.strip("/")
-        ),
+        aliases=_aliases(meta.aliases, _old_file_url(meta.url, fm.data.get("url"), url), url),
         html=html,
         toc_html=render_toc(build_toc(headings, lo, hi)),
         text=plain,

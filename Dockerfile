@@ -26,12 +26,17 @@ COPY requirements.lock ./
 RUN python -m venv /opt/masthead \
     && /opt/masthead/bin/pip install --no-cache-dir --no-deps -r requirements.lock
 
-# Then masthead itself, as a wheel built from the source (never an editable or source install).
-COPY pyproject.toml README.md ./
+# Then masthead itself, as a wheel built from the source (never an editable or source install),
+# with the build backend pinned like everything else: PIP_CONSTRAINT reaches pip's isolated build
+# environment, so setuptools and wheel are requirements-build.lock's versions. pip leaves the
+# virtual environment last: nothing runs it at run time.
+COPY requirements-build.lock pyproject.toml README.md ./
 COPY src ./src
-RUN /opt/masthead/bin/pip wheel --no-cache-dir --no-deps --wheel-dir /wheels . \
+RUN PIP_CONSTRAINT=/src/requirements-build.lock \
+       /opt/masthead/bin/pip wheel --no-cache-dir --no-deps --wheel-dir /wheels . \
     && /opt/masthead/bin/pip install --no-cache-dir --no-deps /wheels/masthead-*.whl \
-    && /opt/masthead/bin/pip check
+    && /opt/masthead/bin/pip check \
+    && /opt/masthead/bin/python -m pip uninstall --yes pip
 
 
 FROM python:3.12.15-slim-trixie
@@ -49,7 +54,9 @@ ENV PATH="/opt/masthead/bin:${PATH}" \
     PORT=8000 \
     MASTHEAD_DATABASE=/data/site.db
 
-RUN groupadd --system --gid 10001 masthead \
+# The base image's own pip goes too: the image runs masthead, it installs nothing.
+RUN python -m pip uninstall --yes pip \
+    && groupadd --system --gid 10001 masthead \
     && useradd --system --no-log-init --uid 10001 --gid masthead --home-dir /data \
        --shell /usr/sbin/nologin masthead \
     && mkdir -p /site /data \

@@ -7,6 +7,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from masthead.accounts import service as accounts
@@ -15,7 +17,7 @@ from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
-from support.sites import new_comment, post
+from support.sites import new_comment, post, write_site
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 
@@ -235,3 +237,99 @@ def test_the_token_command_prints_it_alone_on_the_last_line(site):
     with TestClient(create_app(site), base_url="https://testserver") as client:
         auth = {"Authorization": f"Bearer {last}"}
         assert client.get("/api/admin/comments", headers=auth).status_code == 200
+
+
+# --- issue 29, D5: every field validated, a 4xx for any value --------------------------------
+
+HUGE = 10**30
+BAD_BODIES = [
+    ("/api/admin/comments/bulk", {"action": "spam", "ids": [HUGE]}),
+    ("/api/admin/comments/bulk", {"action": "spam", "ids": [-1]}),
+    ("/api/admin/comments/bulk", {"action": "spam", "ids": ["1"]}),
+    ("/api/admin/comments/bulk", {"action": "spam", "ids": [True]}),
+    ("/api/admin/comments/bulk", {"action": "spam", "ids": [1.5]}),
+    ("/api/admin/comments/bulk", {"action": "spam", "ids": {"1": 1}}),
+    ("/api/admin/comments/bulk", {"action": ["spam"], "ids": [1]}),
+    ("/api/admin/comments/bulk", {"action": {"spam": 1}, "ids": [1]}),
+    ("/api/admin/comments/bulk", {"action": "spam", "filter": {"max_id": HUGE}, "expect": 0}),
+    ("/api/admin/comments/bulk", {"action": "spam", "filter": {"status": ["x"]}, "expect": 0}),
+    ("/api/admin/comments/bulk", {"action": "spam", "filter": {"lang": {}}, "expect": 0}),
+    ("/api/admin/comments/bulk", {"action": "spam", "filter": {"post": 12}, "expect": 0}),
+    ("/api/admin/comments/bulk", {"action": "spam", "filter": {"q": "x" * 5000}, "expect": 0}),
+    ("/api/admin/comments/bulk", {"action": "spam", "filter": {}, "expect": HUGE * HUGE}),
+    ("/api/admin/comments/bulk", {"action": "spam", "filter": {}, "expect": "0"}),
+    ("/api/admin/comments/bulk", {"action": "spam", "filter": [], "expect": 0}),
+    ("/api/admin/comments/bulk", {"action": "spam", "ids": [1], "surprise": 1}),
+    ("/api/admin/comments/1", {"action": ["spam"]}),
+    ("/api/admin/comments/1", {"action": None}),
+    ("/api/admin/comments/1", {"action": "spam", "ids": [HUGE]}),
+]
+
+
+def test_every_field_is_validated_d5(site, client, token):
+    add_comments(site, 2)
+    for path, body in BAD_BODIES:
+        response = client.post(path, json=body, headers=token)
+        assert response.status_code == 400, (path, body, response.text[:300])
+        message = response.json()["error"]["message"]
+        assert ": " in message, message  # names the field
+    for digits in ("9" * 19, "1" + "0" * 19, "9" * 40):
+        response = client.post(
+            f"/api/admin/comments/{digits}", json={"action": "spam"}, headers=token
+        )
+        # no route has such an id (1 to 18 digits): a 404, or a 405 from the page routes
+        assert response.status_code in (404, 405), (digits, response.text[:200])
+    for query in (f"max_id={HUGE}", "max_id=x", "status=nope", "lang=" + "x" * 100, f"page={HUGE}"):
+        response = client.get(f"/api/admin/comments?{query}", headers=token)
+        assert response.status_code == 400, (query, response.text[:200])
+    listed = client.get("/api/admin/comments?max_id=1", headers=token)
+    assert listed.status_code == 200 and [c["id"] for c in listed.json()["comments"]] == [1]
+
+
+def test_the_api_actions_are_the_stores():
+    from typing import get_args
+
+    from masthead.web.routes.admin_api import Action
+
+    assert set(get_args(Action)) == set(moderation.ACTIONS)
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+FIELDS = ["action", "ids", "filter", "expect", "status", "q", "post", "lang", "max_id"]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(
+    body=st.dictionaries(st.sampled_from(FIELDS), JSON_VALUES, max_size=4),
+    filtered=st.dictionaries(st.sampled_from(FIELDS[4:]), JSON_VALUES, max_size=3),
+)
+def test_no_body_gets_a_5xx(client_and_token, body, filtered):
+    client, token = client_and_token
+    if filtered:
+        body = {**body, "filter": filtered}
+    for path in ("/api/admin/comments/bulk", "/api/admin/comments/1"):
+        response = client.post(path, json=body, headers=token)
+        assert response.status_code < 500, (path, body, response.text[:300])
+
+
+@pytest.fixture(scope="module")
+def client_and_token(tmp_path_factory):
+    root = tmp_path_factory.mktemp("d5")
+    s = write_site(root / "site", {"posts/a.md": post("A")})
+    db = Database(s.database_path)
+    accounts.add_user(db, "mei", PASSWORD)
+    secret = accounts.new_token(db, "mei")
+    db.close()
+    with TestClient(create_app(s), base_url="https://testserver") as c:
+        add_comments(s, 3)
+        yield c, {"Authorization": f"Bearer {secret}"}

@@ -1055,3 +1055,187 @@ def test_the_imports_audit_rows_are_dated_when_it_ran_and_comments_keep_their_ow
     assert len([r for r in logged if r["action"] == "create"]) == len(comments) > 0
     assert all(before <= r["at"] <= after for r in logged), [r["at"] for r in logged]
     assert all(c.created < before - 365 * 86400 for c in comments)  # their 2019-2020 dates
+
+
+# --- issue 29, item 6: dry run and import agree; a thread's link gives its language ---------------
+
+
+def _disqus(
+    tmp_path: Path, threads: dict[str, str], posts: list[tuple[str, str, str, str]]
+) -> Path:
+    """A Disqus export: `threads` dsq:id → link; `posts` (id, thread id, parent id or '', text)."""
+    out = '<?xml version="1.0" encoding="utf-8"?><disqus xmlns="http://disqus.com" '
+    out += 'xmlns:dsq="http://disqus.com/disqus-internals">'
+    for tid, link in threads.items():
+        out += f'<thread dsq:id="{tid}"><id/><link>{link}</link><title>T</title></thread>'
+    for n, (pid, tid, parent, text) in enumerate(posts):
+        up = f'<parent dsq:id="{parent}"/>' if parent else ""
+        out += (
+            f'<post dsq:id="{pid}"><id/><message><![CDATA[<p>{text}</p>]]></message>'
+            f"<createdAt>2020-01-01T00:{n:02d}:00Z</createdAt><isDeleted>false</isDeleted>"
+            "<isSpam>false</isSpam><author><email>a@example.net</email><name>A</name>"
+            f'<isAnonymous>false</isAnonymous></author><thread dsq:id="{tid}"/>{up}</post>'
+        )
+    path = tmp_path / "disqus.xml"
+    path.write_text(out + "</disqus>", encoding="utf-8")
+    return path
+
+
+def _planned_and_stored(site: Site, export: Path) -> tuple[list[str], list[str], dict]:
+    """The dry run's report lines, the real run's, and the stored comments by source id."""
+    masthead("index", site.root)
+    db = Database(site.database_path)
+    try:
+        dry = comments_io.import_file(db, export, site=site, dry_run=True)
+        real = comments_io.import_file(db, export, site=site)
+    finally:
+        db.close()
+    return dry.grouped_notes(), real.grouped_notes(), rows(site)
+
+
+def test_a_parent_in_another_thread_of_the_same_post_is_nested_in_both_runs(make_site, tmp_path):
+    """Two Disqus threads map to one post (its link and an old link); a reply in the second
+    answers a comment in the first. The dry run used to report it top-level, the import nested
+    it. And a parent on another post is top-level in both, said alike."""
+    site = make_site(POSTS)
+    threads = {
+        "1": "https://old.example.com/2019/12/old-name-of-tides/",
+        "2": "https://x.example/posts/tides/",
+        "3": "https://x.example/posts/harbour-lights/",
+    }
+    posts = [
+        ("11", "1", "", "top"),
+        ("12", "2", "11", "reply across threads"),
+        ("13", "2", "12", "reply to the reply"),
+        ("14", "3", "11", "a parent on another post"),
+    ]
+    export = _disqus(tmp_path, threads, posts)
+    dry, real, got = _planned_and_stored(site, export)
+    assert dry == real, (dry, real)
+    assert got["12"].parent_id == got["11"].id and got["13"].parent_id == got["12"].id
+    assert got["14"].parent_id is None
+    assert any("parent 11 on another post" in line for line in real), real
+    assert not any("post 12 " in line for line in real), real
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 12)), min_size=1, max_size=10
+    )  # (thread, parent: 0 none, past the end missing)
+)
+def test_any_file_gets_the_same_parents_in_the_dry_run_and_the_import(indexed, tmp_path, shape):
+    """Every comment's parent, as the dry run reports it (top level: a note) and as the import
+    stores it, for threads spread over two posts (threads 0-2 are one post: link, old link,
+    `.html` link; 3 another)."""
+    links = {
+        "0": "https://x.example/posts/tides/",
+        "1": "https://x.example/2019/12/old-name-of-tides/",
+        "2": "https://x.example/posts/tides.html",
+        "3": "https://x.example/posts/harbour-lights/",
+    }
+    posts = [
+        (str(100 + n), str(t), str(100 + p - 1) if p else "", f"c{n}")
+        for n, (t, p) in enumerate(shape, start=1)
+    ]
+    folder = tmp_path / f"d{abs(hash(tuple(shape)))}"
+    folder.mkdir()
+    db_path = folder / "site.db"
+    shutil.copy(indexed.database_path, db_path)
+    export = _disqus(folder, links, posts)
+    db = Database(db_path)
+    try:
+        dry = comments_io.import_file(db, export, site=indexed, dry_run=True)
+        real = comments_io.import_file(db, export, site=indexed)
+        stored = {c.source_id: c for c in store.all_comments(db.read())}
+    finally:
+        db.close()
+    assert dry.notes == real.notes and dry.new == real.new == len(posts)
+    # a note says "top level" exactly for the replies stored at top level
+    top = {where.split()[1] for where, what in real.notes if "top level" in what}
+    for pid, _, parent, _ in posts:
+        assert (bool(parent) and stored[pid].parent_id is None) == (pid in top), (pid, real.notes)
+
+
+def test_a_thread_link_with_a_language_gives_its_comments_that_language(make_site, tmp_path, serve):
+    """Disqus states no language; a thread whose link is `/zh/…`, `?lang=zh` (Polylang's query
+    form) or `zh.` (its subdomain form) gives its comments `zh`; a WXR item's link beats the
+    channel's `<language>`; a link with none leaves no claim."""
+    site = make_site(POSTS)
+    export = _disqus(
+        tmp_path,
+        {"1": "https://old.example.com/zh/posts/harbour-lights/",
+         "2": "https://old.example.com/posts/tides/?lang=zh", "3": "https://zh.old.example.com/posts/tides/",
+         "4": "https://old.example.com/posts/tides/", "5": "https://old.example.com/posts/harbour-lights/"},
+        [("21", "1", "", "中文评论"), ("22", "2", "", "查询参数"), ("23", "3", "", "子域名"),
+         ("24", "4", "", "no language"), ("25", "5", "", "english page")],
+    )  # fmt: skip
+    code, out = masthead("comments", "import", site.root, export)
+    assert code == 0, out
+    wxr_file = _lang_export(
+        tmp_path,
+        "en-channel.xml",
+        "en-US",
+        _wxr_item("tides", "https://old.example.com/zh/tides/", (61, 0, "Li", "频道是英文")),
+    )
+    code, out = masthead("comments", "import", site.root, wxr_file)
+    assert code == 0, out
+    got = rows(site)
+    assert [got[k].lang for k in ("21", "22", "23", "24", "25", "61")] == [
+        "zh", "zh", "zh", "", "", "zh"
+    ]  # fmt: skip
+    page = _langs_of(serve(site).get("/posts/tides/").text)
+    assert page["查询参数"] == "zh-Hans" and page["no language"] is None
+
+
+@pytest.mark.parametrize(
+    ("link", "lang"),
+    [("https://a.example/zh/x/", "zh"), ("https://a.example/zh-cn/x/", "zh"),
+     ("https://a.example/posts/x/", ""), ("https://a.example/fr/x/", ""),
+     ("https://a.example/x/?lang=zh_CN", "zh"), ("https://www.a.example/x/", ""),
+     ("https://en.a.example/x/", "en"), ("/zh/x/", "zh"), ("", ""), ("https://a.example/", "")],
+)  # fmt: skip
+def test_link_language(make_site, link, lang):
+    assert comments_io.link_language(link, make_site(POSTS)) == lang
+
+
+# --- issue 29, D4: a gzip bomb is refused, not unpacked ---------------------------------------
+
+
+BOMBS = {
+    "disqus": (b'<?xml version="1.0"?><disqus xmlns="http://disqus.com">', b"</disqus>"),
+    "json": (b'{"format": "masthead-comments", "version": 1, "comments": [', b"]}"),
+}
+
+
+def _bomb(path: Path, kind: str, unpacked_mib: int) -> Path:
+    """A gzipped export padded with `unpacked_mib` MiB of blank lines (it packs ~1000 times)."""
+    head, tail = BOMBS[kind]
+    with gzip.open(path, "wb", compresslevel=9) as out:
+        out.write(head)
+        block = b"\n" * 1024**2
+        for _ in range(unpacked_mib):
+            out.write(block)
+        out.write(tail)
+    return path
+
+
+@pytest.mark.parametrize("kind", sorted(BOMBS))
+def test_a_gzip_bomb_is_refused_with_a_clear_message(site, tmp_path, kind):
+    bomb = _bomb(tmp_path / "export.gz", kind, 300)  # 300 MiB in about 300 KB
+    assert bomb.stat().st_size < 1024**2
+    code, out = masthead("comments", "import", site.root, bomb)
+    assert code == 2, out
+    assert "unpacks to more than 64 MiB" in out and "zip bomb" in out, out
+    assert "nothing imported" in out
+    assert rows(site) == {}
+
+
+def test_the_gzip_cap_leaves_a_real_export_alone(site, tmp_path):
+    packed = tmp_path / "disqus.xml.gz"
+    packed.write_bytes(gzip.compress((CASES / "C54-disqus-export.xml").read_bytes()))
+    code, out = masthead("comments", "import", site.root, packed)
+    assert code == 1, out  # as the plain file: one thread has no post here
+    assert len(rows(site)) >= 3

@@ -8,6 +8,11 @@ conditional, range, language, encoding, host and cookie headers, and every metho
 in batches (`CORES` drawn per example, each sent with several methods) straight to httpx's ASGI
 transport (no sockets), so 10,000 fit in the 30 seconds this test may take on 2 busy cores.
 
+Bodies include JSON nested far deeper than any real one (issue 29, D1) and bodies that end
+early, as a server delivers a malformed chunked body (D3): granian and uvicorn end the ASGI body
+stream with `http.disconnect` when the chunk framing breaks, which `cut_short` does for requests
+drawn with it (the real servers get the exact bytes in tests/test_hostile_bodies.py).
+
 The profile is derandomized and keeps no example database: every run sends the same requests.
 """
 
@@ -19,6 +24,7 @@ import string
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 import httpx
@@ -75,6 +81,7 @@ QUERIES = [
     "year:2023 year:2024", 'kubelet "unbalanced', "*", "OR", "-", "-kubelet", "kube*", "节点",
     "tag:kubelet", "lang:zh", "lang:xx", "author:", "x" * 2000, "NEAR(a b)", "a:b:c", "\x00",
 ]  # fmt: skip
+CUT = "x-fuzz-cut-body"  # the test's own marker: `cut_short` ends this request's body early
 HEADER_VALUES = {
     "if-none-match": ["*", '"abc"', 'W/"x"', ",,,", '"""', "W/", '"' + "0" * 32 + '"'],
     "if-modified-since": [
@@ -90,12 +97,17 @@ HEADER_VALUES = {
     "accept-encoding": ["gzip", "br, gzip;q=0", "*;q=0", "identity;q=0", "garbage;;q=x", ""],
     "host": ["evil.example", "testserver:99999", "[::1]", "a b", "testserver@evil.example",
              "evil.example:80", "127.0.0.1"],
-    "cookie": ["a=b", "=;;=", "session=" + "x" * 4000, '"q"="\\"', "a=%zz; b"],
     "content-type": ["application/json", "text/html", "multipart/form-data; boundary=",
                      "application/x-www-form-urlencoded"],
+    "cookie": ["a=b", "=;;=", "session=" + "x" * 4000, '"q"="\\"', "a=%zz; b",
+               "masthead_author=" + "[" * 1500, "masthead_author=%7B%22a%22%3A" * 50],
+    CUT: ["1"],
 }  # fmt: skip
 HEADER_PAIRS = [(name, value) for name, values in HEADER_VALUES.items() for value in values]
-BODIES = [b"", b"{}", b'{"q": "x"}', b"q=kubelet&page=2", b"\xff\xfe\x00", b"x" * 300]
+DEEP = [b"[" * 1000 + b"]" * 1000, b'{"a":' * 1000 + b"1" + b"}" * 1000, b"[" * 100_000,
+        b'{"post": "/posts/x/", "body": ' + b"[" * 900 + b"]" * 900 + b"}",
+        b'{"action": "spam", "ids": ' + b"[" * 2000 + b"}"]  # fmt: skip
+BODIES = [b"", b"{}", b'{"q": "x"}', b"q=kubelet&page=2", b"\xff\xfe\x00", b"x" * 300, *DEEP]
 BROKEN_QUERIES = ["%zz", "q=%", "&&&", "=", "q", "q=%00", "q=%ff%fe", "a=b=c", "q=%E8%8A",
                   "page=1&page=2", "q=" + "%41" * 3000, ";q=x"]  # fmt: skip
 SHAPES = [
@@ -160,11 +172,32 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     files += ["/static/css/site.css", "/static/js/site.js", "/static/favicon.svg",
               "/static/css/highlight.css"]  # fmt: skip
     loop = asyncio.new_event_loop()
-    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False, client=("198.51.100.7", 1))
+    transport = httpx.ASGITransport(
+        app=cut_short(app), raise_app_exceptions=False, client=("198.51.100.7", 1)
+    )
     yield Site(transport, loop, slugs, terms, files)
     loop.close()
     app.state.search.close()  # what the lifespan does (the ASGI transport runs none)
     app.state.masthead.db.close()
+
+
+def cut_short(app: Any) -> Any:
+    """`app`, but a request carrying the `CUT` header gets its body as a server passes on a
+    malformed chunked one: the first bytes, then `http.disconnect` (the stream ends early)."""
+
+    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not any(k == CUT.encode() for k, _ in scope["headers"]):
+            await app(scope, receive, send)
+            return
+        first = await receive()
+        parts = [{"type": "http.request", "body": first.get("body", b"")[:3], "more_body": True}]
+
+        async def broken() -> dict[str, Any]:
+            return parts.pop(0) if parts else {"type": "http.disconnect"}
+
+        await app(scope, broken, send)
+
+    return wrapped
 
 
 def _mostly(values: list[str], text: st.SearchStrategy[str] = TEXT) -> st.SearchStrategy[str]:
@@ -279,6 +312,25 @@ def test_the_redirect_check_itself() -> None:
         assert not same_origin_path(bad), bad
     for good in ("/posts/x/", "/%2F%2Fevil.example/x/", "/search?q=//evil", "/"):
         assert same_origin_path(good), good
+
+
+def test_known_hostile_bodies(site: Site) -> None:
+    """Issue 29's D1 and D3, always sent, whatever hypothesis draws: every deep body and a cut
+    one to every route that reads a body, with each body type."""
+    paths = ["/comments", "/api/comments", "/api/comments/1", "/api/admin/comments/bulk",
+             "/api/admin/comments/1", "/guanli/login", "/search"]  # fmt: skip
+    kinds = ["application/json", "application/x-www-form-urlencoded",
+             "multipart/form-data; boundary=x"]  # fmt: skip
+    requests = [
+        httpx.Request(method, "http://testserver" + path, content=body, headers=headers)
+        for path in paths
+        for method in ("POST", "PATCH")
+        for body in [*DEEP, b"post=%2Fposts%2Fx%2F&body=hello"]
+        for kind in kinds
+        for headers in ({"content-type": kind}, {"content-type": kind, CUT: "1"})
+    ]
+    site.send(requests)
+    assert site.sent[0] >= len(requests)
 
 
 def test_known_hostile_requests(site: Site) -> None:

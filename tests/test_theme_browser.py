@@ -289,6 +289,34 @@ def _combobox(page: Page, selector: str) -> dict[str, Any]:
     )
 
 
+# --- typing against suggest.js's debounce ----------------------------------------------------
+#
+# The page runs on Playwright's fake clock, paused after loading: suggest.js's timer fires only
+# when the test moves the clock, so "faster" and "slower than the debounce" do not depend on how
+# quickly a loaded machine delivers keystrokes.
+
+DELAY = 200  # suggest.js: ms of quiet typing before it asks
+
+
+def _goto_paused(page: Page, url: str) -> None:
+    page.clock.install()
+    page.goto(url)
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+
+
+def _typed(page: Page, text: str, *, each: bool) -> None:
+    """Type `text`, with more than DELAY of the page's time after each key (`each`: a request
+    per prefix long enough to ask for) or only after the last (one request), and wait for the
+    request that the last pause makes."""
+    for key in text[:-1]:
+        page.keyboard.type(key)
+        if each:
+            page.clock.run_for(DELAY + 50)
+    page.keyboard.type(text[-1])
+    with page.expect_request(lambda r: "suggest=1" in r.url):
+        page.clock.run_for(DELAY + 50)
+
+
 def test_suggestions_appear_are_keyboard_navigable_and_only_the_final_query_is_logged(
     browser, site_app
 ):
@@ -298,10 +326,10 @@ def test_suggestions_appear_are_keyboard_navigable_and_only_the_final_query_is_l
     page = context.new_page()
     asked: list[str] = []
     page.on("request", lambda r: asked.append(r.url) if "/api/search" in r.url else None)
-    page.goto(base + "/")
+    _goto_paused(page, base + "/")
     box = page.locator("#mh-search")
     box.click()
-    page.keyboard.type("kube", delay=350)  # slower than the debounce: one request per prefix
+    _typed(page, "kube", each=True)  # slower than the debounce: one request per prefix
     page.wait_for_selector("#mh-search-suggestions [role=option]")
     state = _combobox(page, "#mh-search")
     assert state["role"] == "combobox" and state["listRole"] == "listbox"
@@ -349,9 +377,9 @@ def test_a_click_opens_the_post_and_a_submitted_query_is_logged_once(browser, si
     page = context.new_page()
     asked: list[str] = []
     page.on("request", lambda r: asked.append(r.url) if "suggest=1" in r.url else None)
-    page.goto(base + "/posts/sourdough/")
+    _goto_paused(page, base + "/posts/sourdough/")
     page.locator("#mh-search").click()
-    page.keyboard.type("networking", delay=30)  # faster than the debounce: one request
+    _typed(page, "networking", each=False)  # faster than the debounce: one request
     page.wait_for_selector("#mh-search-suggestions [role=option]")
     assert len(asked) == 1 and "q=networking" in asked[0], asked
     with page.expect_navigation():
@@ -359,9 +387,9 @@ def test_a_click_opens_the_post_and_a_submitted_query_is_logged_once(browser, si
     assert page.url == base + "/posts/kubernetes-networking/"
 
     # the search page's own box suggests too; Enter with nothing selected submits the form
-    page.goto(base + "/search")
+    _goto_paused(page, base + "/search")
     page.locator("#mh-q").click()
-    page.keyboard.type("kubelet", delay=300)
+    _typed(page, "kubelet", each=True)
     page.wait_for_selector("#mh-q-suggestions [role=option]")
     assert _combobox(page, "#mh-q")["expanded"] == "true"
     with page.expect_navigation():
@@ -382,12 +410,11 @@ def test_a_last_word_too_short_for_a_prefix_is_left_out_of_suggestions(browser, 
     page = context.new_page()
     asked: list[str] = []
     page.on("request", lambda r: asked.append(r.url) if "suggest=1" in r.url else None)
-    page.goto(base + "/")
+    _goto_paused(page, base + "/")
     page.locator("#mh-search").click()
     for text, expected in (("networking k", "networking"), ("ub", "networking kub*")):
-        page.keyboard.type(text, delay=20)  # faster than the debounce: one request
+        _typed(page, text, each=False)  # faster than the debounce: one request
         page.wait_for_selector("#mh-search-suggestions [role=option]")
-        page.wait_for_timeout(300)
         assert parse_qs(urlsplit(asked[-1]).query)["q"] == [expected], asked
     _clean(page, context)
     context.close()

@@ -28,8 +28,10 @@ TABLES = {
     "Settings": ("Plain settings", "plain", ""),
     "PermalinkSettings": ("[permalinks]", "permalinks-table", "permalinks."),
     "SecuritySettings": ("[security]", "security-table", "security."),
+    "ShareCardSettings": ("[share_cards]", "share-cards-table", "share_cards."),
     "LanguageSettings": ("[languages.CODE]", "languages-table", "languages.CODE."),
     "MenuItem": ("[[menu.CODE]]", "menu-table", "menu.CODE."),
+    "ReplicaSettings": ("[replica]", "replica-table", "replica."),
 }
 
 
@@ -158,9 +160,11 @@ def _default(field: Any) -> str:
 
 def _env(name: str, field: Any) -> str:
     """How the top-level setting `name` is given as a `MASTHEAD_*` variable."""
-    from masthead.config import ENV_COMMA_LISTS, ENV_PREFIX, SCALARS
+    from masthead.config import ENV_COMMA_LISTS, ENV_PREFIX, ENV_TABLES, SCALARS
 
     var = _code(ENV_PREFIX + name.upper())
+    if name in ENV_TABLES:
+        return f"one variable per key, {_code(ENV_PREFIX + name.upper() + '_KEY')}"
     if field.annotation in SCALARS:
         return var
     if name in ENV_COMMA_LISTS:
@@ -168,6 +172,12 @@ def _env(name: str, field: Any) -> str:
     if typing.get_origin(field.annotation) is list:
         return f"{var} (a JSON array)"
     return f"{var} (a JSON object)"
+
+
+def _env_tables() -> frozenset[str]:
+    from masthead.config import ENV_TABLES
+
+    return ENV_TABLES
 
 
 def settings_reference() -> str:
@@ -196,6 +206,8 @@ def settings_reference() -> str:
             facts.append(f"default: {_default(field)}")
             if model is Settings:
                 facts.append(f"environment: {_env(name, field)}")
+            elif prefix.rstrip(".") in _env_tables():
+                facts.append(f"environment: {_code('MASTHEAD_' + key.replace('.', '_').upper())}")
             out.append("- " + "\n- ".join(facts) + "\n")
     return "\n".join(out)
 

@@ -58,11 +58,19 @@ def healthy(url: str, proc: subprocess.Popen[str] | None = None) -> bool:
 
 
 @contextmanager
-def cli_server(*args: str, timeout: float = CEILING) -> Iterator[str]:
+def cli_server(*args: str, timeout: float = CEILING, log: Path | None = None) -> Iterator[str]:
     """Run `masthead serve ARGS --port 0` as a real process; yields the URL it printed
-    (`http://127.0.0.1:PORT/`) once `/healthz` answers, and stops the process afterwards."""
+    (`http://127.0.0.1:PORT/`) once `/healthz` answers, and stops the process afterwards. Its
+    log (stderr) goes to the file `log` when given."""
     cmd = [sys.executable, "-m", "masthead", "serve", *args, "--port", "0"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    err = log.open("w") if log else None
+    try:
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=err or subprocess.DEVNULL, text=True
+        )
+    finally:
+        if err:
+            err.close()  # the process has its own copy
     try:
         line = proc.stdout.readline() if proc.stdout else ""
         m = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)

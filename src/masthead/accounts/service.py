@@ -9,11 +9,14 @@ audit log (`store.audit_log.log_event`).
 - Sessions: a random cookie id (stored as its SHA-256) with a CSRF token; idle sessions expire
   after `SESSION_IDLE` seconds, every session after `SESSION_MAX`.
 - Throttling: `MAX_FAILURES` failed logins within `LOCK_WINDOW` seconds, for one account or one
-  client, lock that account or client out until `LOCK_WINDOW` after the last failure.
+  client, lock that account or client out until `LOCK_WINDOW` after the last failure. Each
+  attempt is counted before its password is checked, in the transaction that checks the lock.
+- Sign-in takes as long for an unknown name as for a known one (a dummy hash is checked).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import secrets
@@ -158,16 +161,6 @@ def user_for_token(db: Database, token: str) -> User | None:
 # --- sign-in ------------------------------------------------------------------------------
 
 
-def _locked(conn: sqlite3.Connection, keys: list[str], now: float) -> int:
-    """Seconds until the lock on any of `keys` ends (0: not locked)."""
-    wait = 0.0
-    for key in keys:
-        recent = store.failures_since(conn, key, now - LOCK_WINDOW)
-        if len(recent) >= MAX_FAILURES:
-            wait = max(wait, recent[0] + LOCK_WINDOW - now)
-    return int(wait) + 1 if wait > 0 else 0
-
-
 def login(
     db: Database,
     name: str,
@@ -179,22 +172,28 @@ def login(
 ) -> SignedIn:
     """Check `name` and `password` and open a session; `client` is the keyed hash of the
     client's IP (store/comments' hashing). Raises `LoginRefused` for a wrong pair (one message
-    for both, so names cannot be probed) or while the account or client is locked."""
+    for both, so names cannot be probed) or while the account or client is locked.
+
+    The lock-out check and the failure it counts are one write transaction
+    (`store.claim_attempt`): of 30 parallel wrong passwords, `MAX_FAILURES` are checked. An
+    unknown name is checked against a dummy hash with the same parameters, so the answer takes
+    as long as for a real name."""
     now = time.time() if now is None else now
     keys = [f"user:{name.casefold()}", f"client:{client}"]
-    conn = db.read()
-    wait = _locked(conn, keys, now)
-    if wait:
-        with db.write() as w:
+    with db.write() as w:
+        wait, claimed = store.claim_attempt(w, keys, now, LOCK_WINDOW, MAX_FAILURES)
+        if wait:
             audit_log.log_event(w, f"login:{name}", "login-locked", detail={"client": client})
+    if wait:
         minutes = max(1, round(wait / 60))
         raise LoginRefused(
-            f"Too many failed sign-ins: try again in about {minutes} minutes.", retry_after=wait
+            f"Too many failed sign-ins: try again in about {minutes} minutes.",
+            retry_after=int(wait) + 1,
         )
-    user = store.user_by_name(conn, name)
-    if user is None or not _verify(user.password_hash, password):
-        with db.write() as w:
-            store.record_failure(w, keys, now)
+    user = store.user_by_name(db.read(), name)
+    good = _verify(user.password_hash if user else _dummy_hash(), password)
+    if user is None or not good:
+        with db.write() as w:  # the failure was counted by the claim
             audit_log.log_event(w, f"login:{name}", "login-failed", detail={"client": client})
         raise LoginRefused("Wrong user name or password.")
     cookie_id = secrets.token_urlsafe(32)
@@ -212,9 +211,17 @@ def login(
         if _hasher.check_needs_rehash(user.password_hash):
             store.set_password_hash(w, user.id, _hasher.hash(password))
         store.insert_session(w, session)
+        store.forget_failures(w, claimed)
         store.clear_failures(w, [keys[0]], before=now - LOCK_WINDOW)
         audit_log.log_event(w, f"editor:{user.name}", "login", detail={"client": client})
     return SignedIn(user, session, cookie_id)
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """A hash of a random password with the current parameters: what an unknown name's
+    password is checked against (the check costs what a real one costs)."""
+    return _hasher.hash(secrets.token_urlsafe(32))
 
 
 def _verify(password_hash: str, password: str) -> bool:

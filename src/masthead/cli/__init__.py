@@ -1,5 +1,5 @@
 """The `masthead` command: serve, init, index, build, check, search-log, backup, vacuum, restore,
-comments (import, export, export-person, erase), import (hugo).
+comments (import, export, export-person, erase), translation (mark-current), import (hugo).
 
 Errors a user can fix (bad settings, a missing folder, a folder that is no site because it has
 no masthead.toml, a full disk, a database folder or file this user may not write) are printed as
@@ -23,6 +23,8 @@ from masthead.cli import comments, database, serve, site
 from masthead.cli.admin import admin
 from masthead.cli.imports import import_app
 from masthead.cli.mail import mail
+from masthead.cli.replica import replica
+from masthead.cli.translation import translation
 from masthead.errors import visible
 
 app = typer.Typer(
@@ -67,6 +69,8 @@ app.add_typer(comments.comments_app, name="comments")
 app.command()(database.restore)
 app.add_typer(admin, name="admin")
 app.add_typer(mail, name="mail")
+app.add_typer(translation, name="translation")
+app.add_typer(replica, name="replica")
 app.add_typer(import_app, name="import")
 
 

@@ -1,12 +1,14 @@
 """`masthead admin ...`: the /guanli accounts (add-user, list, remove, password, token).
 
 Passwords come from a prompt (asked twice, never echoed) or, with `--password-stdin`, from the
-first line of standard input, so scripts never put one on a command line. Errors a user can fix
+first line of standard input, so scripts never put one on a command line; without a terminal
+and without `--password-stdin` the command says to use it. Errors a user can fix
 are one line on stderr and exit 2, like every other command.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +18,7 @@ import typer
 
 from masthead.accounts import service as accounts
 from masthead.cli.common import fail, open_site
-from masthead.errors import MastheadError
+from masthead.errors import ConfigError, MastheadError
 from masthead.errors import visible as _visible
 from masthead.store.db import Database
 
@@ -34,7 +36,8 @@ Stdin = Annotated[
 def _with_db(site: Path, act: Callable[[Database], T]) -> T:
 
     try:
-        db = Database(open_site(site).database_path)
+        s = open_site(site)
+        db = Database(s.database_path, checkpoints=not s.replicated)
     except MastheadError as exc:
         raise fail(exc) from None
     try:
@@ -57,7 +60,24 @@ def _require_site(site: Path) -> None:
 def _password(from_stdin: bool) -> str:
     if from_stdin:
         return sys.stdin.readline().rstrip("\r\n")
+    if not _terminal():  # getpass would warn, read the pipe and echo it: say what to do
+        raise fail(
+            ConfigError(
+                "no terminal to type the password in: pipe it in with --password-stdin "
+                "(printf '%s\\n' \"$PASSWORD\" | masthead admin ... --password-stdin)"
+            )
+        )
     return str(typer.prompt("Password", hide_input=True, confirmation_prompt=True))
+
+
+def _terminal() -> bool:
+    """Whether this process has a terminal a hidden prompt can read (getpass uses /dev/tty)."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError:
+        return sys.stdin.isatty()  # no /dev/tty (Windows): getpass reads the console
+    os.close(fd)
+    return True
 
 
 @admin.command("add-user")

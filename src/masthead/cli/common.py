@@ -105,4 +105,4 @@ def open_db(site: Path) -> tuple[Site, Database]:
     from masthead.store.db import Database
 
     s = open_site(site)
-    return s, Database(s.database_path)
+    return s, Database(s.database_path, checkpoints=not s.replicated)

@@ -1,12 +1,14 @@
-"""The commands on a site's database: search-log, backup, vacuum, restore."""
+"""The commands on a site's database: search-log, backup, vacuum, restore (from a backup or
+the replica)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 import time
+from datetime import datetime, tzinfo
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -20,6 +22,10 @@ from masthead.cli.common import (
     out,
 )
 from masthead.errors import ConfigError, MastheadError, StorageError, visible
+
+if TYPE_CHECKING:
+    from masthead.config import Site
+    from masthead.store.restore import Restored
 
 
 def search_log(
@@ -36,7 +42,7 @@ def search_log(
 
     try:
         s = open_site(site)
-        db = Database(s.database_path)
+        db = Database(s.database_path, checkpoints=not s.replicated)
     except MastheadError as exc:
         raise fail(exc) from None
     since = time.time() - days * 86400
@@ -122,7 +128,7 @@ def vacuum(
         if not s.database_path.exists():
             raise ConfigError(f"{s.database_path}: no database yet (run masthead index first)")
         before = file_size(s.database_path)
-        db = Database(s.database_path)
+        db = Database(s.database_path, checkpoints=not s.replicated)
         try:  # FTS5 keeps a deleted post's terms until its segments merge: merge them first
             with db.write() as conn:
                 search_store.optimize(conn)
@@ -130,7 +136,7 @@ def vacuum(
             raise storage_error(s.database_path, exc) from None
         finally:
             db.close()
-        after = sqlite_vacuum(s.database_path)[1]
+        after = sqlite_vacuum(s.database_path, checkpoint=not s.replicated)[1]
     except MastheadError as exc:
         raise fail(exc) from None
     typer.echo(
@@ -141,20 +147,45 @@ def vacuum(
 
 def restore(
     site: Annotated[Path, typer.Argument(help="Site folder whose database to replace.")],
-    backup_file: Annotated[Path, typer.Argument(metavar="BACKUP", help="A masthead backup.")],
+    backup_file: Annotated[
+        Path | None,
+        typer.Argument(metavar="[BACKUP]", help="A masthead backup (not with --from-replica)."),
+    ] = None,
+    from_replica: Annotated[
+        bool,
+        typer.Option(
+            "--from-replica",
+            help="Restore from the site's replica ([replica] url, Litestream) instead of a file.",
+        ),
+    ] = False,
+    timestamp: Annotated[
+        str | None,
+        typer.Option(
+            help="With --from-replica: the state at this time, ISO 8601 (2026-12-06T17:58:00Z; "
+            "without a zone, in the site's timezone), e.g. just before a bad bulk action.",
+        ),
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
 ) -> None:
-    """Replace the site's database by BACKUP, once it has passed an integrity and a schema
-    check (an older schema is migrated); the database as it was is kept beside it."""
+    """Replace the site's database by BACKUP, or by its replica's latest state (or its state
+    at --timestamp), once it has passed an integrity and a schema check (an older schema is
+    migrated); the database as it was is kept beside it. Safe while the site is serving."""
     from masthead.store.restore import check_backup
     from masthead.store.restore import restore as restore_db
 
     try:
+        if from_replica == (backup_file is not None):
+            raise ConfigError("give either BACKUP or --from-replica (one of them)")
+        if timestamp is not None and not from_replica:
+            raise ConfigError("--timestamp goes with --from-replica")
         s = open_site(site)
-        check_backup(backup_file)  # refused before asking
-        if s.database_path.exists() and not yes:
-            typer.confirm(f"Replace {s.database_path} by {backup_file}?", abort=True)
-        done = restore_db(backup_file, s.database_path)
+        if backup_file is None:
+            source, done = _restore_from_replica(s, timestamp, yes)
+        else:
+            check_backup(backup_file)  # refused before asking
+            if s.database_path.exists() and not yes:
+                typer.confirm(f"Replace {s.database_path} by {backup_file}?", abort=True)
+            source, done = str(backup_file), restore_db(backup_file, s.database_path)
     except MastheadError as exc:
         raise fail(exc) from None
     kept = f"; the previous database is kept as {visible(str(done.kept))}" if done.kept else ""
@@ -164,6 +195,35 @@ def restore(
         else ""
     )
     typer.echo(
-        f"Restored {visible(str(backup_file))} into {visible(str(s.database_path))} "
+        f"Restored {visible(source)} into {visible(str(s.database_path))} "
         f"(schema {done.to_version}{migrated}, {done.comments} comments){kept}"
     )
+
+
+def _restore_from_replica(s: Site, timestamp: str | None, yes: bool) -> tuple[str, Restored]:
+    """The replica (at `timestamp`) fetched, checked, confirmed and put in place."""
+    from masthead.replica import restore as replica_restore
+    from masthead.replica.litestream import redacted_url
+
+    when = _when(timestamp, s.tz) if timestamp else None
+    url = redacted_url(s.settings.replica.url or "")
+    source = f"{url} as of {when.isoformat()}" if when else url
+    staged = replica_restore.fetch(s, when)
+    try:
+        if s.database_path.exists() and not yes:
+            typer.confirm(f"Replace {s.database_path} by {source}?", abort=True)
+    except BaseException:
+        replica_restore.discard(s)
+        raise
+    return source, replica_restore.put_in_place(s, staged)
+
+
+def _when(text: str, zone: tzinfo) -> datetime:
+    """`text`, an ISO 8601 time, as an aware datetime (no zone: `zone`'s)."""
+    try:
+        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ConfigError(
+            f"--timestamp {visible(text)!r}: not an ISO 8601 time such as 2026-12-06T17:58:00Z"
+        ) from None
+    return when if when.tzinfo else when.replace(tzinfo=zone)

@@ -33,7 +33,7 @@ def mail_status(site: SiteArg = None) -> None:
 
     try:
         s = open_site(site)
-        db = Database(s.database_path)
+        db = Database(s.database_path, checkpoints=not s.replicated)
     except MastheadError as exc:
         raise fail(exc) from None
     try:
@@ -66,7 +66,7 @@ def mail_send(
             raise ConfigError(f"mail is off: {reason}")
         if not s.settings.base_url:
             raise ConfigError("base_url is not set: links in mails need the public address")
-        db = Database(s.database_path)
+        db = Database(s.database_path, checkpoints=not s.replicated)
     except MastheadError as exc:
         raise fail(exc) from None
     try:

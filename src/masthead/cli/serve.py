@@ -96,7 +96,7 @@ def serve(
         if in_process:
             from masthead.web.app import create_app, warm_up_soon
 
-            application = create_app(s, dev=dev, watch=watch, served=served)
+            application = create_app(s, dev=dev, watch=watch, served=served, replicate=True)
             warm_up_soon(application)
         else:
             server.index_once(s)  # once, before the workers start

@@ -28,6 +28,7 @@ import logging
 import os
 import socket
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from masthead.comments.identity import forwarding_headers
@@ -39,6 +40,7 @@ GRACEFUL_SHUTDOWN = 2  # seconds a stopping uvicorn (--dev) waits for open reque
 FORWARDED_ENV = "FORWARDED_ALLOW_IPS"  # uvicorn's variable, read for granian too
 KILL_AFTER = 3  # seconds granian gives a stopping worker before killing it
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+PROC_CGROUP = Path("/proc/self/cgroup")
 
 log = logging.getLogger(__name__)
 
@@ -57,11 +59,76 @@ class Plan:
 
 
 def default_workers(dev: bool) -> int:
-    """One worker per CPU this process may run on in production; one under `--dev`."""
-    if dev:
-        return 1
+    """One worker per CPU this process may use in production (`usable_cpus`); one under
+    `--dev`."""
+    return 1 if dev else usable_cpus()
+
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+def usable_cpus(cgroup_root: Path = CGROUP_ROOT, proc_cgroup: Path = PROC_CGROUP) -> int:
+    """The CPUs this process may use: those it may run on (`os.sched_getaffinity`; `taskset`,
+    `docker --cpuset-cpus`), at most its cgroup's CPU quota (`cgroup_quota`; `docker --cpus
+    1`, Kubernetes' CPU limit) rounded down, and at least one. Not the host's CPU count."""
     affinity = getattr(os, "sched_getaffinity", None)  # Linux; elsewhere every CPU
-    return len(affinity(0)) if affinity else os.cpu_count() or 1
+    cpus = len(affinity(0)) if affinity else os.cpu_count() or 1
+    quota = cgroup_quota(cgroup_root, proc_cgroup)
+    if quota is not None:
+        cpus = min(cpus, int(quota))
+    return max(1, cpus)
+
+
+def cgroup_quota(cgroup_root: Path = CGROUP_ROOT, proc_cgroup: Path = PROC_CGROUP) -> float | None:
+    """The CPU quota of this process's cgroup and of every cgroup above it, the smallest, in
+    CPUs (quota / period): cgroup v2's `cpu.max` ("max 100000": none; "150000 100000": 1.5),
+    or v1's `cpu.cfs_quota_us` / `cpu.cfs_period_us` (-1: none). None when there is none, or
+    no cgroup file can be read (not Linux)."""
+    try:
+        lines = proc_cgroup.read_text().splitlines()
+    except OSError:
+        return None
+    found: list[float] = []
+    for line in lines:
+        _, controllers, path = [*line.split(":", 2), "", ""][:3]
+        if controllers == "":  # v2: 0::/path
+            found += _walk(cgroup_root, path, _v2_quota)
+        elif "cpu" in controllers.split(","):  # v1: N:cpu,cpuacct:/path
+            for name in ("cpu,cpuacct", "cpu", "cpuacct,cpu"):
+                if (cgroup_root / name).is_dir():
+                    found += _walk(cgroup_root / name, path, _v1_quota)
+                    break
+    return min(found) if found else None
+
+
+def _walk(mount: Path, path: str, read: Any) -> list[float]:
+    """The quotas `read` finds in the cgroup at `mount`/`path` and each of its parents (in a
+    container the process's cgroup path may not exist below the mount: then the mount's own
+    files are the container's)."""
+    out = []
+    parts = [p for p in path.strip("/").split("/") if p]
+    for depth in range(len(parts), -1, -1):
+        quota = read(mount.joinpath(*parts[:depth]))
+        if quota is not None:
+            out.append(quota)
+    return out
+
+
+def _v2_quota(folder: Path) -> float | None:
+    try:
+        quota, period = (folder / "cpu.max").read_text().split()[:2]
+        return None if quota == "max" else int(quota) / int(period)
+    except (OSError, ValueError):
+        return None
+
+
+def _v1_quota(folder: Path) -> float | None:
+    try:
+        quota = int((folder / "cpu.cfs_quota_us").read_text())
+        period = int((folder / "cpu.cfs_period_us").read_text())
+    except (OSError, ValueError):
+        return None
+    return None if quota <= 0 or period <= 0 else quota / period
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -109,7 +176,9 @@ def worker_app() -> Any:
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
     plan = Plan(**json.loads(os.environ[WORKER_ENV]))
     site = load_site(plan.root, plan.overrides)
-    app = create_app(site, dev=plan.dev, index=False, watch=plan.watch, served=plan.served)
+    app = create_app(
+        site, dev=plan.dev, index=False, watch=plan.watch, served=plan.served, replicate=True
+    )
     warm_up_soon(app)  # before the first reader, if it can, rather than during their request
     trusted = forwarded_trust(site.settings)
     if not trusted:
@@ -201,7 +270,7 @@ def index_once(site: Site) -> None:
     from masthead.indexing.indexer import index_and_log
     from masthead.store.db import Database
 
-    db = Database(site.database_path)
+    db = Database(site.database_path, checkpoints=not site.replicated)
     try:
         index_and_log(site, db)
     finally:

@@ -29,33 +29,63 @@ from masthead.errors import ConfigError, ContentIssue, MastheadError, visible
 
 def init(
     directory: Annotated[Path, typer.Argument(help="New site folder (empty or absent).")],
+    empty: Annotated[
+        bool,
+        typer.Option(
+            "--empty",
+            help="Settings and an empty content folder: no sample posts, pages, authors or menu.",
+        ),
+    ] = False,
 ) -> None:
-    """Create a new site: settings, sample posts (a bilingual pair among them), ready to serve."""
+    """Create a new site: settings, sample posts (a bilingual pair among them), ready to serve;
+    with --empty, the settings alone and an empty `content/posts/`."""
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise fail(ConfigError(f"{directory}: folder is not empty (or not a folder)"))
     try:
-        shutil.copytree(
-            DEMO, directory, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".masthead")
-        )
+        if empty:
+            (directory / "content" / "posts").mkdir(parents=True, exist_ok=True)
+        else:
+            shutil.copytree(
+                DEMO, directory, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".masthead")
+            )
         toml = directory / "masthead.toml"
-        text = toml.read_text(encoding="utf-8").replace(
-            'title = "masthead demo"', f"title = {json.dumps(directory.resolve().name)}"
-        )
-        # the demo's zone is its author's; a new site starts at the documented default
-        text = text.replace(
-            'timezone = "Asia/Shanghai"',
-            'timezone = "UTC"  # the IANA zone of dates without an offset, e.g. "Asia/Shanghai"',
-        )
-        toml.write_text(text, encoding="utf-8")
+        toml.write_text(_settings(directory, empty), encoding="utf-8")
     except (OSError, shutil.Error) as exc:  # a read-only or missing parent, a full disk
         raise fail(ConfigError(f"{directory}: cannot create the site ({os_cause(exc)})")) from None
     shown = visible(str(directory))
-    typer.echo(f"Created a site in {shown}. Serve it with: masthead serve {shown}")
+    what = "an empty site (no posts yet: `masthead new TITLE` starts one)" if empty else "a site"
+    typer.echo(f"Created {what} in {shown}. Serve it with: masthead serve {shown}")
+
+
+def _settings(directory: Path, empty: bool) -> str:
+    """The demo's `masthead.toml` made the new site's: its folder's name as the title, the
+    documented default zone; without the demo's descriptions and menu when `empty`."""
+    text = (DEMO / "masthead.toml").read_text(encoding="utf-8")
+    text = text.replace(
+        'title = "masthead demo"', f"title = {json.dumps(directory.resolve().name)}"
+    )
+    # the demo's zone is its author's; a new site starts at the documented default
+    text = text.replace(
+        'timezone = "Asia/Shanghai"',
+        'timezone = "UTC"  # the IANA zone of dates without an offset, e.g. "Asia/Shanghai"',
+    )
+    if empty:  # the menu links the demo's About page; the descriptions describe the demo
+        text = text.split("# header and footer links", 1)[0].rstrip() + "\n"
+        text = "".join(
+            line for line in text.splitlines(keepends=True) if not line.startswith("description")
+        )
+    return text
 
 
 def new(
-    site: Annotated[Path, typer.Argument(help="Site folder (with masthead.toml).")],
-    title: Annotated[str, typer.Argument(help="The post's title.")],
+    args: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="[SITE] TITLE",
+            help="The post's title; before it, the site folder (default: this folder).",
+            show_default=False,
+        ),
+    ],
     lang: Annotated[
         str | None, typer.Option("--lang", help="Language code (default: the site's).")
     ] = None,
@@ -65,11 +95,20 @@ def new(
     ] = None,
 ) -> None:
     """Start a post: a draft file with front matter (title, date now, slug from the title),
-    where the site's layout puts it; prints its path. Never overwrites a file."""
+    where the site's layout puts it; prints its path. Never overwrites a file. Inside a site
+    folder: `masthead new "Title"`; elsewhere: `masthead new SITE "Title"`."""
     from datetime import UTC, datetime
 
     from masthead.content import new as newpost
 
+    if len(args) > 2:
+        raise fail(
+            ConfigError(
+                f"{len(args)} arguments: give the title as one (quote it: "
+                f'masthead new "{" ".join(args)}"), after the site folder if you name one'
+            )
+        )
+    site, title = (None, args[0]) if len(args) == 1 else (Path(args[0]), args[1])
     try:
         planned = newpost.plan(open_site(site), title, datetime.now(UTC), lang, translation_of)
         path = newpost.create(planned)
@@ -103,7 +142,7 @@ def index(
     logging.getLogger("masthead").addHandler(logging.NullHandler())  # errors are echoed below
     try:
         s = open_site(site)
-        db = Database(s.database_path)
+        db = Database(s.database_path, checkpoints=not s.replicated)
     except MastheadError as exc:
         raise fail(exc) from None
     try:

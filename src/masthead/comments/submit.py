@@ -29,7 +29,7 @@ from masthead.errors import CommentError
 from masthead.store import audit_log, posts, site_secrets, users
 from masthead.store import comment_facts as facts
 from masthead.store import comments as store
-from masthead.store.db import Database
+from masthead.store.db import Database, disk_full, storage_error
 from masthead.store.rows import PostRow
 
 __all__ = ["CommentError", "Outcome", "Submission", "submit"]
@@ -215,7 +215,49 @@ def _answer(secret: bytes, ctx: _Context, comment: store.Comment, duplicate: boo
     )
 
 
+FULL_RETRY = 300  # seconds a reader is asked to wait when the disk is full
+BUSY_RETRY = 5  # ... when the database stayed locked, or another storage error
+
+
 def submit(
+    state: SiteState,
+    form: Submission,
+    *,
+    client_ip: str,
+    cookie_id: str | None,
+    scripted_elapsed: float | None,
+    staff_session: bool = False,
+) -> Outcome:
+    """Take one comment (see `_take`); a storage failure (a full disk, a database locked past
+    the busy timeout, an I/O error) is a 503 `CommentError` with `retry_after`, logged with
+    the file and the cause, never a 500: the reader's text is sent back by the route."""
+    try:
+        return _take(
+            state,
+            form,
+            client_ip=client_ip,
+            cookie_id=cookie_id,
+            scripted_elapsed=scripted_elapsed,
+            staff_session=staff_session,
+        )
+    except (sqlite3.Error, OSError) as exc:
+        problem = storage_error(state.site.database_path, exc)
+        log.error("a comment could not be stored: %s", problem)
+        full = disk_full(exc)
+        raise CommentError(
+            503,
+            (
+                "The comment could not be saved: the server is out of disk space. "
+                if full
+                else "The comment could not be saved: the server could not write it just now. "
+            )
+            + "Nothing was stored; your text is kept below. Please send it again later.",
+            retry_after=FULL_RETRY if full else BUSY_RETRY,
+            code="storage",
+        ) from None
+
+
+def _take(
     state: SiteState,
     form: Submission,
     *,

@@ -30,6 +30,9 @@ ENV_INT = re.compile(r"[+-]?[0-9]+")  # a MASTHEAD_* number, spaces around it st
 SCALARS = (str, int, bool, str | None)  # fields a MASTHEAD_* variable gives as plain text
 # list settings whose items never hold a comma, so `a,b` is unambiguous beside a JSON array
 ENV_COMMA_LISTS = frozenset({"allowed_origins", "editor_emails", "trusted_proxies", "toc_levels"})
+# tables whose every key has a variable of its own: MASTHEAD_REPLICA_URL is `[replica] url`
+ENV_TABLES = frozenset({"replica"})
+ENV_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")  # a MASTHEAD_* decimal number
 
 
 def _env_overrides() -> dict[str, Any]:
@@ -41,6 +44,11 @@ def _env_overrides() -> dict[str, Any]:
     """
     out: dict[str, Any] = {}
     for name, field in Settings.model_fields.items():
+        if name in ENV_TABLES:
+            table = _env_table(name)
+            if table:
+                out[name] = table
+            continue
         raw = os.environ.get(ENV_PREFIX + name.upper())
         if raw is None:
             continue
@@ -52,6 +60,25 @@ def _env_overrides() -> dict[str, Any]:
             out[name] = int(raw.strip())
         else:
             out[name] = raw  # a number that is no digits: the strict field refuses it, named
+    return out
+
+
+def _env_table(name: str) -> dict[str, Any]:
+    """The keys of table `name` given as `MASTHEAD_NAME_KEY` variables: text, or a number for a
+    numeric key when the text is a decimal number (else the text, refused by the field, named)."""
+    out: dict[str, Any] = {}
+    model = Settings.model_fields[name].annotation
+    for key, field in getattr(model, "model_fields", {}).items():
+        raw = os.environ.get(f"{ENV_PREFIX}{name.upper()}_{key.upper()}")
+        if raw is None:
+            continue
+        text = raw.strip()
+        if field.annotation is int and ENV_INT.fullmatch(text):
+            out[key] = int(text)
+        elif field.annotation is float and ENV_NUMBER.fullmatch(text):
+            out[key] = float(text)
+        else:
+            out[key] = raw
     return out
 
 
@@ -95,6 +122,10 @@ def _where(loc: tuple[Any, ...], from_env: dict[str, Any], overrides: dict[str, 
     """The key a validation error is about, as `key: `, or `MASTHEAD_KEY (environment): `
     when the value came from the environment (not the file the message names)."""
     key = ".".join(str(p) for p in loc)
+    if loc and loc[0] in ENV_TABLES:
+        if len(loc) > 1 and loc[1] in from_env.get(loc[0], {}) and loc[0] not in overrides:
+            return f"{ENV_PREFIX}{str(loc[0]).upper()}_{str(loc[1]).upper()} (environment): "
+        return f"{key}: "
     if _from_env(loc, from_env, overrides):
         item = "".join(f"[{p}]" for p in loc[1:])  # e.g. the second item of a list: [1]
         return f"{ENV_PREFIX}{str(loc[0]).upper()}{item} (environment): "
@@ -124,6 +155,8 @@ def _from_env(loc: tuple[Any, ...], from_env: dict[str, Any], overrides: dict[st
 def _message(err: Any, from_env: dict[str, Any], overrides: dict[str, Any]) -> str:
     """Pydantic's message, or for a boolean or a number what is accepted where the value came
     from."""
+    if err["type"] in ("float_type", "float_parsing"):
+        return f"must be a number of seconds, such as 1 or 0.5, not {err['input']!r}"
     if err["type"] == "int_type":
         if _from_env(err["loc"], from_env, overrides):
             return f"must be a whole number (decimal digits), not {err['input']!r}"
@@ -154,7 +187,10 @@ def load_site(root: str | Path, overrides: dict[str, Any] | None = None) -> Site
         from_env = _env_overrides()
     except ConfigError as exc:  # named like the file's errors: the site's settings, then the key
         raise ConfigError(f"{path}: {exc}") from None
-    data.update(from_env)
+    for name in ENV_TABLES & set(from_env):  # a variable overrides its key, not the table
+        table = data.get(name)
+        data[name] = {**(table if isinstance(table, dict) else {}), **from_env[name]}
+    data.update({k: v for k, v in from_env.items() if k not in ENV_TABLES})
     data.update(overrides or {})
     try:
         settings = Settings.model_validate(data)

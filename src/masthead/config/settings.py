@@ -18,6 +18,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
+    StrictFloat,
     StrictInt,
     field_validator,
 )
@@ -152,6 +153,108 @@ class SecuritySettings(BaseModel):
                         "https://www.youtube-nocookie.com, a scheme such as https:, or 'self')"
                     )
         return value
+
+
+_COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
+
+
+class ShareCardSettings(BaseModel):
+    """The `[share_cards]` table: the images made for posts without a cover (og:image)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: StrictBool = Field(
+        True,
+        description="Make a 1200×630 share card (og:image) for each post without a cover: its "
+        "title, the site's name, the date, the authors and the reading time.",
+    )
+    fonts: dict[str, str] = Field(
+        default_factory=dict,
+        description="A font file (TrueType, OpenType or .ttc) per language code, relative to "
+        'the site folder, e.g. { zh = "fonts/NotoSansSC-Regular.otf" }; a language not '
+        "listed uses the system's sans-serif font for it (fontconfig), if it has its "
+        "characters. With none, masthead check says so and that language's posts get no card.",
+    )
+    background: str = Field("#fbfaf7", description="Card background, #rrggbb (the page's).")
+    text: str = Field("#1d1c1a", description="Title colour, #rrggbb.")
+    muted: str = Field("#6b675f", description="Colour of the date, authors and site name.")
+    accent: str = Field("#9b2c1f", description="Colour of the rule above the title, #rrggbb.")
+
+    @field_validator("background", "text", "muted", "accent")
+    @classmethod
+    def _colour(cls, value: str) -> str:
+        if not _COLOUR.fullmatch(value):
+            raise ValueError(f"{value!r} is not a colour written #rrggbb")
+        return value.lower()
+
+
+REPLICA_SCHEMES = ("s3", "gs", "abs", "file", "sftp", "webdav", "webdavs", "nats", "oss")
+
+
+class ReplicaSettings(BaseModel):
+    """The `[replica]` table: continuous replication of the database with Litestream
+    (`masthead.replica`); `MASTHEAD_REPLICA_URL`, `MASTHEAD_REPLICA_SYNC_INTERVAL` and
+    `MASTHEAD_REPLICA_RETENTION` override its keys."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str | None = Field(
+        None,
+        description="Where Litestream replicates the database, one of its replica URLs: "
+        "s3://BUCKET/PATH (S3 and S3-compatible stores; ?endpoint=URL&region=R for one that is "
+        "not AWS), file:///ABSOLUTE/PATH, gs://, abs://, sftp://, webdav(s)://, nats://, oss://. "
+        "Unset: no replication. Credentials never go here: Litestream reads them from the "
+        "environment (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or LITESTREAM_ACCESS_KEY_ID "
+        "and LITESTREAM_SECRET_ACCESS_KEY; GOOGLE_APPLICATION_CREDENTIALS; "
+        "LITESTREAM_AZURE_ACCOUNT_KEY), and a URL with a password stops start-up.",
+    )
+    sync_interval: StrictFloat = Field(
+        1.0,
+        gt=0,
+        le=3600,
+        description="Seconds between two uploads of the write-ahead log to the replica: at most "
+        "this much of the last writes is lost with the machine.",
+    )
+    retention: StrictInt = Field(
+        24,
+        ge=1,
+        description="Hours of history the replica keeps: a restore may go back this far "
+        "(--timestamp); a full snapshot is taken as often.",
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme not in REPLICA_SCHEMES:
+            raise ValueError(
+                f"{_redacted(value)!r} is not a Litestream replica URL: it starts with one of "
+                + ", ".join(f"{s}://" for s in REPLICA_SCHEMES)
+            )
+        if parts.password is not None:
+            raise ValueError(
+                f"{_redacted(value)!r} holds a password: give credentials in the environment "
+                "(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, ...), never in the settings"
+            )
+        if parts.scheme == "file":
+            if parts.netloc or not parts.path.startswith("/") or parts.path == "/":
+                raise ValueError(
+                    f"{value!r}: a file replica is file:///ABSOLUTE/FOLDER (three slashes)"
+                )
+        elif not parts.netloc:
+            raise ValueError(f"{_redacted(value)!r} names no bucket or host")
+        return value.strip()
+
+
+def _redacted(url: str) -> str:
+    """`url` with any user information (`user:password@`) replaced by `***@`: what messages
+    may show of a replica URL."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]).geturl()
 
 
 class Settings(BaseModel):
@@ -367,6 +470,15 @@ class Settings(BaseModel):
         description="Links drawn in the header and the footer, per language code: [[menu.CODE]] "
         "tables with title (Hugo's name works too), url (a site path such as "
         "/about/ or an http(s) URL) and an optional weight (lower first).",
+    )
+    share_cards: ShareCardSettings = Field(
+        default_factory=ShareCardSettings,
+        description="The [share_cards] table: the og:image of posts without a cover.",
+    )
+    replica: ReplicaSettings = Field(
+        default_factory=ReplicaSettings,
+        description="The [replica] table: continuous replication of the database with "
+        "Litestream (url, sync_interval, retention).",
     )
     languages: dict[str, LanguageSettings] = Field(
         default_factory=lambda: {"en": LanguageSettings(name="English")},

@@ -68,6 +68,12 @@ class Site:
         return out
 
     @property
+    def replicated(self) -> bool:
+        """Whether Litestream replicates the database (`[replica] url` is set): then masthead
+        never checkpoints the WAL itself (store/db.py, `Database(checkpoints=False)`)."""
+        return self.settings.replica.url is not None
+
+    @property
     def default_language(self) -> Language:
         return self.languages[self.settings.default_language]
 

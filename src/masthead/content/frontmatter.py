@@ -38,6 +38,7 @@ TEXT_KEYS = frozenset(
         "title", "slug", "author", "authors", "category", "categories", "tags", "lang",
         "translationKey", "excerpt", "summary", "description", "cover", "image", "date",
         "updated", "lastmod", "aliases", "canonical", "canonicalUrl", "linkTitle", "url",
+        "series", "translation_of",
     }
 )  # fmt: skip
 

@@ -125,6 +125,9 @@ class Meta(BaseModel):
     comments: bool = True
     toc: bool = True
     noindex: bool = False
+    series: tuple[str, ...] = ()
+    series_weight: int | None = None
+    translation_of: str = ""
 
     @field_validator("title")
     @classmethod
@@ -139,7 +142,7 @@ class Meta(BaseModel):
     def _list(cls, value: Any) -> tuple[str, ...]:
         return tuple(_strings(value, split=False))
 
-    @field_validator("category", "tags", mode="before")
+    @field_validator("category", "tags", "series", mode="before")
     @classmethod
     def _terms(cls, value: Any) -> tuple[str, ...]:
         seen: dict[str, str] = {}
@@ -157,6 +160,26 @@ class Meta(BaseModel):
         if isinstance(value, list | dict):
             raise ValueError("must be a single string")
         return " ".join(str(value).split())
+
+    @field_validator("series_weight", mode="before")
+    @classmethod
+    def _weight(cls, value: Any) -> int:
+        if isinstance(value, bool | list | dict):
+            raise ValueError("must be a whole number")
+        try:
+            return int(str(value).strip())
+        except ValueError:
+            raise ValueError(f"{value!r} is not a whole number") from None
+
+    @field_validator("translation_of", mode="before")
+    @classmethod
+    def _hash(cls, value: Any) -> str:
+        text = "" if value is None else str(value).strip().lower()
+        if text and not re.fullmatch(r"[0-9a-f]{8,64}", text):
+            raise ValueError(
+                f"{value!r} is not a content hash; `masthead translation mark-current` writes it"
+            )
+        return text
 
     @field_validator("draft", "comments", "toc", "noindex", mode="before")
     @classmethod

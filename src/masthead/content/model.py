@@ -50,3 +50,8 @@ class Post:
     reading_minutes: int
     extra: dict[str, Any] = field(default_factory=dict)
     warnings: tuple[ContentIssue, ...] = ()
+    series: tuple[Term, ...] = ()  # front matter `series`: the series this post is a part of
+    series_weight: int | None = None  # its place in them (lower first; None: by date)
+    translation_of: str = ""  # a translation: its original's body hash when last brought up to date
+    body_hash: str = ""  # content.translations.body_hash of `body`
+    body: str = ""  # the Markdown body as written (an original's is kept for translators' diffs)

@@ -8,6 +8,8 @@ suffix, `NAME/index.LANG.md` for a page bundle), and both files get one `transla
 original's, else its translation base, e.g. `posts/harbour`, written into the original, and into
 the translations it already has by that base name, as one more front-matter line, nothing else
 of the files changed), so the set stays linked, comments and all, when a file is renamed later.
+The translation also gets `translation_of`, the hash of the original's body now
+(content/translations.py): when the original changes after this, the translation is behind.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import rjieba
 from masthead.config import Language, Site
 from masthead.content import frontmatter, source
 from masthead.content.discover import MARKDOWN_SUFFIXES, classify, walk
+from masthead.content.translations import body_hash
 from masthead.errors import ContentError, MastheadError
 
 SLUG_LIMIT = 80  # characters; longer titles are cut at a word
@@ -111,6 +114,7 @@ def plan(
         original = _original(site, translation_of, lang)
         where = _translation_path(site, original.base, lang, original.bundle)
         lines.append(_key_line(original.key or original.base, "\n").rstrip("\n"))
+        lines.append(f'translation_of: "{original.digest}"')  # made from it now
     else:
         slug = slugify(title)
         where = _post_path(lang, slug) if slug != UNTITLED else _untitled_path(site, lang)
@@ -206,6 +210,7 @@ class _Original:
     base: str
     key: str
     bundle: bool
+    digest: str = ""  # content.translations.body_hash of its body
 
 
 def _original(site: Site, path: Path, lang: Language) -> _Original:
@@ -226,9 +231,10 @@ def _original(site: Site, path: Path, lang: Language) -> _Original:
     shown = site.settings.content_dir + "/" + rel
     raw = found.read_bytes()
     try:
-        data = frontmatter.split(shown, source.decode(shown, raw)).data
+        split = frontmatter.split(shown, source.decode(shown, raw))
     except ContentError as exc:
         raise NewPostError(f"{exc} (fix the original first; nothing was written)") from None
+    data = split.data
     if "translationKey" in data and not data["translationKey"]:
         raise NewPostError(f"{shown}: its translationKey is empty; give it one or remove it")
     written = site.resolve_language(str(data.get("lang") or "")) if data.get("lang") else None
@@ -237,7 +243,7 @@ def _original(site: Site, path: Path, lang: Language) -> _Original:
         raise NewPostError(f"{path} is already in {lang.name}; give another --lang")
     stem = found.name.rsplit(".", 1)[0].split(".", 1)[0]
     key = str(data.get("translationKey") or "")
-    return _Original(found, raw, info.base, key, stem == "index")
+    return _Original(found, raw, info.base, key, stem == "index", body_hash(split.body))
 
 
 def _bundle_index(given: Path, folder: Path) -> Path:

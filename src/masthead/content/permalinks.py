@@ -27,6 +27,7 @@ from datetime import datetime
 from urllib.parse import quote
 
 from masthead.config.permalinks import PERMALINK_TOKEN as _TOKEN
+from masthead.content.urls import shorten
 
 _MONTHS = (
     "January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -101,10 +102,11 @@ def expand(pattern: str, prefix: str, fields: Fields) -> str:
     """The URL path (percent-encoded, with a trailing slash) of a post: `pattern` (validated)
     with its tokens filled in from `fields`, under the language `prefix` ("" or "zh").
 
-    An empty value (a post at the content root has no `:section`) leaves no empty segment.
+    An empty value (a post at the content root has no `:section`) leaves no empty segment; a
+    segment longer than a file name may be is cut as every segment is (`urls.shorten`).
     """
     path = _TOKEN.sub(lambda m: _value(m.group(1), fields).strip("/"), pattern)
-    path = re.sub(r"/{2,}", "/", path)
+    path = "/".join(shorten(part) for part in re.sub(r"/{2,}", "/", path).split("/"))
     if prefix:
         path = f"/{prefix}{path}"
     return quote(path)

@@ -34,6 +34,7 @@ from masthead.content import (
     shortcodes,
     source,
     text,
+    translations,
     urls,
 )
 from masthead.content.discover import classify
@@ -299,4 +300,9 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         reading_minutes=text.reading_minutes(words, cjk),
         extra=extra,
         warnings=warnings,
+        series=tuple(Term(n, term_key(n)) for n in meta.series),
+        series_weight=meta.series_weight,
+        translation_of=meta.translation_of,
+        body_hash=translations.body_hash(fm.body),
+        body=fm.body,
     )

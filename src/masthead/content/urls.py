@@ -12,6 +12,7 @@ These functions map one URL to another; they are applied to the parsed attribute
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 import re
 from typing import NamedTuple
@@ -33,14 +34,32 @@ _SEPARATORS = re.compile(r"[\s/\\]+")
 def segment(text: str) -> str:
     """`text` as one URL path segment (a slug, a section, a term key): lower-cased, control
     characters dropped, runs of whitespace, `/` and `\\` turned into one `-`; "" when nothing but
-    dots is left ("." and ".." are not segments a page can live at).
+    dots is left ("." and ".." are not segments a page can live at); at most
+    `MAX_SEGMENT_BYTES` of UTF-8 (`shorten`).
 
     Browsers drop control characters and read `\\` as `/` (WHATWG URL Standard), and the site
     301s any path that is not in that canonical form (`masthead.web.http.redirects`), so a permalink
     holding one would redirect away from itself.
     """
     text = _SEPARATORS.sub("-", _CONTROL.sub("", text).strip()).strip("-").lower()
-    return "" if not text.strip(".") else text
+    return "" if not text.strip(".") else shorten(text)
+
+
+MAX_SEGMENT_BYTES = 200  # a file name holds 255 bytes (ext4, APFS, NTFS: 255 characters)
+
+
+def shorten(text: str) -> str:
+    """`text` when its UTF-8 fits in `MAX_SEGMENT_BYTES`; else its longest start that fits
+    with `-` and 8 hex digits of its SHA-256 after it (cut between characters), so two long
+    names that begin alike stay apart. Every permalink goes through `segment`, so the site
+    served, `masthead check` and `masthead build` (one folder per segment, and a file system
+    refuses a name past 255 bytes) all use the one short form."""
+    raw = text.encode("utf-8")
+    if len(raw) <= MAX_SEGMENT_BYTES:
+        return text
+    digest = hashlib.sha256(raw).hexdigest()[:8]
+    head = raw[: MAX_SEGMENT_BYTES - len(digest) - 1].decode("utf-8", "ignore").rstrip("-.")
+    return f"{head}-{digest}"
 
 
 def static_url(rel: str) -> str:

@@ -5,12 +5,14 @@ static server maps a request to a file):
 - every page at `<its path>/index.html`: each language's home and its pagination, posts, pages
   (also at `[permalinks]` URLs), the archive, the taxonomy indexes, every term page and its
   pagination (`posts/harbour/index.html`, `zh/posts/harbour/index.html`);
+- the series pages (`series/KEY/index.html`, per language) and their feeds;
 - the feeds (RSS and Atom per language, per term, `all/` on a site with several languages),
   and the comment feeds (`comments/feed.xml`, `posts/x/comments.xml`, …, as of the build),
   `sitemap.xml` (and `sitemap-N.xml` when it is a sitemap index), `robots.txt`;
 - `static/…` and `media/…`: exactly the files those mounts serve (`web.media`'s allowlist), and
   the site's `static/` files at the root too (`images/x.png`), as Hugo publishes them;
 - `thumbs/…`: the cover thumbnails the list pages use (made as they render: content/thumbs.py);
+- `cards/…`: the share cards the posts' pages name as `og:image` (content/cards.py);
 - `404.html`, the not-found page;
 - for every alias and former URL of a post, a small redirect page (meta refresh, canonical,
   `noindex`) at the old path, and all of them in `_redirects` (Netlify and Cloudflare Pages:
@@ -50,12 +52,14 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from masthead.config import Site
-from masthead.content import thumbs, urls
+from masthead.content import cards, thumbs, urls
 from masthead.errors import ConfigError, MastheadError
 from masthead.store import export as export_store
 from masthead.store import posts as store
+from masthead.store import series as series_store
 from masthead.web.http.media import SVG_POLICY, media_type, refused
 from masthead.web.http.security import security_headers
+from masthead.web.render.series import series_url
 
 log = logging.getLogger(__name__)
 
@@ -144,8 +148,9 @@ def page_urls(site: Site, conn: Any, now: float) -> list[str]:
     """Every page, feed and SEO file URL path of the site (percent-encoded), as the store holds
     them at `now`: per language the home page and its pagination (`posts_per_page`), the archive,
     taxonomy indexes, every term with a published post and its pagination and feeds, every
-    published post and page; the all-languages feeds; the comment feeds (the site's, each post's
-    that takes comments); robots.txt and sitemap.xml."""
+    series with a part in that language and its feeds, every published post and page; the
+    all-languages feeds; the comment feeds (the site's, each post's that takes comments);
+    robots.txt and sitemap.xml."""
     per = site.settings.posts_per_page
     out: list[str] = ["/robots.txt", "/sitemap.xml"]
     languages = list(site.languages.values())
@@ -161,6 +166,10 @@ def page_urls(site: Site, conn: Any, now: float) -> list[str]:
                 out += [
                     urls.feed_url(lang.prefix, fmt, taxonomy, row.key) for fmt in urls.FEED_FILES
                 ]
+        for key in series_store.keys(conn):  # each series with a part in this language
+            if series_store.parts(conn, key, lang.code, now):
+                base = series_url(lang.prefix, key)
+                out += [base] + [base + file for file in urls.FEED_FILES.values()]
     if len(languages) > 1 and all(lang.prefix != urls.ALL_LANGUAGES for lang in languages):
         out += [urls.feed_url(urls.ALL_LANGUAGES, fmt) for fmt in urls.FEED_FILES]
     posts = [r for r in export_store.published_urls(conn, now) if r.lang in site.languages]
@@ -171,6 +180,25 @@ def page_urls(site: Site, conn: Any, now: float) -> list[str]:
         if page.kind == "post" and page.comments:
             out += [urls.comment_feed_url(page.url, fmt) for fmt in urls.FEED_FILES]
     return list(dict.fromkeys(out))  # one each, first place kept
+
+
+_CARD = re.compile(r'<meta property="og:image" content="[^"]*?(/cards/[0-9a-f]{32}\.png)"')
+
+
+def shared_cards(out: Path, pages: list[str]) -> list[str]:
+    """The `/cards/…` URL paths the written pages of `pages` name as their `og:image` (each
+    once): the share cards of posts without a cover, and no stale one."""
+    found: list[str] = []
+    for url in pages:
+        rel = file_for(url)
+        if rel is None or not rel.endswith(".html"):
+            continue
+        try:
+            text = (out / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        found += _CARD.findall(text)
+    return list(dict.fromkeys(found))
 
 
 def _listing(base: str, total: int, per: int) -> list[str]:
@@ -252,6 +280,7 @@ def headers_file(headers: list[tuple[str, str]], svgs: Iterable[str]) -> bytes:
     enforces each)."""
     lines = ["/*", *(f"  {name}: {value}" for name, value in headers)]
     lines += [thumbs.URL_PREFIX + "*", f"  Cache-Control: {thumbs.THUMB_CACHE}"]  # content hashes
+    lines += [cards.URL_PREFIX + "*", f"  Cache-Control: {cards.CARD_CACHE}"]
     for url in svgs:
         lines += [url, f"  Content-Security-Policy: {SVG_POLICY}"]
     return ("\n".join(lines) + "\n").encode()
@@ -443,6 +472,8 @@ async def _build(site: Site, out: Path, progress: Progress, now: float, jobs: in
             # cover thumbnails are made as list pages render (content/thumbs.py): written after them
             made = sorted(thumbs.folder_for(site.database_path).glob("*.webp"))
             todo = [thumbs.URL_PREFIX + p.name for p in made]
+            # share cards: those the pages name (made at index time, or as the page rendered)
+            todo += shared_cards(out, pages)
             await _render(client, output, report, todo, site, pages, quiet=True)
             status, body = await client.get("/" + NOT_FOUND_FILE)
             if status != 404:

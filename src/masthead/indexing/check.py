@@ -6,7 +6,9 @@ read-only; the older post by date only between posts the index does not have), u
 links to content files that do not exist (`ref`/`relref` in running text too: they are `/_ref/`
 links, `content.refs`), covers that are no readable image,
 two posts of one language with one `translationKey` and front-matter menu entries left out or
-partly ignored (warnings), and every file and folder the site skips (`discover.skipped`): info
+partly ignored (warnings), translations behind their original (info,
+`content.translations`), languages whose posts get no share card for want of a font (a
+warning, `content.cards`), and every file and folder the site skips (`discover.skipped`): info
 for what a normal site has (`_index.md`, `.git/`, editor backups), a warning for a content
 format masthead does not render (`.org`, `.adoc`, `.rst`…), whose text would silently be missing;
 and the `static/` folder's clashes and missing files (`indexing.static_files`).
@@ -17,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from masthead.config import Site
-from masthead.content import sanitize, urls
+from masthead.content import sanitize, translations, urls
 from masthead.content.discover import skipped, walk
 from masthead.content.model import Post
 from masthead.content.post import NotRendered, parse_post
@@ -77,6 +79,8 @@ def check_site(site: Site) -> list[ContentIssue]:
     issues.extend(_missing_files(site, posts, table))
     issues.extend(_broken_covers(site, posts))
     issues.extend(_translation_clashes(site, posts))
+    issues.extend(_behind(site, posts))
+    issues.extend(_card_fonts(site, posts))
     issues.extend(_skipped(site))
     issues.extend(check_static(site, posts))
     return sorted(issues, key=lambda i: (i.path, i.line, i.reason))
@@ -205,4 +209,71 @@ def _translation_clashes(site: Site, posts: list[Post]) -> list[ContentIssue]:
                     "warning",
                 )
             )
+    return out
+
+
+def _behind(site: Site, posts: list[Post]) -> list[ContentIssue]:
+    """An info line for each translation whose original's body changed since the translation
+    was last marked current (`translation_of`); a warning for a `translation_of` in a group
+    with no original to compare with."""
+    groups: dict[tuple[str, str], list[Post]] = {}
+    for post in posts:
+        groups.setdefault((post.translation_key, post.kind), []).append(post)
+    out: list[ContentIssue] = []
+    default = site.settings.default_language
+    for group in groups.values():
+        if not any(p.translation_of for p in group):
+            continue
+        dates = [p.date.timestamp() for p in group]
+        if translations.original_of(group, default, dates) is None:
+            for post in group:
+                line = _line_mentioning(site, post.source, "translation_of")
+                reason = "translation_of names an original, but no post of its translation "
+                reason += "group is one (every post has translation_of)"
+                out.append(ContentIssue(post.source, line, reason, "warning"))
+            continue
+        for post, original in translations.behind(group, default, dates):
+            out.append(
+                ContentIssue(
+                    post.source,
+                    _line_mentioning(site, post.source, "translation_of"),
+                    f"translation behind its original {original.source}: the original changed "
+                    f"since translation_of {post.translation_of} (now {original.body_hash}); "
+                    f"bring it up to date, then run: masthead translation mark-current "
+                    f"{post.source}",
+                    "info",
+                )
+            )
+    return out
+
+
+def _card_fonts(site: Site, posts: list[Post]) -> list[ContentIssue]:
+    """A warning for each language with posts that need a share card (no cover) but no font
+    to draw it with (`content.cards`: none is made for that language)."""
+    from masthead.config.load import CONFIG_FILE
+    from masthead.content.cards import ShareCards
+
+    settings = site.settings.share_cards
+    if not settings.enabled:
+        return []
+    needed: dict[str, int] = {}
+    for post in posts:
+        if post.kind == "post" and not post.cover and not post.draft:
+            needed[post.lang] = needed.get(post.lang, 0) + 1
+    cards = ShareCards(site)
+    out: list[ContentIssue] = []
+    for code, count in sorted(needed.items()):
+        if cards.fonts(code)[0] is not None:
+            continue
+        lang = site.languages[code]
+        if code in settings.fonts:
+            why = f"share_cards.fonts.{code}: {settings.fonts[code]} is not a file"
+        else:
+            why = (
+                f"no font on this system has the characters of {lang.name} ({code}): install "
+                f"one (Debian: apt-get install fonts-wqy-zenhei for Chinese) or set "
+                f"share_cards.fonts.{code} to a font file"
+            )
+        reason = f"{why}; {count} post(s) in {code} without a cover get no share card"
+        out.append(ContentIssue(CONFIG_FILE, 0, reason, "warning"))
     return out

@@ -34,10 +34,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from masthead.config import Site
+from masthead.content import cards
 from masthead.content.discover import walk
 from masthead.content.model import Post
 from masthead.content.post import NotRendered, parse_post
 from masthead.errors import ContentError, ContentIssue
+from masthead.indexing import originals
 from masthead.search.document import SearchValues, search_values
 from masthead.store import posts as store
 from masthead.store import search as search_store
@@ -123,15 +125,20 @@ def _digest(site: Site, rel: str) -> str | None:
         return None
 
 
-def build_change(site: Site, rel: str, data: bytes, size: int, mtime_ns: int) -> Change:
+def build_change(
+    site: Site, rel: str, data: bytes, size: int, mtime_ns: int, card: bool = True
+) -> Change:
     """Parse one file's bytes into a `Change`: its post and search values, or the error that
-    keeps it out. Pure (no database): runs in a worker process as well as here."""
+    keeps it out; with `card`, make the post's share card (`share_card`). No database: runs
+    in a worker process as well as here."""
     path = site.settings.content_dir + "/" + rel
     change = Change(path, size, mtime_ns, hashlib.sha256(data).hexdigest())
     try:
         post = parse_post(site, rel, data)
         change.values = search_values(post)
         change.post = post
+        if card:
+            share_card(site, post)
     except ContentError as exc:
         change.error = exc.issue
     except NotRendered as exc:
@@ -144,13 +151,28 @@ def build_change(site: Site, rel: str, data: bytes, size: int, mtime_ns: int) ->
     return change
 
 
-def read_change(site: Site, rel: str) -> Change | None:
+def share_card(site: Site, post: Post) -> None:
+    """Make the share card of a published post without a cover (content/cards.py), unless it
+    exists: a name is a content hash, so an unchanged post costs a hash and a stat. A card that
+    cannot be made is logged; the post is indexed all the same."""
+    if post.kind != "post" or post.cover or post.draft or not site.settings.share_cards.enabled:
+        return
+    try:
+        text = cards.card_text(
+            site, post.lang, post.title, post.date, post.authors, post.reading_minutes
+        )
+        cards.ShareCards(site).card(text)
+    except Exception:  # a card is never worth a post: the page makes it again if it can
+        log.exception("%s: no share card", post.source)
+
+
+def read_change(site: Site, rel: str, card: bool = True) -> Change | None:
     """Read one file (content-relative `rel`) and parse it (`build_change`): the size, mtime and
     hash recorded are those of the bytes parsed. None when the file vanished or cannot be read
     (the next pass sees it). Runs where the file is parsed, so that no process holds the bytes
     of files waiting their turn (the index's memory stays flat as the site grows)."""
     got = _read(site, rel)
-    return None if got is None else build_change(site, rel, *got)
+    return None if got is None else build_change(site, rel, *got, card=card)
 
 
 _worker_site: Site | None = None  # the site of this worker process (set by `_init_worker`)
@@ -166,7 +188,7 @@ def _parse_chunk(rels: list[str]) -> list[Change | None]:
     site = _worker_site
     if site is None:  # pragma: no cover - the pool's initializer sets it
         raise RuntimeError("_parse_chunk runs in a pool started by parse_files")
-    return [read_change(site, rel) for rel in rels]
+    return [read_change(site, rel, card=False) for rel in rels]  # many files: see index_site
 
 
 def workers_for(files: int) -> int:
@@ -197,7 +219,7 @@ def parse_files(site: Site, rels: Sequence[str], workers: int) -> Iterator[Chang
     the rest is parsed one file a time in fresh workers (`_isolated`)."""
     if workers <= 1:
         for rel in rels:
-            yield read_change(site, rel)
+            yield read_change(site, rel, card=len(rels) < PARALLEL_MIN)
         return
     chunks = [list(rels[i : i + CHUNK]) for i in range(0, len(rels), CHUNK)]
     done = 0
@@ -274,6 +296,12 @@ def index_site(
 ) -> IndexReport:
     """Bring the index in step with the content folder; return what changed.
 
+    Share cards (content/cards.py) are made as posts are parsed when fewer than `PARALLEL_MIN`
+    files are (an edit, a new post); a pass over more (a first index, `--full` after a new
+    setting) leaves them to the first time each post's page is rendered, and to `masthead
+    build`: drawing one costs several times what parsing the post does (bench/bench_cards.py),
+    and a card never drawn before is the rule in such a pass.
+
     `progress(done, to_parse)` is called once the changed files are known and then as each
     is parsed (for progress bars; a rate in posts per second). `workers` overrides
     `workers_for` (1: no pool). Each file is read when it is parsed, so a file saved after the
@@ -329,12 +357,12 @@ def index_site(
                     log.warning("%s", change.error.format())
                 batch.append(change)
             if len(batch) >= BATCH and done < len(jobs):
-                commit(db, batch, [], [])
+                commit(db, batch, [], [], site=site, final=False)
                 batch = []
             if progress:
                 progress(done, len(jobs))
         report.deleted = len(gone)
-        report.generation = commit(db, batch, gone, touched)
+        report.generation = commit(db, batch, gone, touched, site=site)
         if bulk:
             with db.write() as conn:
                 search_store.optimize(conn)
@@ -351,11 +379,19 @@ def index_site(
 
 
 def commit(
-    db: Database, changes: list[Change], gone: list[str], touched: list[Change] | None = None
+    db: Database,
+    changes: list[Change],
+    gone: list[str],
+    touched: list[Change] | None = None,
+    *,
+    site: Site | None = None,
+    final: bool = True,
 ) -> int:
     """Apply re-parsed files and deletions in one transaction; return the index generation
     (bumped when anything a reader sees may have changed). `touched` files only had their
-    mtime change: their source rows are refreshed."""
+    mtime change: their source rows are refreshed. The `final` commit of a pass also keeps the
+    bodies of originals with translations (`originals.keep_bodies`, reading `site`'s files
+    for originals not parsed in it): earlier batches may not hold the translations yet."""
 
     def record_touched(conn: sqlite3.Connection) -> None:
         for change in touched or []:
@@ -383,6 +419,8 @@ def commit(
         store.resolve_duplicates(conn, urls)
         store.follow_renames(conn, hashes, keys)  # old URLs and comments follow a rename
         store.follow_key_changes(conn, parsed)  # and a translationKey added or changed
+        if final:
+            originals.keep_bodies(conn, (c.post for c in changes if c.post is not None), site)
         # last: a statement after them would flush FTS5's pending terms (`store.write_post`)
         for post_id, change in written:
             if post_id is not None and change.post is not None:

@@ -7,6 +7,10 @@ holder dies the kernel drops its lock, the next worker to try takes it. Whoever 
 first catches up with an incremental index (files changed while no one watched) and then
 watches. Readers need
 nothing from the watcher: every worker sees its commits through the index generation.
+
+The holder writes its pid and its parent's into the lock file, so a waiting worker says who
+watches: this server's own other worker (the same parent: `serve --workers N` under uvicorn or
+granian), or another process (another `serve` of the same site).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from masthead.store.db import Database
 log = logging.getLogger(__name__)
 
 LOCK_POLL = 1.0  # seconds between tries of a worker that does not watch
+NAMELESS_TRIES = 3  # tries before a waiter logs a holder that has not written its pid yet
 
 
 def lock_path(site: Site) -> Path:
@@ -41,6 +46,23 @@ def _try_lock(fd: int) -> bool:
     except BlockingIOError:
         return False
     return True
+
+
+def _sign(fd: int) -> None:
+    """Write this process's pid and its parent's into the lock file it holds."""
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()} {os.getppid()}\n".encode(), 0)
+
+
+def _holder(fd: int) -> str:
+    """Who holds the lock, as a waiter's log says it; '' while the holder has not signed."""
+    try:
+        pid, parent = (int(n) for n in os.pread(fd, 64, 0).split())
+    except (OSError, ValueError):
+        return ""
+    if parent == os.getppid() and parent != 1:
+        return f"worker {pid} of this same server"
+    return f"another process (pid {pid}; another `masthead serve` of this site?)"
 
 
 async def watch_alone(
@@ -59,15 +81,23 @@ async def watch_alone(
         log.error("not watching %s: cannot open %s (%s)", site.root, lock_path(site), exc)
         return
     try:
-        waited = False
+        waited, tries = False, 0
         while not _try_lock(fd):
-            if not waited:
-                log.info("another process watches %s; this one takes over if it stops", site.root)
+            who = _holder(fd)
+            tries += 1
+            if not waited and (who or tries >= NAMELESS_TRIES):
+                log.info(
+                    "%s watches %s for changes; worker %d takes over if it stops",
+                    who or "another process",
+                    site.root,
+                    os.getpid(),
+                )
                 waited = True
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), LOCK_POLL)
             if stop.is_set():
                 return
+        _sign(fd)
         # what changed while no one watched (a dead watcher's last moments, a replaced worker's
         # start); a pass over unchanged files only compares sizes and mtimes
         report = await asyncio.to_thread(index_site, site, db)

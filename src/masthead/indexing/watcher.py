@@ -251,7 +251,7 @@ class Watcher:
         elif rels:
             changes, gone = self.settle(rels)
             if changes or gone:
-                commit(self.db, changes, gone)
+                commit(self.db, changes, gone, site=self.site)
                 kinds.add("content")
         self.stats.batches += 1
         self.stats.files += len(rels)

@@ -6,6 +6,8 @@ from readers and authors (a commenter's name, a post title) reaches a header onl
 `one_line`, which turns line breaks and other control characters into spaces, and addresses only
 as `email.headerregistry.Address` objects, which refuse CR, LF and anything that is not one
 addr-spec (`InvalidAddress`): no input can add a header (the header-injection kind of bug, C51).
+The Subject is never read as RFC 2047 encoded words (`_TextHeader`): a name typed as
+`=?utf-8?b?…?=` arrives as those characters.
 Bodies are plain UTF-8 text: the comment's Markdown as it was written, whole (never cut, so no
 emoji or other cluster is ever split, C36).
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email import policy
+from email.header import Header
 from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
@@ -44,9 +47,33 @@ class _UrlHeader(UnstructuredHeader, BaseHeader):
         return f"{self.name}: {text}{policy.linesep}"
 
 
+class _TextHeader(UnstructuredHeader, BaseHeader):
+    """A header holding text as it is (the Subject: a reader's name, a post's title).
+
+    The `email` package reads a str given to an unstructured header as RFC 2047: a commenter
+    named `=?utf-8?b?QWRtaW4=?=` became "Admin" in the subject (issue 29, item 7). Here the
+    value is never decoded, and text that holds `=?` (or is not ASCII) is written whole as
+    UTF-8 encoded words, which a mail program decodes back to exactly those characters."""
+
+    @classmethod
+    def parse(cls, value: str, kwds: dict[str, object]) -> None:
+        literal = "=?" not in value  # only then does the parser read it as it is
+        kwds["parse_tree"] = cls.value_parser(value if literal else "")
+        kwds["decoded"] = value
+
+    def fold(self, *, policy: policy.Policy) -> str:  # type: ignore[override]
+        text = str(self)
+        if "=?" not in text:
+            return super().fold(policy=policy)
+        encoded = Header(text, "utf-8", header_name=self.name).encode(linesep=policy.linesep)
+        return f"{self.name}: {encoded}{policy.linesep}"
+
+
 _HEADERS = HeaderRegistry()
 _HEADERS.map_to_type("list-unsubscribe", _UrlHeader)
-POLICY = policy.SMTP.clone(header_factory=_HEADERS)  # SMTP's, with List-Unsubscribe unfolded
+_HEADERS.map_to_type("subject", _TextHeader)
+# SMTP's, with List-Unsubscribe unfolded and the Subject never read as encoded words
+POLICY = policy.SMTP.clone(header_factory=_HEADERS)
 
 
 @dataclass(frozen=True)

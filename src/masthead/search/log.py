@@ -97,8 +97,17 @@ class SearchLog:
     service's: tests replay sessions without sleeping); `days` is `search_log_days` (0: keep
     every row, up to `MAX_ROWS`)."""
 
-    def __init__(self, path: Path, tz: tzinfo, days: int, clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        tz: tzinfo,
+        days: int,
+        clock: Callable[[], float],
+        *,
+        checkpoints: bool = True,
+    ) -> None:
         self.path = Path(path)
+        self.checkpoints = checkpoints  # False under replication: Litestream checkpoints
         self.tz = tz
         self.days = days
         self.clock = clock
@@ -112,7 +121,7 @@ class SearchLog:
         self._writing = threading.Lock()  # one writer at a time
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._writer = store.Writer(self.path, BUSY_MS)
+        self._writer = store.Writer(self.path, BUSY_MS, checkpoints=self.checkpoints)
         self._secret: str | None = None
         self._failing = False
         self._closed = False

@@ -95,7 +95,13 @@ class SearchService:
         self._builder: threading.Thread | None = None
         self._building = False  # the builder thread is making some catalog's frequent words
         self._closed = False
-        self.log = SearchLog(db.path, site.tz, site.settings.search_log_days, lambda: self.clock())
+        self.log = SearchLog(
+            db.path,
+            site.tz,
+            site.settings.search_log_days,
+            lambda: self.clock(),
+            checkpoints=db.checkpoints,
+        )
 
     def close(self) -> None:
         """Write what is left of the search log and stop its writer and the frequent words'

@@ -144,7 +144,8 @@ def rss(info: FeedInfo, items: Sequence[FeedItem], *, full_text: bool = True) ->
     channel = element(root, "channel")
     element(channel, "title", info.title)
     element(channel, "link", info.page_url)
-    element(channel, "description", info.description or info.title)
+    # HTML in readers, as an item's: escaped so a term's or author's name stays text (D9)
+    element(channel, "description", html.escape(info.description or info.title, quote=False))
     if info.language:
         element(channel, "language", info.language)
     newest = last_modified(items)

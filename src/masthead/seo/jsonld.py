@@ -92,8 +92,10 @@ def blog_posting(
     word_count: int,
     comment_count: int | None = None,
     comments: Sequence[Mapping[str, Any]] = (),
+    part_of: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
-    """A post's `BlogPosting`. `url` is its permalink here and `canonical` its canonical URL
+    """A post's `BlogPosting`; `part_of`, the `series()` it is a part of (`isPartOf`). `url` is
+    its permalink here and `canonical` its canonical URL
     (`mainEntityOfPage`; another site's for a post whose canonical is elsewhere); dates are aware;
     `image` an absolute URL or "" (then left out); `word_count` counts words plus CJK characters;
     `comment_count` its approved comments (`commentCount`; None leaves it out: comments off) and
@@ -122,7 +124,21 @@ def blog_posting(
         node["commentCount"] = comment_count
     if comments:
         node["comment"] = list(comments)
+    if part_of:
+        node["isPartOf"] = part_of[0] if len(part_of) == 1 else list(part_of)
     return node
+
+
+def series(*, url: str, name: str, language: str) -> dict[str, Any]:
+    """A series of posts (https://schema.org/CreativeWorkSeries) whose page is `url`: what a
+    part's `isPartOf` names."""
+    return {
+        "@type": "CreativeWorkSeries",
+        "@id": f"{url}#series",
+        "url": url,
+        "name": name,
+        "inLanguage": language,
+    }
 
 
 def comment(

@@ -42,6 +42,9 @@ def social_tags(
     locale: str,
     alternate_locales: Sequence[str] = (),
     image: str = "",
+    image_width: int = 0,
+    image_height: int = 0,
+    image_alt: str = "",
     published: datetime | None = None,
     modified: datetime | None = None,
     tags: Sequence[str] = (),
@@ -50,7 +53,8 @@ def social_tags(
     """Open Graph and Twitter card tags for one page.
 
     `kind` is `article` for posts and `website` otherwise; `url` the page's canonical URL; `image`
-    an absolute URL or "" (then the card is `summary` instead of `summary_large_image`); `locale`
+    an absolute URL or "" (then the card is `summary` instead of `summary_large_image`), with its
+    size and text alternative when known (`image_width`, `image_height`, `image_alt`); `locale`
     and `alternate_locales` Babel locales or BCP 47 tags; dates aware (ISO 8601 in the output).
     """
     out: list[Tag] = [
@@ -65,6 +69,11 @@ def social_tags(
         out.append(("property", "og:description", description))
     if image:
         out.append(("property", "og:image", image))
+        if image_width and image_height:
+            out.append(("property", "og:image:width", str(image_width)))
+            out.append(("property", "og:image:height", str(image_height)))
+        if image_alt:
+            out.append(("property", "og:image:alt", image_alt))
     if kind == "article":
         if published is not None:
             out.append(("property", "article:published_time", published.isoformat("T", "seconds")))
@@ -79,4 +88,6 @@ def social_tags(
         out.append(("name", "twitter:description", description))
     if image:
         out.append(("name", "twitter:image", image))
+        if image_alt:
+            out.append(("name", "twitter:image:alt", image_alt))
     return out

@@ -30,13 +30,22 @@ from masthead.store.signal import ChangeSignal
 log = logging.getLogger(__name__)
 
 
-def _open(path: Path) -> sqlite3.Connection:
+def _open(path: Path, *, checkpoints: bool = True) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA busy_timeout = 10000")
     conn.execute("PRAGMA synchronous = NORMAL")
+    if not checkpoints:
+        leave_checkpoints(conn)
     return conn
+
+
+def leave_checkpoints(conn: sqlite3.Connection) -> None:
+    """Let `conn` never checkpoint the WAL by itself (`PRAGMA wal_autocheckpoint = 0`,
+    https://www.sqlite.org/pragma.html#pragma_wal_autocheckpoint): under replication Litestream
+    checkpoints, and an application's checkpoints race its (https://litestream.io/tips/)."""
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
 
 
 def migrate(conn: sqlite3.Connection) -> int:
@@ -216,7 +225,7 @@ def file_size(path: Path) -> int:
     return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.exists())
 
 
-def vacuum(path: Path) -> tuple[int, int]:
+def vacuum(path: Path, *, checkpoint: bool = True) -> tuple[int, int]:
     """Rebuild the database at `path` into as few pages as its data needs (SQLite's VACUUM,
     https://www.sqlite.org/lang_vacuum.html), then fold the WAL back into the file and truncate
     it (`PRAGMA wal_checkpoint(TRUNCATE)`, https://www.sqlite.org/pragma.html#pragma_wal_checkpoint):
@@ -228,11 +237,13 @@ def vacuum(path: Path) -> tuple[int, int]:
     busy timeout; no rowid that masthead keeps changes (every table it refers to by rowid has
     an INTEGER PRIMARY KEY). It needs free disk space of about twice the database (a temporary
     copy and the WAL). Raises `StorageError` (a full disk, a lock held too long, a damaged or
-    read-only file)."""
+    read-only file). With `checkpoint=False` (a replicated database: Litestream checkpoints)
+    the WAL is left for Litestream to fold back, so the space comes back after its next
+    checkpoint."""
     path = Path(path)
     before = file_size(path)
     try:
-        conn = _open(path)
+        conn = _open(path, checkpoints=checkpoint)
     except sqlite3.Error as exc:
         raise storage_error(path, exc) from None
     try:
@@ -240,7 +251,8 @@ def vacuum(path: Path) -> tuple[int, int]:
         if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
             raise StorageError(path, "not a masthead database (no schema version); not changed")
         conn.execute("VACUUM")
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if checkpoint:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     except sqlite3.Error as exc:
         raise storage_error(path, exc) from None
     finally:
@@ -250,6 +262,13 @@ def vacuum(path: Path) -> tuple[int, int]:
 
 _FULL = {errno.ENOSPC, errno.EDQUOT}
 _DENIED = {errno.EACCES, errno.EPERM, errno.EROFS}
+
+
+def disk_full(exc: BaseException) -> bool:
+    """Whether `exc` (a sqlite3.Error or OSError) says the disk is full."""
+    if isinstance(exc, OSError) and not isinstance(exc, sqlite3.Error):
+        return exc.errno in _FULL
+    return (getattr(exc, "sqlite_errorname", "") or "").startswith("SQLITE_FULL")
 
 
 def storage_error(path: Path, exc: BaseException) -> StorageError:
@@ -317,7 +336,9 @@ def _prepare_folder(path: Path) -> None:
 class Database:
     """One SQLite file. `read()` gives this thread's connection; `write()` a transaction;
     `signal` the change signal beside the file (store/signal.py), bumped after every commit
-    that changes what readers see (`store.posts.commit_generation`).
+    that changes what readers see (`store.posts.commit_generation`). With
+    `checkpoints=False` (a replicated site, `[replica]`) no connection of it ever checkpoints
+    the WAL: Litestream does (`leave_checkpoints`).
 
     Opening creates the file (and its own folder, see `_prepare_folder`) and applies migrations;
     it raises `StorageError` when the file cannot be opened for writing (a read-only file or
@@ -325,8 +346,9 @@ class Database:
     that failed it (SQLITE_FULL, SQLITE_BUSY...), after rolling back.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, checkpoints: bool = True) -> None:
         self.path = Path(path)
+        self.checkpoints = checkpoints
         self.signal = ChangeSignal(self.path)
         _prepare_folder(self.path)
         if self.path.exists() and not os.access(self.path, os.R_OK | os.W_OK):
@@ -338,7 +360,7 @@ class Database:
         self._readers: list[sqlite3.Connection] = []
         writer = None
         try:
-            writer = _open(self.path)
+            writer = _open(self.path, checkpoints=checkpoints)
             version = writer.execute("PRAGMA user_version").fetchone()[0]
             if version > len(MIGRATIONS):  # its tables are not the ones this code reads
                 writer.close()
@@ -358,7 +380,7 @@ class Database:
     def read(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = _open(self.path)
+            conn = _open(self.path, checkpoints=self.checkpoints)
             conn.execute("PRAGMA query_only = ON")
             self._local.conn = conn
             with self._lock:

@@ -297,4 +297,30 @@ MIGRATIONS: list[list[str]] = [
             VALUES (OLD.source, OLD.source_id, (julianday('now') - 2440587.5) * 86400.0);
         END""",
     ],
+    # 12: series (front matter `series`, `series_weight`), and translations that fall behind:
+    # each post's body hash and the original's hash a translation was last brought up to date
+    # with (`translation_of`); `original_bodies` keeps an original's past bodies by hash, as
+    # long as a translation names it, for the dashboard's diff (never derived from the files:
+    # no index run or rebuild drops a body a translation still names); every file is parsed
+    # again by the next index pass to fill the new columns
+    [
+        "ALTER TABLE posts ADD COLUMN series_weight INTEGER",
+        "ALTER TABLE posts ADD COLUMN translation_of TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE posts ADD COLUMN body_hash TEXT NOT NULL DEFAULT ''",
+        """CREATE TABLE IF NOT EXISTS post_series (
+            post_id INTEGER NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            name TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            PRIMARY KEY (post_id, key)
+        )""",
+        "CREATE INDEX IF NOT EXISTS post_series_key ON post_series (key)",
+        """CREATE TABLE IF NOT EXISTS original_bodies (
+            hash TEXT PRIMARY KEY,          -- content.translations.body_hash of `body`
+            source TEXT NOT NULL,           -- the original's content file when it was seen
+            body TEXT NOT NULL,             -- its Markdown body then
+            seen REAL NOT NULL              -- when the index first saw it (seconds)
+        )""",
+        "UPDATE sources SET mtime_ns = -1, sha256 = ''",
+    ],
 ]

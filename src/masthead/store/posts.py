@@ -38,7 +38,7 @@ DUPLICATE_RULE = "the post that held the URL keeps it; the older one if neither 
 _POST_COLUMNS = (
     "source, kind, lang, slug, url, title, date, date_ts, updated, authors, excerpt, cover, draft, "
     "noindex, comments, show_toc, canonical, translation_key, html, toc_html, body_text, "
-    "word_count, reading_minutes, extra, code_text"
+    "word_count, reading_minutes, extra, code_text, series_weight, translation_of, body_hash"
 )
 _LIST_COLUMNS = (
     "id, source, kind, lang, slug, url, title, date, date_ts, updated, authors, excerpt, cover, "
@@ -85,6 +85,9 @@ def write_post(conn: sqlite3.Connection, post: Post) -> int:
         "reading_minutes": post.reading_minutes,
         "extra": json.dumps(post.extra, ensure_ascii=False, default=str),
         "code_text": post.code,
+        "series_weight": post.series_weight,
+        "translation_of": post.translation_of,
+        "body_hash": post.body_hash,
     }
     names = _POST_COLUMNS.split(", ")
     assignments = ", ".join(f"{n} = excluded.{n}" for n in names if n != "source")
@@ -102,6 +105,15 @@ def write_post(conn: sqlite3.Connection, post: Post) -> int:
             {"id": post_id, "tax": tax, "key": term.key, "name": term.name, "pos": i}
             for tax, terms in _taxonomies(post)
             for i, term in enumerate(terms)
+        ],
+    )
+    conn.execute("DELETE FROM post_series WHERE post_id = :id", {"id": post_id})
+    conn.executemany(
+        "INSERT OR IGNORE INTO post_series (post_id, key, name, position) "
+        "VALUES (:id, :key, :name, :pos)",
+        [
+            {"id": post_id, "key": term.key, "name": term.name, "pos": i}
+            for i, term in enumerate(post.series)
         ],
     )
     conn.execute("DELETE FROM aliases WHERE post_id = :id", {"id": post_id})

@@ -87,6 +87,9 @@ class PostRow:
     extra: str  # JSON of unknown front-matter keys
     shadowed: bool  # another post holds this URL (duplicate slug)
     code_text: str
+    series_weight: int | None  # front matter `series_weight` (migration 12)
+    translation_of: str  # a translation: its original's body hash when last brought up to date
+    body_hash: str  # content.translations.body_hash of its Markdown body
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,3 +286,44 @@ class ImportTarget:
     slug: str
     translation_key: str
     date_ts: float
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesPart:
+    """A part of a series in one language (`series.parts`): `weight` its own `series_weight`,
+    else that of its translation group's post that names the series; `group_ts` the date of
+    that post (a translated series keeps the original's order)."""
+
+    id: int
+    title: str
+    url: str
+    date: str
+    reading_minutes: int
+    draft: bool
+    weight: int | None
+    group_ts: float
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesName:
+    """A series a post is a part of (`series.of_post`): its key and name."""
+
+    key: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class GroupMember:
+    """A post of a translation group, as `translations.behind` compares them."""
+
+    id: int
+    source: str
+    lang: str
+    url: str
+    title: str
+    date_ts: float
+    updated: str | None
+    translation_key: str
+    kind: str
+    translation_of: str
+    body_hash: str

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from masthead.store.db import transaction
+from masthead.store.db import leave_checkpoints, transaction
 
 
 class Writer:
@@ -23,9 +23,10 @@ class Writer:
     a busy timeout of `busy_ms` milliseconds (its pragmas, such as `max_page_count`, are its
     own). Not thread-safe: its owner serialises the calls."""
 
-    def __init__(self, path: Path, busy_ms: int) -> None:
+    def __init__(self, path: Path, busy_ms: int, *, checkpoints: bool = True) -> None:
         self.path = Path(path)
         self.busy_ms = busy_ms
+        self.checkpoints = checkpoints  # False: Litestream checkpoints (store/db.py)
         self._conn: sqlite3.Connection | None = None
 
     def connection(self) -> sqlite3.Connection:
@@ -37,6 +38,8 @@ class Writer:
                 check_same_thread=False,
             )
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_ms)}")
+            if not self.checkpoints:
+                leave_checkpoints(conn)
             self._conn = conn
         return self._conn
 

@@ -9,6 +9,7 @@ Two levels of visibility:
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Any
 
@@ -27,9 +28,11 @@ def feed_posts(
     lang: str | None = None,
     taxonomy: str | None = None,
     key: str | None = None,
+    ids: list[int] | None = None,
 ) -> list[FeedPost]:
     """The newest `limit` published posts (kind `post`) for a feed, newest first: of one language
-    (`lang`, or every language when None), optionally of one term (`taxonomy` and `key`)."""
+    (`lang`, or every language when None), optionally of one term (`taxonomy` and `key`) or
+    among the posts `ids` (a series)."""
     where = f"kind = 'post' AND {_PUBLISHED}"
     params: dict[str, Any] = {"now": now, "limit": limit}
     if lang is not None:
@@ -38,6 +41,9 @@ def feed_posts(
     if taxonomy:
         where += " AND id IN (SELECT post_id FROM post_terms WHERE taxonomy = :tax AND key = :key)"
         params.update(tax=taxonomy, key=key)
+    if ids is not None:
+        where += " AND id IN (SELECT value FROM json_each(:ids))"
+        params["ids"] = json.dumps(ids)
     rows = conn.execute(
         "SELECT id, lang, url, title, date, updated, authors, excerpt, cover, html FROM posts "
         f"WHERE {where} ORDER BY date_ts DESC, source LIMIT :limit",

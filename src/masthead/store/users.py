@@ -168,11 +168,38 @@ def token_count(conn: sqlite3.Connection, user_id: int) -> int:
 # --- failed logins ------------------------------------------------------------------------
 
 
-def record_failure(conn: sqlite3.Connection, keys: list[str], now: float) -> None:
-    conn.executemany(
-        "INSERT INTO login_failures (key, at) VALUES (:k, :at)",
-        [{"k": k, "at": now} for k in keys],
-    )
+def record_failure(conn: sqlite3.Connection, keys: list[str], now: float) -> list[int]:
+    """Record a failed login for each of `keys` at `now`; the rowids of the new rows."""
+    return [
+        conn.execute(
+            "INSERT INTO login_failures (key, at) VALUES (:k, :at)", {"k": k, "at": now}
+        ).lastrowid
+        or 0
+        for k in keys
+    ]
+
+
+def claim_attempt(
+    conn: sqlite3.Connection, keys: list[str], now: float, window: float, limit: int
+) -> tuple[float, list[int]]:
+    """One sign-in attempt, decided and counted in the caller's write transaction (so parallel
+    attempts, in any process, cannot all pass the check before any is counted): when a key
+    has `limit` failures within `window` seconds, `(seconds until that lock ends, [])`; else a
+    failure is recorded for each key ahead of the password check, `(0, its rowids)`, to be
+    taken back by `forget_failures` when the password is right."""
+    wait = 0.0
+    for key in keys:
+        recent = failures_since(conn, key, now - window)
+        if len(recent) >= limit:
+            wait = max(wait, recent[0] + window - now, 1e-3)  # after the last one
+    if wait > 0:
+        return wait, []
+    return 0.0, record_failure(conn, keys, now)
+
+
+def forget_failures(conn: sqlite3.Connection, rowids: list[int]) -> None:
+    """Take back the failures `claim_attempt` recorded for an attempt that succeeded."""
+    conn.executemany("DELETE FROM login_failures WHERE rowid = :r", [{"r": r} for r in rowids])
 
 
 def failures_since(conn: sqlite3.Connection, key: str, since: float) -> list[float]:

@@ -38,12 +38,13 @@ from jinja2.loaders import split_template_path
 import masthead
 from masthead.comments import housekeeping
 from masthead.config import Site
-from masthead.content import thumbs
+from masthead.content import cards, thumbs
 from masthead.i18n import long_date
 from masthead.indexing.indexer import index_and_log
 from masthead.indexing.watch_lock import watch_alone
 from masthead.indexing.watcher import Watcher
 from masthead.notify import runner as mail_runner
+from masthead.replica.supervisor import STOP_WAIT, replicate_alone
 from masthead.search.service import SearchService
 from masthead.store.db import Database
 from masthead.web import errors
@@ -66,6 +67,7 @@ from masthead.web.routes import (
     pages,
     search,
     seo,
+    series,
 )
 from masthead.web.routes import mail as mail_routes
 
@@ -82,6 +84,7 @@ def create_app(
     watch: bool = False,
     served: str | None = None,
     send_mail: bool = True,
+    replicate: bool = False,
 ) -> FastAPI:
     """Build the app for `site`. With `index=True` the index is brought up to date first
     (incremental: unchanged files are not parsed again). `clock` gives seconds since the epoch
@@ -92,8 +95,10 @@ def create_app(
     `base_url` is unset or under `dev` (web/http/address.py). Of several apps watching one site, one
     runs its watcher at a time (indexing/watch_lock.py). While it serves, notification mails are
     collected and sent in the background, by one app of several serving one site (notify/runner.py),
-    unless `send_mail=False` (a static build: `masthead build`)."""
-    db = Database(site.database_path)
+    unless `send_mail=False` (a static build: `masthead build`). With `replicate=True`
+    (`masthead serve`) and `[replica] url` set, Litestream replicates the database while the app
+    serves, run by one app of several serving one site (replica/supervisor.py)."""
+    db = Database(site.database_path, checkpoints=not site.replicated)
     if index:
         index_and_log(site, db)
     base = address.base_url(site.settings, dev=dev, served=served)
@@ -111,6 +116,7 @@ def create_app(
     app.state.search = SearchService(site, db, clock, drafts=dev)  # --dev finds drafts too
     app.state.reloader = Reloader()  # the CLI ends live-reload streams on Ctrl-C
     app.state.watch = watch
+    app.state.replicate = replicate and site.replicated
     app.state.send_mail = send_mail
     if dev:
         app.state.reloader.state = state
@@ -127,6 +133,7 @@ def create_app(
     app.include_router(seo.router(site))
     app.include_router(comment_feeds.router())
     app.include_router(comments.router())  # before the pages: /comments/… is not a page
+    app.include_router(series.router(site))
     app.include_router(pages.router(site))
     app.include_router(mail_routes.router())  # links in notification mails (notify/)
     statics = _static(site, dev)
@@ -135,6 +142,7 @@ def create_app(
     if site.content_dir.is_dir():
         app.mount("/media", _media(site, dev), name="media")
     app.mount("/thumbs", _thumbs(site), name="thumbs")
+    app.mount("/cards", _cards(site), name="cards")
     app.include_router(pages.permalinks(site))  # last: the fixed routes and mounts above win
 
     errors.install(app)
@@ -190,6 +198,9 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         watcher = Watcher(state.site, state.db, on_change=app.state.reloader.notify, dev=state.dev)
         started = partial(setattr, app.state, "watcher", watcher)  # /healthz reports it
         task = asyncio.create_task(watch_alone(watcher, state.site, state.db, stop, started))
+    replicating = None
+    if app.state.replicate:  # one Litestream per site, in whichever worker holds its lock
+        replicating = asyncio.create_task(replicate_alone(state.site, stop))
     sweeper = asyncio.create_task(housekeeping.run(state.db, state.site.settings, stop))
     app.state.mailer = None
     if app.state.send_mail:  # None too when mail is off (no smtp_host or mail_from)
@@ -206,6 +217,11 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     await purge.finish(purging)
     app.state.reloader.close()
     await sweeper
+    if replicating is not None:  # Litestream's last upload, before the database closes
+        try:
+            await asyncio.wait_for(replicating, STOP_WAIT + 1)
+        except (TimeoutError, asyncio.CancelledError):
+            replicating.cancel()
     if task is not None:
         try:
             await asyncio.wait_for(task, 5)
@@ -247,6 +263,13 @@ def _thumbs(site: Site) -> Files:
     folder = thumbs.folder_for(site.database_path)
     folder.mkdir(parents=True, exist_ok=True)
     return Files(directory=folder, cache_control=thumbs.THUMB_CACHE, types=thumbs.TYPES)
+
+
+def _cards(site: Site) -> Files:
+    """`/cards/`: share cards (content/cards.py), named by content hash: cached for a year."""
+    folder = cards.folder_for(site.database_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return Files(directory=folder, cache_control=cards.CARD_CACHE, types=cards.TYPES)
 
 
 class SiteTemplates(BaseLoader):

@@ -14,11 +14,13 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from masthead.config import Language
 from masthead.errors import HTTPError
 from masthead.store import posts as store
 from masthead.web.cache.state import SiteState
+from masthead.web.http.forms import CUT_SHORT
 from masthead.web.http.media import Files
 from masthead.web.http.redirects import encode_path, redirect
 from masthead.web.routes import guanli, renderer, site_state
@@ -30,6 +32,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, starlette_error)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPError, masthead_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, invalid)  # type: ignore[arg-type]
+    app.add_exception_handler(ClientDisconnect, cut_short)
     app.add_exception_handler(Exception, crashed)
 
 
@@ -46,6 +49,11 @@ async def invalid(request: Request, exc: RequestValidationError) -> Response:
     where = ".".join(str(p) for p in first.get("loc", ()))
     status = 422 if request.url.path.startswith("/api/") else 400
     return error_response(request, status, f"{where}: {first.get('msg', 'invalid')}")
+
+
+async def cut_short(request: Request, exc: Exception) -> Response:
+    """A body the server ended early (malformed chunked encoding), read by any route: a 400."""
+    return error_response(request, 400, CUT_SHORT)
 
 
 async def crashed(request: Request, exc: Exception) -> Response:

@@ -42,7 +42,9 @@ class Imported:
     exported (sanitize it before storing); `created` UTC seconds or None (`date_note` says why);
     `status` one of `STATUSES`; `kind` one of `KINDS`; `where` a position for reports;
     `lang` the language tag the export states for it, as written (`zh-CN`), '' when it states
-    none (the importer never puts the post's language in its place)."""
+    none (the importer never puts the post's language in its place); `site_lang` the tag the
+    export states for the whole site (WXR's channel `<language>`), weaker than a language
+    its thread's link carries (`/zh/…`)."""
 
     source: str
     source_id: str
@@ -59,6 +61,7 @@ class Imported:
     where: str = ""
     notes: tuple[str, ...] = field(default=())
     lang: str = ""
+    site_lang: str = ""
 
 
 @dataclass(frozen=True)

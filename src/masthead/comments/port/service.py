@@ -6,8 +6,10 @@ records; each thread is mapped to a post (WXR: its slug `wp:post_name`, then its
 permalink, then as an old URL in `aliases` or `url_history`; Disqus: its identifier `<id>` as a
 path or a slug, then its link likewise; JSON: the comment's `post_url`, then its thread key);
 each comment keeps the language the export states for it (`language`: the site's code for one
-of its languages, else the tag itself), never its post's: a file that states none (Disqus, a WXR
-without one) gives '' (no claim: the page draws it in the language of the page it is on);
+of its languages, else the tag itself), never its post's; else the site language its thread's
+link carries (`link_language`: `/zh/…`, `?lang=zh`, `zh.example.com`), else the language the
+export states for the whole site (WXR's channel); none of these gives '' (no claim: the page
+draws it in the language of the page it is on);
 the replies of each thread are rebuilt into a tree whatever their order in the file (C55: a
 reply whose parent is missing from the file comes in at top level, a cycle is broken at its
 oldest comment, both reported); the HTML is sanitized as a new comment's is; everything is
@@ -29,6 +31,7 @@ import heapq
 import io
 import json
 import math
+import os
 import sqlite3
 import time
 import unicodedata
@@ -37,7 +40,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, cast
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from babel import Locale, UnknownLocaleError
 
@@ -53,6 +56,10 @@ from masthead.store import comments as store
 from masthead.store.db import Database
 from masthead.store.rows import ImportTarget
 
+MAX_UNPACKED = 1024**3  # bytes a gzipped export may unpack to
+MAX_RATIO = 100  # ... and times its own size, once past RATIO_FROM (XML packs 5-20 times)
+RATIO_FROM = 64 * 1024**2
+_CHUNK = 1024**2
 FORMAT = "masthead-comments"
 VERSION = 1
 ACTOR = "import"
@@ -161,6 +168,42 @@ class _Entry:
     paragraphs: bool = False  # `wxr.autop` first
 
 
+class _CappedGzip(gzip.GzipFile):
+    """A gzip stream that stops, with an `ExportFormatError`, once it has unpacked more than
+    `MAX_UNPACKED` bytes, or more than `MAX_RATIO` times the file's `packed` size past
+    `RATIO_FROM` (a 2 MB file holding 2 GiB used to import for 90 s at 4.3 GB of memory). It
+    unpacks 1 MiB at a time, also when asked for everything."""
+
+    def __init__(self, raw: IO[bytes], packed: int) -> None:
+        super().__init__(fileobj=raw)
+        self.limit = min(MAX_UNPACKED, max(RATIO_FROM, MAX_RATIO * packed))
+
+    def _checked(self, data: bytes) -> bytes:
+        if self.tell() > self.limit:
+            raise ExportFormatError(
+                f"the gzip file unpacks to more than {self.limit // 1024**2} MiB "
+                f"(at most {MAX_UNPACKED // 1024**3} GiB, and at most {MAX_RATIO} times its "
+                "own size): refused as a likely zip bomb; if the export is genuine, unpack it "
+                "(gunzip) and import the XML file"
+            )
+        return data
+
+    def read(self, size: int | None = -1) -> bytes:
+        if size is not None and 0 <= size <= _CHUNK:
+            return self._checked(super().read(size))
+        parts, wanted = [], -1 if size is None or size < 0 else size
+        while wanted != 0:
+            part = self._checked(super().read(_CHUNK if wanted < 0 else min(wanted, _CHUNK)))
+            if not part:
+                break
+            parts.append(part)
+            wanted = wanted - len(part) if wanted > 0 else wanted
+        return b"".join(parts)
+
+    def read1(self, size: int = -1) -> bytes:
+        return self._checked(super().read1(_CHUNK if size < 0 else min(size, _CHUNK)))
+
+
 def detect(head: bytes) -> str:
     """'wxr', 'disqus' or 'json' from a file's first bytes; '' when it is none of them."""
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -185,13 +228,15 @@ def import_file(
     `db`, the database of `site` (its languages and default language map threads and stated
     languages), whose post index must be current; return the report. Writes nothing when the
     report has problems, or under `dry_run`. The file may be gzipped (`.xml.gz`, as Disqus
-    sends it). Raises OSError when the file cannot be read."""
+    sends it), within `MAX_UNPACKED` bytes and `MAX_RATIO` times its size unpacked (a problem
+    in the report past either). Raises OSError when the file cannot be read."""
     default_lang = site.settings.default_language
     report = Report(file=str(path), dry_run=dry_run)
     with open(path, "rb") as raw:
         zipped = raw.read(2) == b"\x1f\x8b"  # Disqus mails its export gzipped
         raw.seek(0)
-        stream = cast(IO[bytes], gzip.GzipFile(fileobj=raw) if zipped else raw)
+        packed = os.fstat(raw.fileno()).st_size
+        stream = cast(IO[bytes], _CappedGzip(raw, packed) if zipped else raw)
         try:
             report.kind = detect(stream.read(4096))
             stream.seek(0)
@@ -234,8 +279,38 @@ def _read(stream: IO[bytes], report: Report, skip_pings: bool, site: Site) -> li
             report.skipped[record.kind] += 1
             entries.append(_skipped(record))
             continue
-        entries.append(_xml_entry(record, language(record.lang, site)))
+        lang = (
+            language(record.lang, site)
+            or link_language(record.thread.link, site)
+            or language(record.site_lang, site)
+        )
+        entries.append(_xml_entry(record, lang))
     return entries
+
+
+def link_language(link: str, site: Site) -> str:
+    """The code of the site language a thread's link carries, '' for none: Polylang's and
+    WPML's three URL forms, a `/zh/…` path prefix (the site's prefix, or a code the site
+    speaks), a `?lang=zh` parameter, a `zh.example.com` subdomain."""
+    parts = urlsplit(link.strip())
+    first = unquote(parts.path).strip("/").split("/")[0]
+    for lang in site.languages.values():
+        if first and lang.prefix and first == lang.prefix:
+            return lang.code
+    query = [v for k, v in parse_qsl(parts.query) if k == "lang"]
+    label = (parts.hostname or "").split(".")[0] if (parts.hostname or "").count(".") >= 2 else ""
+    for candidate in (first, *query, label):
+        if candidate and _is_language_code(candidate):
+            found = site.resolve_language(candidate)
+            if found is not None:
+                return found.code
+    return ""
+
+
+def _is_language_code(text: str) -> bool:
+    """A BCP 47-looking tag (`zh`, `zh-CN`, `pt_BR`), not a word like `posts` or `www`."""
+    head, _, rest = text.replace("_", "-").partition("-")
+    return 2 <= len(head) <= 3 and head.isalpha() and (not rest or rest.replace("-", "").isalnum())
 
 
 def language(tag: str, site: Site) -> str:
@@ -383,10 +458,19 @@ def _plan_and_insert(
     *,
     write: bool,
 ) -> None:
+    """Map each thread of the file to a post, then import each post's comments as one group:
+    two threads of the file that map to one post (its link and an old link, two languages of
+    one Disqus forum) are one thread here, so a reply whose parent sits in the other is
+    nested alike in a dry run and in the real one (the real run used to find the parent it
+    had just inserted; the dry run, writing nothing, could not)."""
     by_thread: dict[str, list[_Entry]] = {}
     every = {e.key for e in entries}  # a parent on another thread is reported as such
     for entry in entries:
         by_thread.setdefault(entry.thread.key, []).append(entry)
+    # by comment thread (a post's translations share one): its posts' URLs and how each was
+    # found, its entries, and the post each entry was mapped to
+    by_post: dict[str, tuple[list[str], list[str], list[_Entry]]] = {}
+    post_of: dict[str, ImportTarget] = {}
     for group in by_thread.values():
         thread = group[0].thread
         importing = [e for e in group if e.values]
@@ -397,15 +481,22 @@ def _plan_and_insert(
             report.unmapped.append(f"{_describe(thread)}: {len(importing)} comment(s)")
             continue
         post, how = found
+        urls, hows, members = by_post.setdefault(post.translation_key, ([], [], []))
+        urls.append(post.url)
+        hows.append(how)
+        members.extend(group)
+        post_of.update((e.key, post) for e in group)
+    for urls, hows, group in by_post.values():
+        importing = [e for e in group if e.values]
         before = report.new
-        _insert_thread(conn, group, post, report, every, write=write)
-        hidden = "; a page: these comments are stored but not shown" if post.kind != "post" else ""
-        report.mapped.append(
-            f"{post.url} ({how}): {report.new - before} new of {len(importing)}{hidden}"
+        _insert_thread(conn, group, post_of, report, every, write=write)
+        pages = post_of[importing[0].key].kind != "post"
+        hidden = "; a page: these comments are stored but not shown" if pages else ""
+        where = ", ".join(
+            f"{url} ({how})" for url, how in dict.fromkeys(zip(urls, hows, strict=True))
         )
-        if (
-            hidden
-        ):  # pages draw no comments (web/render/post.py), nor do the comment feeds list them
+        report.mapped.append(f"{where}: {report.new - before} new of {len(importing)}{hidden}")
+        if hidden:  # pages draw no comments (web/render/post.py), nor do the comment feeds
             report.hidden += len(importing)
 
 
@@ -474,15 +565,16 @@ def _paths(link: str) -> list[str]:
 def _insert_thread(
     conn: sqlite3.Connection,
     group: list[_Entry],
-    post: ImportTarget,
+    post_of: dict[str, ImportTarget],
     report: Report,
     every: set[str],
     *,
     write: bool,
 ) -> None:
-    """Insert one thread's comments, parents first, whatever the order of `group` (`every`:
-    the keys of all the file's comments, for the report)."""
-    thread_key = post.translation_key
+    """Insert one comment thread's comments, parents first, whatever the order of `group`
+    (`post_of`: the post each entry was mapped to, all of one thread; `every`: the keys of all
+    the file's comments, for the report)."""
+    thread_key = post_of[group[0].key].translation_key
     known: dict[str, int] = {}  # entry key → local id (stored before, or inserted now)
     todo: list[_Entry] = []
     for entry in group:
@@ -505,7 +597,7 @@ def _insert_thread(
             known[entry.key] = stored.id
     parents = _parents(conn, group, thread_key, known, report, every, {e.key for e in todo})
     order = {e.key: i for i, e in enumerate(group)}
-    created = {e.key: _created(e, post, report) for e in todo}
+    created = {e.key: _created(e, post_of[e.key], report) for e in todo}
     waiting: dict[str | None, list[_Entry]] = {}
     ready: list[tuple[float, int, str]] = []
     entries = {e.key: e for e in todo}
@@ -523,7 +615,7 @@ def _insert_thread(
         parent_id = known.get(parent) if parent is not None else None
         new = store.NewComment(
             thread=thread_key,
-            post_url=post.url,
+            post_url=post_of[key].url,
             parent_id=parent_id,
             lang=entry.lang,  # as the file states it, never the post's
             created=created[key],

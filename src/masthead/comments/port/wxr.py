@@ -19,9 +19,9 @@ references: the file is untrusted) one `<item>` at a time, and yields an `Import
   other type (WooCommerce's order notes, say) is passed on as that word, for the importer to skip.
 - Language: WXR has none per comment; a comment is in the language its page was shown in on
   the WordPress site, which the export states as the item's `<category domain="language">`
-  (Polylang's taxonomy: its `nicename` is the language's slug, `zh`), else the channel's RSS
-  `<language>` (the site's, `zh-CN`: what WordPress put in the pages' `<html lang>`); '' when
-  the export states neither.
+  (Polylang's taxonomy: its `nicename` is the language's slug, `zh`) as `lang`; the channel's
+  RSS `<language>` (the site's, `zh-CN`: what WordPress put in the pages' `<html lang>`) goes
+  into `site_lang`, which the importer uses after a language the item's link carries.
 
 Format: https://developer.wordpress.org/plugins/ (WXR has no published schema; the fields are
 those of `wp-admin/includes/export.php`). Never `time.mktime`: every date is read with an
@@ -120,7 +120,7 @@ def _item(
     item: Element, number: int, zone: Zone, seen: set[str], site_lang: str
 ) -> Iterator[Imported | Problem]:
     fields = _fields(item)
-    lang = _item_language(item) or site_lang
+    lang = _item_language(item)
     thread = Thread(
         key=fields.get("post_id") or f"item {number}",
         title=_child_text(item, "title"),
@@ -164,6 +164,7 @@ def _item(
             where=where,
             notes=notes,
             lang=lang,
+            site_lang=site_lang,
         )
 
 

@@ -157,6 +157,7 @@ class Purger:
                 if await _wait(stop, LOCK_POLL):
                     return
             last = await asyncio.to_thread(self.state.seen)
+            log.info("this process purges after comment changes (it holds %s)", path.name)
             while not await _wait(stop, POLL):
                 seen = self.state.current()  # one os.stat while nothing changed
                 if seen is None:

@@ -16,26 +16,49 @@ reads a `multipart/form-data` part that is not valid in its charset as Latin-1. 
 
 `FormNotUTF8` is a 400 `BadRequest` naming the `field` and carrying `kept`: the whole form
 decoded with U+FFFD in place of the bad bytes, so a page can send the reader's text back.
+
+- `read_body` turns a body the server could not deliver whole (a malformed chunked body: the
+  server ends the stream, Starlette raises `ClientDisconnect`) into `BodyCutShort`, a 400.
+- `parse_json(raw)` is a JSON body as a value, or a 400 `BadRequest` for bytes that are not
+  UTF-8 JSON or that nest deeper than `MAX_JSON_DEPTH` (1,000 levels used to exhaust Python's
+  recursion limit inside `json.loads`: a 500).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import AsyncGenerator
+from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from starlette.datastructures import FormData, Headers, UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from masthead.errors import BadRequest, HTTPError
 
-__all__ = ["FormNotUTF8", "FormTooLarge", "parse", "parse_urlencoded", "read"]
+__all__ = [
+    "BodyCutShort",
+    "FormNotUTF8",
+    "FormTooLarge",
+    "parse",
+    "parse_json",
+    "parse_urlencoded",
+    "read",
+    "read_body",
+]
 
 MAX_BODY = 1024 * 1024  # bytes of one form request
 MAX_FIELDS = 1000  # as Starlette's default
 URLENCODED = "application/x-www-form-urlencoded"
 MULTIPART = "multipart/form-data"
 SCOPE_KEY = "masthead.form"  # where `read` keeps the parsed form for the request
+MAX_JSON_DEPTH = 64  # arrays and objects inside each other in a JSON body
+CUT_SHORT = (
+    "the request body could not be read: it is malformed (a broken chunked encoding?) or was "
+    "cut short; nothing was stored"
+)
 
 
 class FormNotUTF8(BadRequest):
@@ -49,6 +72,13 @@ class FormNotUTF8(BadRequest):
         )
         self.field = field
         self.kept = kept
+
+
+class BodyCutShort(BadRequest):
+    """A 400: the server ended the request's body before its end (a malformed chunked body)."""
+
+    def __init__(self) -> None:
+        super().__init__(CUT_SHORT)
 
 
 class FormTooLarge(HTTPError):
@@ -156,9 +186,42 @@ async def read_body(request: Request, max_body: int = MAX_BODY) -> bytes:
     if declared.isdigit() and int(declared) > max_body:
         raise FormTooLarge(f"the request is larger than {max_body} bytes")
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > max_body:
-            raise FormTooLarge(f"the request is larger than {max_body} bytes")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > max_body:
+                raise FormTooLarge(f"the request is larger than {max_body} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise BodyCutShort() from None
     return b"".join(chunks)
+
+
+_JSON_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')  # strings (skipped) and brackets
+
+
+def json_depth(raw: bytes, stop: int = MAX_JSON_DEPTH + 1) -> int:
+    """How deep arrays and objects nest in the JSON text `raw` (brackets in strings ignored),
+    counted up to `stop` at most."""
+    depth = deepest = 0
+    for match in _JSON_TOKENS.finditer(raw):
+        token = match.group()
+        if token in (b"[", b"{"):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest >= stop:
+                break
+        elif token in (b"]", b"}"):
+            depth -= 1
+    return deepest
+
+
+def parse_json(raw: bytes) -> Any:
+    """The JSON value in `raw` (UTF-8); a 400 `BadRequest` when it is not JSON or nests deeper
+    than `MAX_JSON_DEPTH` levels (checked before parsing: nothing recurses on it)."""
+    if json_depth(raw) > MAX_JSON_DEPTH:
+        raise BadRequest(f"the JSON body nests deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise BadRequest(f"the body is not JSON: {exc}") from None

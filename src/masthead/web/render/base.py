@@ -22,6 +22,7 @@ from jinja2 import Environment
 from masthead.config import Language, Site
 from masthead.content import authors as people
 from masthead.content import refs, sanitize, urls
+from masthead.content.cards import ShareCards
 from masthead.content.thumbs import Thumbnails, folder_for
 from masthead.i18n import gettext, long_date
 from masthead.store import comments as comment_store
@@ -60,6 +61,7 @@ class Base:
         self.site: Site = state.site
         self._bodies: tuple[object, dict[tuple[str, str], str]] = (None, {})
         self.thumbs = Thumbnails(self.site.content_dir, folder_for(self.site.database_path))
+        self.cards = ShareCards(self.site)
 
     def absolute(self, path: str) -> str:
         return urls.absolute(self.state.base_url, path)

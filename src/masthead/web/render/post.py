@@ -4,6 +4,7 @@ posts, and its JSON-LD (`BlogPosting` with its comments, or `WebPage`).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import datetime
 from typing import Any
@@ -12,7 +13,7 @@ from markupsafe import Markup
 
 from masthead.config import Language
 from masthead.content import authors as people
-from masthead.content import urls
+from masthead.content import cards, urls
 from masthead.content.text import html_to_text
 from masthead.errors import NotFound
 from masthead.i18n import gettext
@@ -20,15 +21,15 @@ from masthead.seo import jsonld
 from masthead.store import comments as comment_store
 from masthead.store import posts as store
 from masthead.store.rows import PostLink, PostRow, RelatedPost
-from masthead.web.render import discussion
+from masthead.web.render import behind, discussion
 from masthead.web.render.base import post_authors
-from masthead.web.render.layout import Layout
+from masthead.web.render.series import SeriesPages
 
 RELATED_POSTS = 3  # related posts under a post, at most
 JSONLD_COMMENTS = 100  # Comment items in a post's JSON-LD at most (the oldest; the count is all)
 
 
-class PostPage(Layout):
+class PostPage(SeriesPages):
     """A post or page (`post`)."""
 
     def post(
@@ -82,6 +83,16 @@ class PostPage(Layout):
         modified = datetime.fromisoformat(row.updated) if row.updated else published
         tags = [n for _k, n in terms["tags"]]
         sections = [n for _k, n in terms["categories"]]
+        boxes = self.series_boxes(conn, row, lang, now)
+        original = behind.original_if_behind(conn, row, self.site, now)
+        notice = None
+        if original is not None and original.lang in self.site.languages:
+            when = behind.changed_at(conn, original, self.site)
+            notice = {
+                "date": self.date(when.isoformat(), lang),
+                "url": original.url,
+                "hreflang": self.site.languages[original.lang].hreflang,
+            }
         if row.kind == "post":
             settings = self.site.settings
             comment_count, comment_items = self.comment_nodes(conn, row, page_url)
@@ -101,6 +112,7 @@ class PostPage(Layout):
                 word_count=row.word_count,
                 comment_count=comment_count,
                 comments=comment_items,
+                part_of=self.series_nodes(boxes, lang),
             )
             trail = []
             if sections:  # the first category, as the card links it
@@ -109,6 +121,7 @@ class PostPage(Layout):
             og: dict[str, Any] = {
                 "kind": "article",
                 "image": image,
+                **self.share_card(row, image),
                 "published": published,
                 "modified": modified,
                 "tags": tags,
@@ -139,8 +152,34 @@ class PostPage(Layout):
             ),
             feeds=self.feed_links(lang) + self.comment_feed_links(row, lang),
             comments=comments,
+            series=boxes,
+            behind=notice,
             **self.post_links(conn, row, lang, now),
         )
+
+    def share_card(self, row: PostRow, cover: str) -> dict[str, Any]:
+        """The Open Graph image fields of a post's share card (content/cards.py) when it has no
+        cover: `image` (absolute), its size and `image_alt`; {} when it has a cover or can
+        have no card. Made now if the index has not made it (its file was deleted)."""
+        if cover:
+            return {}
+        text = cards.card_text(
+            self.site,
+            row.lang,
+            row.title,
+            datetime.fromisoformat(row.date),
+            json.loads(row.authors),
+            row.reading_minutes,
+        )
+        card = self.cards.card(text)
+        if card is None:
+            return {}
+        return {
+            "image": self.absolute(card.url),
+            "image_width": card.width,
+            "image_height": card.height,
+            "image_alt": card.alt,
+        }
 
     def post_links(
         self, conn: sqlite3.Connection, row: PostRow, lang: Language, now: float

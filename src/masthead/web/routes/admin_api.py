@@ -17,25 +17,77 @@ without either. A POST's body must be `application/json` (415 otherwise: a cross
 from __future__ import annotations
 
 import hmac
-import json
-from typing import Any
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from masthead.accounts import service as accounts
+from masthead.errors import BadRequest
 from masthead.store import audit_log
 from masthead.store import comment_moderation as moderation
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.store.users import User
 from masthead.web.http import forms
+from masthead.web.routes import comments as _comments  # noqa: F401  (registers `commentid`)
 from masthead.web.routes import site_state
 from masthead.web.routes.guanli import SESSION_COOKIE, origin_problem
 
 MAX_PER_PAGE = 200
 MAX_IDS = 10_000
 MAX_BODY = 1024 * 1024  # bytes of a JSON body: MAX_IDS ids take about 70 KB
+
+
+Action = Literal["approve", "unapprove", "spam", "notspam", "trash", "restore", "delete"]
+Id = Annotated[int, Field(ge=1, le=2**63 - 1)]  # what SQLite's INTEGER holds
+Text = Annotated[str, Field(max_length=1000)]
+
+
+class FilterBody(BaseModel):
+    """A bulk action's `filter` (or the list's query parameters): every field checked."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["all", "", "pending", "approved", "spam", "trash"] | None = None
+    q: Text = ""
+    post: Text | None = None
+    lang: Annotated[str, Field(max_length=35)] | None = None
+    max_id: Id | None = None
+
+
+class OneBody(BaseModel):
+    """`POST /api/admin/comments/{id}`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Action
+
+
+class BulkBody(BaseModel):
+    """`POST /api/admin/comments/bulk`: `ids`, or a `filter` with the count it `expect`s."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Action
+    ids: Annotated[list[Id], Field(max_length=MAX_IDS)] | None = None
+    filter: FilterBody | None = None
+    expect: Annotated[int, Field(ge=0, le=2**63 - 1)] | None = None
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _valid(model: type[M], raw: object, strict: bool = True) -> M:
+    """`raw` as `model`; an `ApiError` 400 naming the first field at fault otherwise (JSON
+    bodies strictly: `"1"` is not an id, `true` not a number)."""
+    try:
+        return model.model_validate(raw, strict=strict)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "body"
+        raise ApiError(400, f"{where}: {first['msg']}") from None
 
 
 class ApiError(Exception):
@@ -49,7 +101,8 @@ def router() -> APIRouter:
     routes = APIRouter(tags=["moderation"])
     routes.add_api_route("/api/admin/comments", list_comments, methods=["GET"])
     routes.add_api_route("/api/admin/comments/bulk", bulk, methods=["POST"])
-    routes.add_api_route("/api/admin/comments/{comment_id}", act_on_one, methods=["POST"])
+    # `commentid`: 1-18 digits (comments.py), so a longer id is a 404, never an overflow
+    routes.add_api_route("/api/admin/comments/{comment_id:commentid}", act_on_one, methods=["POST"])
     return routes
 
 
@@ -88,42 +141,35 @@ async def _json(request: Request) -> dict[str, Any]:
     if media != "application/json":
         raise ApiError(415, "the body must be application/json")
     try:
-        body = json.loads(await forms.read_body(request, MAX_BODY))
+        body = forms.parse_json(await forms.read_body(request, MAX_BODY))
     except forms.FormTooLarge:
         raise ApiError(413, f"the body is larger than {MAX_BODY} bytes; it was not read") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ApiError(400, f"the body is not JSON: {exc}") from None
+    except BadRequest as exc:
+        raise ApiError(400, exc.message) from None
     if not isinstance(body, dict):
         raise ApiError(400, "the body must be a JSON object")
     return body
 
 
-def _filter(request: Request, raw: dict[str, Any]) -> moderation.Filter:
+def _filter(request: Request, raw: FilterBody) -> moderation.Filter:
     """A store filter from query parameters or a bulk body's `filter` object."""
-    status = raw.get("status") or None
-    if status in ("all", ""):
+    status = raw.status or None
+    if status == "all":
         status = None
-    if status is not None and status not in cs.STATUSES:
-        raise ApiError(400, f"status: one of all, {', '.join(cs.STATUSES)}")
     thread = None
-    post = raw.get("post")
-    if post:
+    if raw.post:
         row = posts_store.post_by_url(
-            site_state(request).db.read(), str(post), site_state(request).now(), drafts=True
+            site_state(request).db.read(), raw.post, site_state(request).now(), drafts=True
         )
         if row is None:
-            raise ApiError(400, f"post: no post at {post!r}")
+            raise ApiError(400, f"post: no post at {raw.post!r}")
         thread = row.translation_key
-    lang = raw.get("lang") or None
-    max_id = raw.get("max_id")
-    if max_id is not None and not isinstance(max_id, int):
-        raise ApiError(400, "max_id: an integer")
     return moderation.Filter(
         status=status,
-        q=str(raw.get("q") or "")[:200],
+        q=raw.q[:200],
         thread=thread,
-        lang=str(lang) if lang else None,
-        max_id=max_id,
+        lang=raw.lang or None,
+        max_id=raw.max_id,
     )
 
 
@@ -162,7 +208,8 @@ async def list_comments(request: Request) -> JSONResponse:
         params = request.query_params
         page = _int(params.get("page"), "page", 1, 1, 1_000_000)
         per_page = _int(params.get("per_page"), "per_page", 20, 1, MAX_PER_PAGE)
-        where = _filter(request, dict(params))
+        known = {k: params[k] for k in FilterBody.model_fields if k in params}
+        where = _filter(request, _valid(FilterBody, known, strict=False))
     except ApiError as exc:
         return _error(exc.status, exc.message)
     rows, total = moderation.listing(
@@ -174,17 +221,10 @@ async def list_comments(request: Request) -> JSONResponse:
     )
 
 
-def _action(body: dict[str, Any]) -> str:
-    action = body.get("action")
-    if action not in moderation.ACTIONS:
-        raise ApiError(400, f"action: one of {', '.join(moderation.ACTIONS)}")
-    return str(action)
-
-
 async def act_on_one(request: Request, comment_id: int) -> JSONResponse:
     try:
         user = _caller(request, writing=True)
-        action = _action(await _json(request))
+        action = _valid(OneBody, await _json(request)).action
     except ApiError as exc:
         return _error(exc.status, exc.message)
     db = site_state(request).db
@@ -198,8 +238,8 @@ async def bulk(request: Request) -> JSONResponse:
     """A bulk action on explicit ids, or on a filter bound to the count the caller saw."""
     try:
         user = _caller(request, writing=True)
-        body = await _json(request)
-        action = _action(body)
+        body = _valid(BulkBody, await _json(request))
+        action = body.action
         ids = _bulk_ids(request, body)
     except ApiError as exc:
         return _error(exc.status, exc.message)
@@ -215,22 +255,17 @@ async def bulk(request: Request) -> JSONResponse:
     return JSONResponse({"changed": len(done.changed), "skipped": done.skipped})
 
 
-def _bulk_ids(request: Request, body: dict[str, Any]) -> list[int]:
-    if "ids" in body:
-        ids = body["ids"]
-        if not isinstance(ids, list) or not all(isinstance(i, int) for i in ids):
-            raise ApiError(400, "ids: a list of comment ids (integers)")
-        if len(ids) > MAX_IDS:
-            raise ApiError(400, f"ids: at most {MAX_IDS} at once")
-        return ids
-    if not isinstance(body.get("filter"), dict) or not isinstance(body.get("expect"), int):
+def _bulk_ids(request: Request, body: BulkBody) -> list[int]:
+    if body.ids is not None:
+        return body.ids
+    if body.filter is None or body.expect is None:
         raise ApiError(400, 'send "ids": [...], or "filter": {...} with "expect": N')
-    where = _filter(request, body["filter"])
+    where = _filter(request, body.filter)
     ids = moderation.matching_ids(site_state(request).db.read(), where)
-    if len(ids) != body["expect"]:
+    if len(ids) != body.expect:
         raise ApiError(
             409,
-            f"the filter matches {len(ids)} comments now, not {body['expect']}: "
+            f"the filter matches {len(ids)} comments now, not {body.expect}: "
             "list them again before acting",
         )
     return ids

@@ -133,6 +133,8 @@ async def _body(request: Request) -> bytes:
         return await forms.read_body(request, MAX_REQUEST)
     except forms.FormTooLarge:
         raise CommentError(413, TOO_LARGE, code="too_large") from None
+    except forms.BodyCutShort as exc:
+        raise CommentError(400, exc.message) from None
 
 
 async def _form(request: Request, body: bytes) -> dict[str, Any]:
@@ -279,7 +281,7 @@ def remembered(request: Request) -> dict[str, str]:
     raw = request.cookies.get(REMEMBER_COOKIE, "")
     try:
         data = json.loads(unquote(raw)) if raw else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # a cookie of `[[[[…`, say
         return {}
     if not isinstance(data, dict):
         return {}
@@ -645,9 +647,9 @@ async def api_post(request: Request) -> Response:
 
 def _json_object(raw: bytes) -> dict[str, Any]:
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise CommentError(400, "the request body is not JSON") from None
+        data = forms.parse_json(raw)
+    except BadRequest as exc:
+        raise CommentError(400, f"the request body is not JSON we can read: {exc}") from None
     if not isinstance(data, dict):
         raise CommentError(400, "the request body must be a JSON object")
     return data

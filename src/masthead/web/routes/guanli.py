@@ -36,7 +36,7 @@ from masthead.store import posts as posts_store
 from masthead.store import users as store
 from masthead.web.http import csrf, forms
 from masthead.web.render.charts import bars, per_day
-from masthead.web.routes import guanli_text, renderer, site_state
+from masthead.web.routes import guanli_text, ops, renderer, site_state
 
 SESSION_COOKIE = "masthead_session"
 LOGIN_COOKIE = "masthead_login"  # the sign-in form's double-submit token
@@ -272,6 +272,7 @@ def overview(request: Request) -> Response:
         bars=bars(series),
         total=sum(c for _, c in series),
         top=[{**dict(r), "title": titles.get(r["post_url"], r["post_url"])} for r in top],
+        replica=replica_view(request),
         sessions=[
             {
                 "s": s,
@@ -282,6 +283,20 @@ def overview(request: Request) -> Response:
             for s in sessions
         ],
     )
+
+
+def replica_view(request: Request) -> dict[str, Any] | None:
+    """The replica's state for the overview (None: the site is not replicated), its times in
+    the site's zone (`when`)."""
+    site = site_state(request).site
+    if not site.replicated:
+        return None
+    summary = ops.replica_summary(site)
+    times = ("checked_at", "replicated_at", "behind_since")
+    return {
+        **summary,
+        **{f"{k}_when": when(request, summary[k]) if summary.get(k) else None for k in times},
+    }
 
 
 def login_page(request: Request, next: str = "") -> Response:

@@ -17,6 +17,7 @@ from masthead.store import audit_log
 from masthead.store import posts as posts_store
 from masthead.store import search_log as log_store
 from masthead.store import users as users_store
+from masthead.web.render.behind import behind_list
 from masthead.web.render.charts import bars, per_day
 from masthead.web.routes import site_state
 from masthead.web.routes.guanli import render, signed_in, to_login, when
@@ -76,11 +77,16 @@ def search_log(request: Request) -> Response:
 
 
 def content(request: Request) -> Response:
-    """Content files that failed and why (the store `masthead check` reads), the last run."""
+    """Content files that failed and why (the store `masthead check` reads), the last run, and
+    the translations that are behind their original, each with what changed in it since."""
     signed = signed_in(request)
     if signed is None:
         return to_login(request)
-    conn = site_state(request).db.read()
+    state = site_state(request)
+    conn = state.db.read()
+    behind = behind_list(conn, state.site, time.time())
+    for item in behind:
+        item["when"] = when(request, item["changed"].timestamp())
     raw = posts_store.state(conn, LAST_RUN)
     last: dict[str, Any] | None = json.loads(raw) if raw else None
     if last:
@@ -95,6 +101,7 @@ def content(request: Request) -> Response:
         errors=[i for i in issues if i.severity == "error"],
         warnings=[i for i in issues if i.severity != "error"],
         last=last,
+        behind=behind,
     )
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import asdict
 from functools import lru_cache
 from typing import Any
@@ -12,6 +13,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from pygments.formatters import HtmlFormatter
 
+from masthead.config import Site
+from masthead.replica import state as replica_state
+from masthead.replica.litestream import redacted_url
 from masthead.store import posts as store
 from masthead.web.cache.conditional import conditional_response
 from masthead.web.cache.state import Page
@@ -31,7 +35,10 @@ def router(dev: bool) -> APIRouter:
 
 
 def healthz(request: Request) -> dict[str, Any]:
-    """Liveness: the database answers; reports the index generation and the worker's pid."""
+    """Liveness: the database answers; reports the index generation, the worker's pid and,
+    for a replicated site, the replica's state (replica/state.py: status ok, behind, ...; the
+    replicated position and its age; never a credential)."""
+    site = site_state(request).site
     conn = site_state(request).db.read()
     watcher = getattr(request.app.state, "watcher", None)
     return {
@@ -40,7 +47,17 @@ def healthz(request: Request) -> dict[str, Any]:
         "generation": store.generation(conn),
         "posts": store.count_posts(conn),
         "watch": asdict(watcher.stats) if watcher else None,
+        "replica": replica_summary(site) if site.replicated else None,
     }
+
+
+def replica_summary(site: Site) -> dict[str, Any]:
+    """The replica's state for `/healthz` and the dashboard (replica/state.py)."""
+    replica = site.settings.replica
+    url = redacted_url(replica.url or "")
+    return replica_state.summary(
+        replica_state.load(site.database_path), url, replica.sync_interval, time.time()
+    )
 
 
 CODE_BG_LIGHT = "#f4f1ea"  # site.css --code-bg, light and dark: what code is read on

@@ -27,10 +27,12 @@ from masthead.errors import NotFound
 from masthead.seo import feeds, robots, sitemap
 from masthead.store import posts as store
 from masthead.store import seo as seo_store
+from masthead.store import series as series_store
 from masthead.store.rows import FeedPost
 from masthead.web.cache.state import SiteState
 from masthead.web.render.base import TAXONOMIES, author_people, term_heading
 from masthead.web.render.renderer import Renderer
+from masthead.web.render.series import series_url
 from masthead.web.routes import EVERY_LANGUAGE, add, bound, renderer, respond, site_state
 
 MEDIA = {
@@ -136,6 +138,7 @@ class SeoOutputs:
             *self._section_entries(conn, now),
             *self._post_entries(conn, now),
             *self._term_entries(conn, now),
+            *self._series_entries(conn, now),
         ]
 
     def _section_entries(self, conn: sqlite3.Connection, now: float) -> list[sitemap.Entry]:
@@ -183,6 +186,25 @@ class SeoOutputs:
                 code: urls.term_url(self.site.languages[code].prefix, taxonomy, key)
                 for code in dates
             }
+            links = tuple(self.renderer.hreflang_links(versions))
+            out += [
+                sitemap.Entry(self.absolute(path), dates[code], links)
+                for code, path in versions.items()
+            ]
+        return out
+
+    def _series_entries(self, conn: sqlite3.Connection, now: float) -> list[sitemap.Entry]:
+        """Series pages in each language where the series has a published part; lastmod the
+        newest part's change, the languages' pages each other's alternates."""
+        out: list[sitemap.Entry] = []
+        for key in series_store.keys(conn):
+            dates: dict[str, datetime] = {}
+            for code in self.site.languages:
+                parts = series_store.parts(conn, key, code, now)
+                ids = [p.id for p in parts]
+                for row in seo_store.feed_posts(conn, now=now, limit=len(ids), lang=code, ids=ids):
+                    _latest(dates, code, row.date, row.updated)
+            versions = {code: series_url(self.site.languages[code].prefix, key) for code in dates}
             links = tuple(self.renderer.hreflang_links(versions))
             out += [
                 sitemap.Entry(self.absolute(path), dates[code], links)

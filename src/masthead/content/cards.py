@@ -1,0 +1,246 @@
+"""Share cards: the 1200×630 image a shared link shows (`og:image`) for a post without a cover.
+
+A card shows the post's title (wrapped by `content.linebreak`, which keeps Chinese punctuation
+where it belongs), the site's name, and a line with the authors, the date and the reading time
+the post's page shows, in the post's language, in the `[share_cards]` colours (the site's own
+by default), with a font that has the language's characters (`content.fonts`). A language
+without such a font gets no card (and `masthead check` says so): a card of empty boxes would be
+worse than none.
+
+Cards are made when a post is indexed (`indexing.indexer.build_change`: an edit, a new post)
+and otherwise when its page is first rendered (a first index of many files leaves them to
+that: drawing a card costs several times what parsing the post does), or when the file is
+missing. Each is a PNG named by the
+SHA-256 of everything drawn on it (text, colours, font file, `VERSION` of this layout) in the
+`cards/` folder beside the database, served at `/cards/NAME.png` with a year-long `immutable`
+Cache-Control, like cover thumbnails: a name always means the same bytes, and a post whose
+title changes gets a new name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageChops, ImageDraw, ImageFont
+
+from masthead.config import ShareCardSettings, Site
+from masthead.content import authors as people
+from masthead.content.fonts import FontFile, font_for, system_font
+from masthead.content.linebreak import wrap
+from masthead.i18n import gettext, long_date
+
+log = logging.getLogger(__name__)
+WIDTH, HEIGHT = 1200, 630  # the size Open Graph consumers crop least (1.91:1)
+VERSION = 2  # of the layout below: a new one gives every card a new name
+MARGIN = 80
+TITLE_SIZES = (68, 60, 52, 46)  # the largest that fits in TITLE_LINES lines is used
+TITLE_LINES = 4
+META_SIZE = 30
+SITE_SIZE = 32
+URL_PREFIX = "/cards/"
+CARD_CACHE = "public, max-age=31536000, immutable"  # names are content hashes
+TYPES = {".png": "image/png"}  # what /cards/ serves
+
+
+@dataclass(frozen=True)
+class CardText:
+    """What a card says: `lang` the site language code (its font), `title`, `site` (the site's
+    name), `meta` (authors · date · reading time); `alt` the image's text alternative."""
+
+    lang: str
+    title: str
+    site: str
+    meta: str
+
+    @property
+    def alt(self) -> str:
+        return f"{self.title} — {self.site}"
+
+
+@dataclass(frozen=True)
+class Card:
+    """A made card: its URL path, size and text alternative."""
+
+    url: str
+    width: int
+    height: int
+    alt: str
+
+
+def folder_for(database: Path) -> Path:
+    """The card folder of the site whose database file is `database`: `cards/` beside it
+    (derived data: deleting it costs drawing each card again)."""
+    return database.parent / "cards"
+
+
+def card_text(
+    site: Site, lang: str, title: str, date: datetime, names: Sequence[str], minutes: int
+) -> CardText:
+    """The text of the card of a post in site language `lang` with these `title`, `date`,
+    authors (`names`, as written in front matter) and reading time (`minutes`, the figure its
+    page shows)."""
+    language = site.languages.get(lang, site.default_language)
+    locale = language.locale
+    who = ", ".join(a.name for a in people.authors(list(names)))
+    parts = [who, long_date(date, locale), gettext(locale, "minutes_read", n=minutes)]
+    return CardText(language.code, title, site.settings.title, " · ".join(p for p in parts if p))
+
+
+FontsFor = Callable[[str], tuple[FontFile | None, FontFile | None]]
+
+
+class ShareCards:
+    """The share cards of one site, written to `folder`: `card(text)` makes one if needed."""
+
+    def __init__(self, site: Site, folder: Path | None = None) -> None:
+        self.site = site
+        self.settings: ShareCardSettings = site.settings.share_cards
+        self.folder = folder or folder_for(site.database_path)
+
+    def fonts(self, lang: str) -> tuple[FontFile | None, FontFile | None]:
+        """(regular, bold) fonts of site language `lang`: both the configured file when one is
+        set; None, None when the language has none."""
+        language = self.site.languages.get(lang)
+        if language is None:
+            return None, None
+        regular = font_for(lang, language.hreflang, self.settings.fonts, self.site.root)
+        if regular is None or lang in self.settings.fonts:
+            return regular, regular
+        bold = system_font(language.hreflang, bold=True)
+        return regular, bold if bold is not None else regular
+
+    def name(self, text: CardText) -> str | None:
+        """The file name of the card of `text`, or None when it can have none (cards off, or
+        no font for its language)."""
+        if not self.settings.enabled:
+            return None
+        regular, bold = self.fonts(text.lang)
+        if regular is None or bold is None:
+            return None
+        key = {
+            "v": VERSION,
+            "text": [text.title, text.site, text.meta],
+            "colours": [self.settings.background, self.settings.text, self.settings.muted,
+                        self.settings.accent],
+            "fonts": [_font_key(regular), _font_key(bold)],
+        }  # fmt: skip
+        digest = hashlib.sha256(json.dumps(key, ensure_ascii=False).encode()).hexdigest()
+        return f"{digest[:32]}.png"
+
+    def card(self, text: CardText) -> Card | None:
+        """The card of `text`, drawn now unless its file exists; None when it can have none or
+        the font cannot be read."""
+        name = self.name(text)
+        if name is None:
+            return None
+        target = self.folder / name
+        if not target.exists():
+            regular, bold = self.fonts(text.lang)
+            assert regular is not None and bold is not None
+            try:
+                _write(draw(text, self.settings, regular, bold), target)
+            except OSError as exc:  # a font Pillow cannot read, a full disk: no card, no error
+                log.debug("no share card %s: %s", name, exc)  # the page is drawn without it
+                return None
+        return Card(URL_PREFIX + name, WIDTH, HEIGHT, text.alt)
+
+
+def _font_key(font: FontFile) -> list[Any]:
+    """The font's file name, face and size: the same on every machine with the same font
+    package (a card's name does not depend on where the font is installed)."""
+    try:
+        size: list[Any] = [font.path.stat().st_size]
+    except OSError:
+        size = []
+    return [font.path.name, font.index, *size]
+
+
+def _load(font: FontFile, size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(font.path), size, index=font.index)
+
+
+TEXT_LEVELS = 32  # palette entries from the background to the title colour (anti-aliasing)
+MUTED_LEVELS = 16  # and to the muted colour
+ACCENT = TEXT_LEVELS + MUTED_LEVELS  # the palette entry of the accent rule
+
+
+def _ramp(background: str, colour: str, levels: int) -> list[int]:
+    """`levels` RGB triples from `background` (excluded) to `colour`, flattened."""
+    a = [int(background[i : i + 2], 16) for i in (1, 3, 5)]
+    b = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    pairs = list(zip(a, b, strict=True))
+    return [round(x + (y - x) * n / levels) for n in range(1, levels + 1) for x, y in pairs]
+
+
+def palette(settings: ShareCardSettings) -> list[int]:
+    """Index 0 the background, then the title colour's ramp, the muted colour's, the accent."""
+    bg = settings.background
+    rgb = [int(bg[i : i + 2], 16) for i in (1, 3, 5)]
+    ramps = _ramp(bg, settings.text, TEXT_LEVELS - 1) + _ramp(bg, settings.muted, MUTED_LEVELS)
+    accent = [int(settings.accent[i : i + 2], 16) for i in (1, 3, 5)]
+    return rgb + ramps + accent
+
+
+def draw(
+    text: CardText, settings: ShareCardSettings, regular: FontFile, bold: FontFile
+) -> Image.Image:
+    """The card of `text`, as a palette image. Raises OSError for a font Pillow cannot read.
+
+    The text is drawn as anti-aliased coverage masks (one for the title, one for the muted
+    lines), each mapped onto its ramp of palette entries: no quantizing of a full-colour image
+    (which took half the time of a card), and exact colours."""
+    size_px = (WIDTH, HEIGHT)
+    title_mask = Image.new("L", size_px, 0)
+    muted_mask = Image.new("L", size_px, 0)
+    width = WIDTH - 2 * MARGIN
+    muted = ImageDraw.Draw(muted_mask)
+    muted.text((MARGIN, MARGIN + 32), text.site, font=_load(regular, SITE_SIZE), fill=255)
+    for size in TITLE_SIZES:  # the largest size at which the whole title fits
+        font = _load(bold, size)
+        lines = wrap(text.title, width, font.getlength)
+        if len(lines) <= TITLE_LINES:
+            break
+    else:
+        lines = wrap(text.title, width, font.getlength, TITLE_LINES)
+    step = round(size * 1.3)
+    top = MARGIN + 32 + SITE_SIZE + 48
+    pen = ImageDraw.Draw(title_mask)
+    for n, line in enumerate(lines):
+        pen.text((MARGIN, top + n * step), line, font=font, fill=255)
+    meta_font = _load(regular, META_SIZE)
+    meta = wrap(text.meta, width, meta_font.getlength, 1)
+    if meta:
+        muted.text((MARGIN, HEIGHT - MARGIN - META_SIZE), meta[0], font=meta_font, fill=255)
+    title_idx = title_mask.point([0] + [1 + v * (TEXT_LEVELS - 2) // 255 for v in range(1, 256)])
+    muted_idx = muted_mask.point(
+        [0] + [TEXT_LEVELS + v * (MUTED_LEVELS - 1) // 255 for v in range(1, 256)]
+    )
+    indices = ImageChops.lighter(title_idx, muted_idx)  # the two never overlap
+    ImageDraw.Draw(indices).rectangle((MARGIN, MARGIN, MARGIN + 96, MARGIN + 8), fill=ACCENT)
+    image = Image.frombuffer("P", size_px, indices.tobytes(), "raw", "P", 0, 1)
+    image.putpalette(palette(settings))
+    return image
+
+
+def _write(image: Image.Image, target: Path) -> None:
+    """Save as PNG (a palette image: a few dozen kilobytes), atomically: another worker may
+    write the same name at the same time."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as file:
+            image.save(file, "PNG")  # optimize=True: 10% smaller, 7 times slower
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

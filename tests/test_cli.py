@@ -41,7 +41,7 @@ def test_check_reports_path_line_reason_and_exit_codes(make_site):
         {
             "posts/good.md": post("Fine", "2024-03-01", body="See [x](missing.md).\n"),
             "posts/bad.md": "---\ntitle: A: B\ndate: 2024-03-01\n---\n",
-            "posts/sc.md": post("Shortcode", "2024-03-01", body="{{< gist abc >}}\n"),
+            "posts/sc.md": post("Shortcode", "2024-03-01", body="{{< speakerdeck abc >}}\n"),
         }
     )
     result = masthead("check", str(site.root))
@@ -52,7 +52,7 @@ def test_check_reports_path_line_reason_and_exit_codes(make_site):
         for line in lines
     ), lines
     assert any(
-        line.startswith("content/posts/sc.md:6: warning: unknown shortcode 'gist'")
+        line.startswith("content/posts/sc.md:6: warning: unknown shortcode 'speakerdeck'")
         for line in lines
     ), lines
     assert any(

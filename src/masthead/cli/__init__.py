@@ -1,5 +1,5 @@
 """The `masthead` command: serve, init, index, build, check, search-log, backup, vacuum, restore,
-comments (import, export, export-person, erase), translation (mark-current).
+comments (import, export, export-person, erase), translation (mark-current), import (hugo).
 
 Errors a user can fix (bad settings, a missing folder, a folder that is no site because it has
 no masthead.toml, a full disk, a database folder or file this user may not write) are printed as
@@ -21,6 +21,7 @@ import typer
 
 from masthead.cli import comments, database, serve, site
 from masthead.cli.admin import admin
+from masthead.cli.imports import import_app
 from masthead.cli.mail import mail
 from masthead.cli.replica import replica
 from masthead.cli.translation import translation
@@ -70,6 +71,7 @@ app.add_typer(admin, name="admin")
 app.add_typer(mail, name="mail")
 app.add_typer(translation, name="translation")
 app.add_typer(replica, name="replica")
+app.add_typer(import_app, name="import")
 
 
 def _short_helps(group: typer.Typer) -> None:
@@ -85,7 +87,7 @@ def _short_helps(group: typer.Typer) -> None:
             sub.typer_instance.info.short_help = " ".join(first.split())
 
 
-for _group in (app, comments.comments_app, admin, mail):
+for _group in (app, comments.comments_app, admin, mail, import_app):
     _short_helps(_group)
 
 

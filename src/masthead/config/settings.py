@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from email.utils import getaddresses, parseaddr
+from typing import Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -482,6 +483,11 @@ class Settings(BaseModel):
     languages: dict[str, LanguageSettings] = Field(
         default_factory=lambda: {"en": LanguageSettings(name="English")},
         description="One [languages.CODE] table per language.",
+    )
+    params: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Hugo's site params (the [params] table): values the param shortcode "
+        "gives when a post's front matter has no such key; templates may read them too.",
     )
 
     @field_validator("base_url")

@@ -1,13 +1,16 @@
-"""Split a post into YAML front matter and Markdown body, and load the YAML safely.
+"""Split a post into front matter and Markdown body, and load the front matter safely.
 
-Front matter follows the Jekyll/Hugo convention: the first line is `---`, the block ends at the next
-line that is `---` or `...` (YAML's document end marker, accepted on purpose), and the body follows.
+Front matter is in one of Hugo's three formats (https://gohugo.io/content-management/front-matter/):
+YAML, whose first line is `---` and whose block ends at the next line that is `---` or `...`
+(YAML's document end marker, accepted on purpose); TOML, between `+++` lines; or JSON, an object
+at the top of the file (`content.toml_json`). The body follows.
 
 YAML is read with YAML 1.2 core rules (https://yaml.org/spec/1.2.2/#103-core-schema): only
 `true`/`false` are booleans, no base-60 numbers, no `0123` octals, no timestamps. The text fields
 (`TEXT_KEYS`) go further: their scalars keep exactly the characters the author typed, so
 `title: No` is "No", `slug: 0123` is "0123" and `translationKey: 1.10` is "1.10". Elsewhere
-`0123` is the integer 123. A plain empty value, `~` or `null` means the key is absent.
+`0123` is the integer 123. A plain empty value, `~` or `null` means the key is absent. Known
+keys are read whatever their case, as Hugo reads them (`Title: x` is `title`: `canonical`).
 
 Every problem is a `ContentError` with a line (and column when YAML gives one): an unclosed
 block, a block that is not a mapping (a thematic break at the top of a post is not front matter),
@@ -22,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from masthead.content import toml_json
 from masthead.errors import ContentError
 
 try:  # the C loader is several times faster; the pure one behaves the same
@@ -33,12 +37,28 @@ TEXT_KEYS = frozenset(
     {
         "title", "slug", "author", "authors", "category", "categories", "tags", "lang",
         "translationKey", "excerpt", "summary", "description", "cover", "image", "date",
-        "updated", "lastmod", "aliases", "canonical", "canonicalUrl", "linkTitle",
+        "updated", "lastmod", "aliases", "canonical", "canonicalUrl", "linkTitle", "url",
         "series", "translation_of",
     }
 )  # fmt: skip
 
+# Hugo reads front-matter keys case-insensitively (`Title`, `Date`, `Tags`): these known keys
+# are read under their own spelling whatever the case written; other keys stay as written
+CANONICAL = {
+    k.lower(): k
+    for k in TEXT_KEYS
+    | {"draft", "comments", "toc", "noindex", "menu", "menus", "headless", "build", "_build"}
+}
+
+
+def canonical(key: str) -> str:
+    """`key` spelt as masthead knows it (`Title` is `title`, `translationkey` is
+    `translationKey`); an unknown key as written."""
+    return CANONICAL.get(key.lower(), key)
+
+
 _DELIM = re.compile(r"^(---|\.\.\.)[ \t]*$")
+_TOML_DELIM = re.compile(r"^\+\+\+[ \t]*$")
 
 
 class _CoreLoader(_BaseLoader):  # type: ignore[misc, valid-type]
@@ -174,7 +194,7 @@ def _load(path: str, block: str, first_line: int) -> tuple[Any, dict[str, int]]:
         data: dict[str, Any] = {}
         lines: dict[str, int] = {}
         for key_node, value_node in node.value:
-            key = str(_text(key_node))
+            key = canonical(str(_text(key_node)))
             line = first_line + key_node.start_mark.line
             if key in lines:
                 raise ContentError(
@@ -208,23 +228,76 @@ def _load(path: str, block: str, first_line: int) -> tuple[Any, dict[str, int]]:
 
 def _missing(lines: list[str]) -> str:
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    reason = "missing front matter: a post starts with a '---' line, then YAML, then '---'"
+    reason = (
+        "missing front matter: a post starts with a '---' line, then YAML, then '---' "
+        "(or TOML between '+++' lines, or a JSON object)"
+    )
     if first is None:
         return reason + " (the file is empty)"
-    if lines[first].strip() == "+++":
-        return reason + f" (line {first + 1} opens TOML front matter, '+++'; rewrite it as YAML)"
-    if first > 0 and lines[first].strip() == "---":
-        return reason + f" (the '---' on line {first + 1} must be the very first line)"
+    if first > 0 and lines[first].strip() in ("---", "+++"):
+        mark = lines[first].strip()
+        return reason + f" (the '{mark}' on line {first + 1} must be the very first line)"
     return reason
+
+
+def _is_json(text: str) -> bool:
+    """Whether `text` opens with a JSON object (not a shortcode's `{{`)."""
+    head = text.lstrip()
+    return head.startswith("{") and not head.startswith(("{{", "{%"))
+
+
+def _typed(
+    path: str, data: dict[str, Any], lines: dict[str, int]
+) -> tuple[dict[str, Any], dict[str, int]]:
+    """TOML or JSON keys and values as the YAML reader gives them: known keys in their own
+    spelling (`canonical`), text fields as typed text; and the lines under those keys."""
+    out: dict[str, Any] = {}
+    where: dict[str, int] = {}
+    for written, value in data.items():
+        k = canonical(written)
+        line = lines.get(written, 1)
+        if k in out:
+            raise ContentError(
+                path,
+                line,
+                f"invalid front matter: key '{k}' is given twice (lines {where[k]} and {line}); "
+                "keep one",
+            )
+        out[k] = toml_json.as_text(value, k) if k in TEXT_KEYS else toml_json.plain(value)
+        where[k] = line
+    return out, where
+
+
+def _split_toml(path: str, lines: list[str]) -> FrontMatter:
+    end = next((i for i in range(1, len(lines)) if _TOML_DELIM.match(lines[i])), None)
+    if end is None:
+        raise ContentError(
+            path, 1, "front matter opened on line 1 is never closed (add a '+++' line after it)"
+        )
+    data, key_lines = _typed(path, *toml_json.load_toml(path, "\n".join(lines[1:end]), 2))
+    body = "\n".join(lines[end + 1 :])
+    return FrontMatter(data=data, lines=key_lines, body=body, body_line=end + 2)
+
+
+def _split_json(path: str, text: str) -> FrontMatter:
+    raw, raw_lines, at = toml_json.load_json(path, text)  # an object: the text opens with {
+    data, key_lines = _typed(path, raw, raw_lines)
+    body_line = text.count("\n", 0, at) + 1
+    return FrontMatter(data=data, lines=key_lines, body=text[at:], body_line=body_line)
 
 
 def split(path: str, text: str) -> FrontMatter:
     """Split decoded `text` (LF line endings) into front matter and body.
 
     Raises `ContentError` when there is no front matter, when it is never closed, when it is not
-    valid YAML (with line, column and a hint), or when it is not a mapping of keys to values.
+    valid YAML, TOML or JSON (with line, column and a hint), or when it is not a mapping of keys
+    to values.
     """
     lines = text.split("\n")
+    if _TOML_DELIM.match(lines[0]):
+        return _split_toml(path, lines)
+    if _is_json(text):
+        return _split_json(path, text)
     if not _DELIM.match(lines[0]) or lines[0].startswith("..."):
         raise ContentError(path, 1, _missing(lines))
     end = next((i for i in range(1, len(lines)) if _DELIM.match(lines[i])), None)

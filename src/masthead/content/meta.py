@@ -11,6 +11,7 @@ import re
 import unicodedata
 from datetime import date, datetime, time, tzinfo
 from typing import Any
+from urllib.parse import quote, unquote
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
@@ -31,6 +32,8 @@ _DATE = re.compile(
     r"(?:[Tt ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6})\d*)?)?)?"
     r"\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$"
 )
+_PAGE_FILE = re.compile(r"\.html?$", re.IGNORECASE)  # `url: /2010/01/post.html`
+_UNSAFE_PATH = re.compile(r"[?#\\\s]|//|(?:^|/)\.{1,2}(?:/|$)")
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0", ""}
 
@@ -118,6 +121,7 @@ class Meta(BaseModel):
     translationKey: str = ""
     aliases: tuple[str, ...] = ()
     canonical: str = ""
+    url: str = ""
     comments: bool = True
     toc: bool = True
     noindex: bool = False
@@ -147,7 +151,7 @@ class Meta(BaseModel):
         return tuple(seen.values())
 
     @field_validator(
-        "excerpt", "cover", "lang", "slug", "translationKey", "canonical", mode="before"
+        "excerpt", "cover", "lang", "slug", "translationKey", "canonical", "url", mode="before"
     )
     @classmethod
     def _text(cls, value: Any) -> str:
@@ -182,6 +186,32 @@ class Meta(BaseModel):
     def _flag(cls, value: Any) -> bool:
         return _bool(value)
 
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        """Hugo's `url`: the page's path as written (no language prefix added), with a slash
+        at each end, percent-encoded; never a path masthead serves itself. A file name
+        (`/2010/01/post.html`, kept by sites that moved from Blogger or WordPress) is served at
+        its folder form (`/2010/01/post/`), and the file name redirects there
+        (`url_suffix`)."""
+        if not value:
+            return ""
+        inner = unquote(value).strip("/")
+        if not inner:
+            raise ValueError("the home page is the list of posts; give a path such as /about-us/")
+        if _UNSAFE_PATH.search(inner) or value.startswith(("http://", "https://")):
+            raise ValueError(
+                f"{value!r}: write a site path such as /about-us/ (no host, ?, #, spaces, "
+                "'.' or '..' segments)"
+            )
+        first = inner.split("/", 1)[0]
+        if first in urls.RESERVED:
+            raise ValueError(
+                f"{value!r} is under /{first}/, where masthead serves its own pages or files; "
+                "choose another path"
+            )
+        return quote(f"/{_PAGE_FILE.sub('', inner)}/")
+
     @field_validator("canonical")
     @classmethod
     def _canonical(cls, value: str) -> str:
@@ -191,6 +221,13 @@ class Meta(BaseModel):
 
 
 KNOWN = frozenset(Meta.model_fields)
+
+
+def url_suffix(written: Any) -> str:
+    """The file suffix of a front-matter `url` written as a file name (`.html` of
+    `/2010/01/post.html`), whose old address redirects to the page; "" for a folder-like one."""
+    found = _PAGE_FILE.search(unquote(str(written or "")).strip().rstrip("/"))
+    return found.group(0) if found else ""
 
 
 def normalise(data: dict[str, Any], lines: dict[str, int], tz: tzinfo) -> tuple[Meta, dict, list]:

@@ -11,15 +11,17 @@ target, or a link whose text the page makes the permalink (`content.refs`). With
 handlers) but passes the same parser for the link rewriting (`content.sanitize`).
 
 Raises `ContentError(path, line, reason)` for a file that cannot be published; problems that do
-not stop publication (unknown shortcodes) are returned in `Post.warnings`.
+not stop publication (unknown shortcodes) are returned in `Post.warnings`. A file Hugo renders no
+page for (a headless bundle, `build.render: never`) raises `NotRendered`: no page, no error.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from masthead.config import Site
 from masthead.content import (
@@ -40,11 +42,61 @@ from masthead.content import (
 )
 from masthead.content.discover import classify
 from masthead.content.headings import build_toc, render_toc
-from masthead.content.meta import MENU_KEYS, menu_entry, normalise, term_key
+from masthead.content.meta import MENU_KEYS, menu_entry, normalise, term_key, url_suffix
 from masthead.content.model import Post, Term
 from masthead.content.permalinks import Fields, expand
+from masthead.content.tree import MORE
 from masthead.errors import ContentError, ContentIssue
 from masthead.i18n import gettext
+
+SUMMARY_LIMIT = 300  # characters of a summary written by hand (front matter or <!--more-->)
+
+
+class NotRendered(Exception):
+    """A content file Hugo renders no page for: a headless bundle (`headless: true`) or one
+    with `build.render: never` (or `link`, or Hugo's older `_build` and `render: false`).
+    It is not published and is no error; `issue` (severity info) says why, for `check`."""
+
+    def __init__(self, path: str, line: int, reason: str) -> None:
+        super().__init__(f"{path}:{line}: {reason}")
+        self.issue = ContentIssue(path, line, reason, "info")
+
+
+def _not_rendered(data: dict[str, Any], lines: dict[str, int]) -> tuple[int, str] | None:
+    """Where and why front matter `data` asks for no page (see `NotRendered`), or None."""
+    headless = data.get("headless")
+    if headless is True or str(headless).lower() == "true":
+        return lines.get("headless", 1), "not published: a headless bundle (headless: true)"
+    key = next((k for k in ("build", "_build") if isinstance(data.get(k), dict)), None)
+    if key is None:
+        return None
+    render = data[key].get("render")
+    if render is False or str(render).lower() in ("never", "link", "false"):
+        shown = "false" if render is False else str(render)
+        return lines.get(key, 1), f"not published: {key}.render is {shown}"
+    return None
+
+
+def _params(data: dict[str, Any], site_params: dict[str, Any]) -> Callable[[str], object]:
+    """The `param` shortcode's lookup: a dotted key (`author.name`), case-insensitive as in
+    Hugo, in the front matter, then its `params` table, then the site's `params`."""
+
+    def dig(table: object, parts: list[str]) -> object:
+        for part in parts:
+            if not isinstance(table, dict):
+                return None
+            table = next((v for k, v in table.items() if str(k).lower() == part.lower()), None)
+        return table
+
+    def find(key: str) -> object:
+        parts = key.strip().split(".")
+        for table in (data, data.get("params"), site_params):
+            value = dig(table, parts)
+            if value is not None:
+                return value
+        return None
+
+    return find
 
 
 def _line_of(body: str, offset: int, body_line: int) -> int:
@@ -91,6 +143,7 @@ def _plain_text(
         formulas.text(calls.text(plain.prose)),
         formulas.source(calls.text(plain.code)),
         formulas.text(calls.text(plain.excerpt)),
+        plain.divided,
     )
 
 
@@ -107,6 +160,38 @@ def _math_warnings(
     return tuple(found)
 
 
+def _front_matter_url(url: str, written: object, prefix: str, languages: int) -> str:
+    """The permalink front matter's `url` gives (`meta.Meta._url`), as Hugo reads it: from the
+    site's root, except a `url` without a leading slash on a site of several languages, which
+    is under the post's language prefix (https://gohugo.io/content-management/urls/)."""
+    if not url or languages < 2 or not prefix or str(written).lstrip().startswith("/"):
+        return url
+    return f"/{quote(prefix)}{url}"
+
+
+def _old_file_url(given: str, written: object, url: str) -> tuple[str, ...]:
+    """The old address of a front-matter `url` written as a file name (`/2010/01/post.html`
+    for the page now at `/2010/01/post/`), which redirects to the page as an alias does."""
+    suffix = url_suffix(written) if given else ""
+    return (unquote(url).rstrip("/") + suffix,) if suffix else ()
+
+
+def _aliases(written: tuple[str, ...], more: tuple[str, ...], url: str) -> tuple[str, ...]:
+    """The post's old URL paths (percent-encoded, a slash at each end): an alias with a
+    leading slash is a path from the site's root; one without (`old-name`, `../old/path`) is
+    relative to the post's own folder, as in Hugo (`/posts/new/` with `old-name`:
+    `/posts/old-name/`)."""
+    folder = posixpath.dirname(unquote(url).rstrip("/")) or "/"
+    out = []
+    for alias in (*written, *more):
+        text = alias.strip()
+        if text and not text.startswith("/") and sanitize.scheme(text) == "":
+            text = posixpath.normpath(posixpath.join(folder, text))
+        if text.strip("/"):
+            out.append("/" + quote(text.strip("/")) + "/")
+    return tuple(out)
+
+
 def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     """Parse the content file at content-relative path `rel` whose bytes are `raw`.
 
@@ -117,6 +202,9 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     if info.kind == "author":
         return authors.parse_bio(site, info, raw)
     fm = frontmatter.split(path, source.decode(path, raw))
+    skip = _not_rendered(fm.data, fm.lines)
+    if skip is not None:
+        raise NotRendered(path, *skip)
     meta, extra, problems = normalise(fm.data, fm.lines, site.tz)
     if problems:
         line, reason = problems[0]
@@ -140,7 +228,11 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         return gettext(locale, key)
 
     body, sc_warnings = shortcodes.expand(
-        fm.body, ref=calls.token, inline=markdown.render_inline, text=label
+        fm.body,
+        ref=calls.token,
+        inline=markdown.render_inline,
+        text=label,
+        param=_params(fm.data, site.settings.params),
     )
     formulas = math.Formulas()  # TeX to tokens, and to MathML once sanitized (content/math.py)
     body = formulas.extract(body)
@@ -176,15 +268,19 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
     prefix = lang.prefix
     patterns = site.settings.permalinks
     pattern = patterns.posts if info.kind == "post" else patterns.pages
-    url = expand(
+    url = _front_matter_url(meta.url, fm.data.get("url"), prefix, len(site.languages)) or expand(
         pattern,
         prefix,
         Fields(meta.date, meta.title, slug if meta.slug else "", info.slug, info.section),
     )
     if meta.excerpt:
-        excerpt = text.truncate(meta.excerpt, 300)
+        excerpt = text.truncate(meta.excerpt, SUMMARY_LIMIT)
     elif from_tokens and from_tokens.excerpt:
-        excerpt = text.truncate(from_tokens.excerpt)
+        limit = SUMMARY_LIMIT if from_tokens.divided else 200
+        excerpt = text.truncate(from_tokens.excerpt, limit)
+    elif from_tokens is None and MORE in rendered.html:
+        before = sanitize.clean(rendered.html.split(MORE, 1)[0], lambda url: url)
+        excerpt = text.truncate(text.html_to_text(before).replace("\n", " "), SUMMARY_LIMIT)
     else:
         excerpt = text.excerpt_from_html(html)
     cover = urls.resolve_relative(meta.cover, info.folder, file=True) if meta.cover else ""
@@ -227,7 +323,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         show_toc=meta.toc,
         canonical=meta.canonical,
         translation_key=("k:" + meta.translationKey) if meta.translationKey else "p:" + info.base,
-        aliases=tuple("/" + quote(a.strip("/")) + "/" for a in meta.aliases if a.strip("/")),
+        aliases=_aliases(meta.aliases, _old_file_url(meta.url, fm.data.get("url"), url), url),
         html=html,
         toc_html=render_toc(build_toc(headings, lo, hi)),
         text=plain,

@@ -71,11 +71,13 @@ def lines(parts: list[str]) -> str:
 class PlainText:
     """A post's text: `prose` (outside code blocks), `code` (inside them), both
     one line per block, and `excerpt` (the first paragraph of 20+ characters, not yet
-    truncated; "" when there is none)."""
+    truncated; "" when there is none), or with `divided` the text before Hugo's summary
+    divider `<!--more-->`."""
 
     prose: str
     code: str
     excerpt: str
+    divided: bool = False
 
 
 def html_to_text(html: str) -> str:
@@ -124,7 +126,7 @@ _FIRST_P = re.compile(r"<p>(.*?)</p>", re.DOTALL)
 
 
 def excerpt_from_html(html: str, limit: int = 200) -> str:
-    """The first paragraph with text (or the text before `<!--more-->`), truncated."""
+    """The first paragraph with text, truncated."""
     for m in _FIRST_P.finditer(html):
         text = html_to_text(m.group(1))
         if len(text) >= 20:

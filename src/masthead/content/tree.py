@@ -7,7 +7,8 @@ markdown-it's `renderToken`), plus the product's markup: code blocks in a labell
 never an id the author's raw HTML already uses), footnotes numbered in order of first
 reference (`fn:N`, `fnref:N`, `fnref:N:K` for the K-th repeat, as mdit-py-plugins writes them)
 and task-list checkboxes inside a `<label>` with the item's text. The text is one line per block,
-for search, excerpts and word counts (`content.text.PlainText`).
+for search, excerpts and word counts (`content.text.PlainText`); Hugo's summary divider
+`<!--more-->` is not written, and the text before it is the excerpt.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ _BLOCK = frozenset({
     "definition_list", "definition_term", "definition_description", "footnote_container",
     "footnote_def", "footnote_ref_anchor", "todo_checkbox", "definition",
 })  # fmt: skip
+MORE = "<!--more-->"  # Hugo's summary divider
 _SIMPLE = {"em": "em", "strong": "strong", "strikethrough": "s"}
 _CHECKBOX = '<input class="task-list-item-checkbox"{} disabled="disabled" type="checkbox">'
 
@@ -99,6 +101,7 @@ class Html:
         self._code: list[str] = []
         self._excerpt = ""
         self._raw = False  # raw HTML met: the text must come from the sanitized HTML
+        self._more: int | None = None  # where `<!--more-->` divides the summary (in _prose)
         self._links = 0  # depth of links around the current inline node
 
     # -- results ---------------------------------------------------------------------------
@@ -109,7 +112,20 @@ class Html:
     def plain(self) -> PlainText | None:
         if self._raw:
             return None
+        if self._more is not None:
+            summary = lines(self._prose[: self._more]).replace("\n", " ")
+            if summary:
+                return PlainText(lines(self._prose), lines(self._code), summary, divided=True)
         return PlainText(lines(self._prose), lines(self._code), self._excerpt)
+
+    def _divider(self, content: str) -> bool:
+        """Whether raw HTML `content` is Hugo's summary divider, `<!--more-->` (noted, not
+        written: it is no part of the page)."""
+        if content.strip() != MORE:
+            return False
+        if self._more is None:
+            self._more = len(self._prose)
+        return True
 
     def run(self, root: Node) -> None:
         self._blocks(root.children)
@@ -205,6 +221,8 @@ class Html:
             else:
                 self.out.append(code_block(content, info, label))
             self._code.append("\n" + content + "\n")
+        elif name == "html_block" and self._divider(node.meta.get("content", "")):
+            self._after_hidden = False
         elif name == "html_block":
             self._raw = True
             self._after_hidden = False
@@ -415,6 +433,8 @@ class Html:
                 title_attr = f' title="{escape(title)}"' if title else ""
                 alt = escape(_alt(node.children))
                 out.append(f'<img src="{escape(meta.get("url", ""))}" alt="{alt}"{title_attr} />')
+            elif name == "html_inline" and self._divider(node.meta.get("content", "")):
+                pass
             elif name == "html_inline":
                 self._raw = True
                 out.append(self._raw_html(node.meta.get("content", "")))

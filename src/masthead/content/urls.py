@@ -20,6 +20,11 @@ from urllib.parse import quote, unquote
 
 REF_PREFIX = "/_ref/"
 MEDIA_PREFIX = "/media/"
+# first path segments that masthead's own routes and mounts hold (a page cannot live there)
+RESERVED = frozenset({
+    "static", "media", "thumbs", "_ref", "_dev", "guanli", "api", "search", "comments",
+    "healthz", "tags", "categories", "authors", "archive", "page",
+})  # fmt: skip
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -55,6 +60,16 @@ def shorten(text: str) -> str:
     digest = hashlib.sha256(raw).hexdigest()[:8]
     head = raw[: MAX_SEGMENT_BYTES - len(digest) - 1].decode("utf-8", "ignore").rstrip("-.")
     return f"{head}-{digest}"
+
+
+def static_url(rel: str) -> str:
+    """The URL path at which the site's `static/` file `rel` (POSIX, relative to the folder) is
+    served at the root, as Hugo publishes it: `/images/x.png`; a folder's `index.html` at the
+    folder, `/about/`."""
+    name = rel.rsplit("/", 1)[-1]
+    if name in ("index.html", "index.htm"):
+        return "/" + quote(rel[: -len(name)])
+    return "/" + quote(rel)
 
 
 def lang_path(prefix: str, path: str) -> str:

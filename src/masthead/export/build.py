@@ -9,7 +9,8 @@ static server maps a request to a file):
 - the feeds (RSS and Atom per language, per term, `all/` on a site with several languages),
   and the comment feeds (`comments/feed.xml`, `posts/x/comments.xml`, …, as of the build),
   `sitemap.xml` (and `sitemap-N.xml` when it is a sitemap index), `robots.txt`;
-- `static/…` and `media/…`: exactly the files those mounts serve (`web.media`'s allowlist);
+- `static/…` and `media/…`: exactly the files those mounts serve (`web.media`'s allowlist), and
+  the site's `static/` files at the root too (`images/x.png`), as Hugo publishes them;
 - `thumbs/…`: the cover thumbnails the list pages use (made as they render: content/thumbs.py);
 - `cards/…`: the share cards the posts' pages name as `og:image` (content/cards.py);
 - `404.html`, the not-found page;
@@ -208,7 +209,8 @@ def _listing(base: str, total: int, per: int) -> list[str]:
 
 def asset_urls(site: Site) -> list[str]:
     """Candidate `/static/` and `/media/` URL paths: every file of the package's and the site's
-    static folders and, in the content folder, every file of a type `/media/` serves; names no
+    static folders, the site's also at the root (`urls.static_url`, as Hugo serves them) and, in the
+    content folder, every file of a type `/media/` serves; names no
     mount serves (hidden, backups, sources: `web.media.refused`) are left out. The app has the
     last word (only its 200s are written)."""
     from masthead.web.app import PACKAGE_STATIC
@@ -216,6 +218,7 @@ def asset_urls(site: Site) -> list[str]:
     found: list[str] = [HIGHLIGHT_CSS]
     for folder in (site.root / site.settings.static_dir, PACKAGE_STATIC):
         found += ["/static/" + quote(rel) for rel in _files(folder)]
+    found += [urls.static_url(rel) for rel in _files(site.root / site.settings.static_dir)]
     found += [
         urls.MEDIA_PREFIX + quote(rel)
         for rel in _files(site.content_dir)

@@ -10,7 +10,8 @@ partly ignored (warnings), translations behind their original (info,
 `content.translations`), languages whose posts get no share card for want of a font (a
 warning, `content.cards`), and every file and folder the site skips (`discover.skipped`): info
 for what a normal site has (`_index.md`, `.git/`, editor backups), a warning for a content
-format masthead does not render (`.org`, `.adoc`, `.rst`…), whose text would silently be missing.
+format masthead does not render (`.org`, `.adoc`, `.rst`…), whose text would silently be missing;
+and the `static/` folder's clashes and missing files (`indexing.static_files`).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from masthead.config import Site
 from masthead.content import sanitize, translations, urls
 from masthead.content.discover import skipped, walk
 from masthead.content.model import Post
-from masthead.content.post import parse_post
+from masthead.content.post import NotRendered, parse_post
 from masthead.errors import ContentError, ContentIssue
+from masthead.indexing.static_files import check_static
 from masthead.store import check as check_store
 from masthead.store.posts import DUPLICATE_RULE
 
@@ -34,7 +36,7 @@ def check_site(site: Site) -> list[ContentIssue]:
     for rel in walk(site.content_dir) if site.content_dir.is_dir() else []:
         try:
             post = parse_post(site, rel, (site.content_dir / rel).read_bytes())
-        except ContentError as exc:
+        except (ContentError, NotRendered) as exc:
             issues.append(exc.issue)
             continue
         except OSError as exc:
@@ -80,6 +82,7 @@ def check_site(site: Site) -> list[ContentIssue]:
     issues.extend(_behind(site, posts))
     issues.extend(_card_fonts(site, posts))
     issues.extend(_skipped(site))
+    issues.extend(check_static(site, posts))
     return sorted(issues, key=lambda i: (i.path, i.line, i.reason))
 
 

@@ -37,7 +37,7 @@ from masthead.config import Site
 from masthead.content import cards
 from masthead.content.discover import walk
 from masthead.content.model import Post
-from masthead.content.post import parse_post
+from masthead.content.post import NotRendered, parse_post
 from masthead.errors import ContentError, ContentIssue
 from masthead.indexing import originals
 from masthead.search.document import SearchValues, search_values
@@ -54,8 +54,8 @@ BULK = 1000  # files to parse from which the FTS5 indexes are bulk-loaded (`sear
 
 # the settings `parse_post` reads: when one changes, every file is parsed again
 PARSE_SETTINGS = {
-    "content_dir", "default_language", "languages", "permalinks", "raw_html", "timezone",
-    "toc_levels",
+    "content_dir", "default_language", "languages", "params", "permalinks", "raw_html",
+    "timezone", "toc_levels",
 }  # fmt: skip
 
 
@@ -103,6 +103,7 @@ class Change:
     post: Post | None = None
     error: ContentIssue | None = None
     values: SearchValues | None = None
+    unpublished: ContentIssue | None = None  # a file Hugo renders no page for (NotRendered)
 
 
 def _read(site: Site, rel: str) -> tuple[bytes, int, int] | None:
@@ -140,6 +141,8 @@ def build_change(
             share_card(site, post)
     except ContentError as exc:
         change.error = exc.issue
+    except NotRendered as exc:
+        change.unpublished = exc.issue
     except Exception as exc:  # a masthead bug met in one file must not stop the others
         log.exception("%s: unexpected error while parsing", path)
         change.error = ContentIssue(
@@ -431,6 +434,10 @@ def apply_change(conn: sqlite3.Connection, change: Change) -> int | None:
     not its search rows; return the post's id, None for a file in error (whose search rows
     stay those of its last good post). The caller writes the search rows (`search.index_post`)
     after every other statement of the transaction (see `store.write_post` for why)."""
+    if change.unpublished is not None:  # no page: forget the post it may have had
+        store.delete_source(conn, change.path)
+        store.record_source(conn, change.path, change.size, change.mtime_ns, change.sha256, "ok")
+        return None
     status = "ok" if change.post else "error"
     store.record_source(conn, change.path, change.size, change.mtime_ns, change.sha256, status)
     if change.post is not None:

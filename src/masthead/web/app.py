@@ -4,8 +4,9 @@ URL scheme (DESIGN.md): `/`, `/page/N/`, `/posts/SLUG/`, `/SLUG/` (pages), `/tag
 `/categories/KEY/`, `/archive/` for the default language, the same under `/PREFIX/` for the
 others (web/routes/pages.py); feeds, sitemaps and robots.txt (routes/seo.py); search pages and
 `/api/search` (routes/search.py); `/healthz` (routes/ops.py); `/static/…` (site files over the
-package's), `/media/…` (files beside posts, media types only: web/http/media.py). Every response
-carries the security headers (web/http/security.py); non-canonical paths and every redirect stay on
+package's), the site's `static/` files at the root where no page is (`/images/x.png`),
+`/media/…` (files beside posts, media types only: web/http/media.py). Every response carries
+the security headers (web/http/security.py); non-canonical paths and every redirect stay on
 this origin (web/http/redirects.py). HTML routes are left out of the OpenAPI schema. Errors render
 `error.html` pages, or one JSON shape `{"error": {"status", "message"}}` under `/api/`
 (web/errors.py).
@@ -137,6 +138,7 @@ def create_app(
     app.include_router(mail_routes.router())  # links in notification mails (notify/)
     statics = _static(site, dev)
     app.mount("/static", statics, name="static")
+    app.state.root_files = _root_files(site, dev)  # static/ at the root too, where no page is
     if site.content_dir.is_dir():
         app.mount("/media", _media(site, dev), name="media")
     app.mount("/thumbs", _thumbs(site), name="thumbs")
@@ -237,6 +239,16 @@ def _static(site: Site, dev: bool) -> Files:
     )
     statics.all_directories = [site.root / site.settings.static_dir, PACKAGE_STATIC]
     return statics
+
+
+def _root_files(site: Site, dev: bool) -> Files:
+    """The site's `static/` files at the root of the site, as Hugo serves them
+    (`static/images/x.png` at `/images/x.png`); the permalink catch-all asks it for a path no
+    page has (web/routes/pages.py). The folder may not exist yet."""
+    folder = site.root / site.settings.static_dir
+    files = Files(directory=folder, check_dir=False, cache_control="no-cache" if dev else None)
+    files.all_directories = [folder]
+    return files
 
 
 def _media(site: Site, dev: bool) -> Files:

@@ -2,7 +2,8 @@
 the dashboard's own (`guanli.error_page`: in its frame, or what it shows without a session), or
 under `/api/` one JSON shape `{"error": {"status", "message"}}`. A 404 for a path that has moved
 (a post's alias, or the same path without its trailing slash; never under `/guanli/`) is a 301
-to where it lives now."""
+to where it lives now; one for a file of the site's `static/` folder serves that file, as Hugo
+serves `static/` at the root."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from masthead.errors import HTTPError
 from masthead.store import posts as store
 from masthead.web.cache.state import SiteState
 from masthead.web.http.forms import CUT_SHORT
+from masthead.web.http.media import Files
 from masthead.web.http.redirects import encode_path, redirect
 from masthead.web.routes import guanli, renderer, site_state
 
@@ -64,7 +66,21 @@ def http_error(request: Request, status: int, message: str) -> Response:
         moved = _moved(request.url.path, site_state(request))
         if moved:
             return redirect(moved, request.url.query)
+        found = _static_file(request)
+        if found is not None:
+            return found
     return error_response(request, status, message)
+
+
+def _static_file(request: Request) -> Response | None:
+    """A file of the site's `static/` folder at the path no page or route has, as Hugo serves
+    it (`/images/x.png`, `/docs/` from `static/docs/index.html`); None if there is none. After
+    the routes: a page, a feed or masthead's own paths always win (`masthead check` names a
+    file they hide)."""
+    if request.method not in ("GET", "HEAD") or request.url.path.startswith("/api/"):
+        return None
+    files: Files | None = getattr(request.app.state, "root_files", None)
+    return None if files is None else files.respond(request.scope["path"], request.scope)
 
 
 def error_response(request: Request, status: int, message: str) -> Response:

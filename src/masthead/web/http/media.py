@@ -1,4 +1,6 @@
-"""`/media/` (the files beside posts) and `/static/` (the theme's and the site's files).
+"""`/media/` (the files beside posts) and `/static/` (the theme's and the site's files); the
+site's `static/` files are also served at the root, where no page is, as Hugo serves them
+(`static/images/x.png` at `/images/x.png`: `Files.respond`, from the permalink catch-all).
 
 `/media/` serves an allowlist of media types only (`MEDIA_TYPES`, by file extension, with the
 Content-Type set from that table rather than guessed): images, audio, video, PDF, fonts and plain
@@ -154,6 +156,22 @@ class Files(StaticFiles):
                     return "", None
                 break
         return full, stat
+
+    def respond(self, path: str, scope: Scope) -> Response | None:
+        """The response for the file at `path` (relative to the folders; a folder's
+        `index.html` for a path ending in `/`), or None when there is no such file. For a
+        route that serves files where no page is (the site's `static/` at the root)."""
+        try:
+            full, found = self.lookup_path(path.lstrip("/"))
+            if found is not None and stat.S_ISDIR(found.st_mode):
+                if not path.endswith("/"):
+                    return None  # the not-found handler redirects it to the path with a slash
+                full, found = self.lookup_path(path.lstrip("/") + "index.html")
+        except (OSError, ValueError):  # a name no file can have (too long, a NUL)
+            return None
+        if found is None or not stat.S_ISREG(found.st_mode):
+            return None
+        return self.file_response(full, found, scope)
 
     def file_response(  # type: ignore[override]
         self, full_path: str, stat_result: os.stat_result, scope: Scope, status_code: int = 200

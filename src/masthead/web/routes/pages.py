@@ -169,8 +169,9 @@ def _term_listing(request: Request, key: str, n: int) -> Response:
 
 
 def by_url(request: Request, path: str) -> Response:
-    """A post or page at a `[permalinks]` pattern's URL, looked up by its exact URL and cached
-    like the post route."""
+    """A post or page at a `[permalinks]` pattern's URL (or its front-matter `url`), looked up
+    by its exact URL and cached like the post route. Where none is, the not-found handler
+    serves a file of the site's `static/` folder at that path, if there is one (web/errors.py)."""
     if not path.endswith("/"):  # every permalink ends with a slash; 404 offers the redirect
         raise NotFound("no such page")
     lang = language(request)

@@ -232,7 +232,9 @@
     button.textContent = copyText;
     var timer = null;
     button.addEventListener("click", function () {
-      write(pre.textContent).then(function () {
+      var code = pre.cloneNode(true); // without the line numbers (content/highlight.py)
+      code.querySelectorAll(".ln").forEach(function (n) { n.remove(); });
+      write(code.textContent).then(function () {
         button.textContent = copiedText;
         status.textContent = copiedText;
         clearTimeout(timer);

@@ -225,7 +225,8 @@ def test_c02_line_ending_kind(site: Site, ending: bytes) -> None:
         raw = lf.replace(b"\n", b"\r")
     else:  # every other line ends in CRLF
         lines = lf.split(b"\n")
-        raw = b"".join(line + (b"\r\n" if i % 2 else b"\n") for i, line in enumerate(lines))
+        ends = [b"\r\n" if i % 2 else b"\n" for i in range(len(lines) - 1)] + [b""]
+        raw = b"".join(line + end for line, end in zip(lines, ends, strict=True))
     post = parse(site, "C02-crlf.md", raw)
     assert dataclasses.replace(post, source="") == dataclasses.replace(
         parse(site, "C02-crlf.md", lf), source=""

@@ -63,7 +63,9 @@ def test_a_signed_in_editor_is_not_held_as_claiming_a_staff_address(client):
     stranger = client.post(
         "/api/comments", json={"post": EN, "name": "Mei", "email": "MEI@example.com", "body": "x"}
     ).json()
-    assert store.get(db.read(), stranger["id"]).reason == "claims a staff address"
+    assert store.get(db.read(), stranger["id"]).reason == (
+        "uses a staff name; claims a staff address"
+    )
     form = client.get("/guanli/login")
     token = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
     client.post("/guanli/login", data={"username": "mei", "password": PASSWORD, "csrf": token})
@@ -82,3 +84,40 @@ def test_the_edited_text_sent_again_is_a_duplicate_of_the_edited_comment(client)
     assert again.status_code == 200 and again.json()["id"] == first["id"]
     fresh = client.post("/api/comments", json={"post": EN, **WHO})  # the old text is new again
     assert fresh.status_code == 201 and fresh.json()["id"] != first["id"]
+
+
+def sign_in(client, name: str) -> None:
+    form = client.get("/guanli/login")
+    token = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
+    client.post("/guanli/login", data={"username": name, "password": PASSWORD, "csrf": token})
+
+
+def test_a_signed_in_editors_comment_carries_the_staff_badge_everywhere(client):
+    """Issue 29 item 2: who speaks for the site is visible on the page, in the API and in the
+    feeds; a reader's comment has no badge."""
+    db = db_of(client)
+    accounts.add_user(db, "mei", PASSWORD, email="mei@example.com")
+    reader = client.post("/api/comments", json={"post": EN, **WHO}).json()
+    sign_in(client, "mei")
+    staff = client.post(
+        "/api/comments",
+        json={"post": EN, "name": "mei", "email": "mei@example.com", "body": "From the desk.",
+              "parent": reader["id"]},
+    ).json()  # fmt: skip
+    assert staff["comment"]["staff"] is True
+    assert store.get(db.read(), staff["id"]).author_user == "mei"
+    client.cookies.clear()  # what any reader sees
+    page = client.get(EN).text
+    badges = re.findall(r'id="c-(\d+)-by".*?</span>\s*(<span class="comment__staff"[^>]*>[^<]*)?',
+                        page, re.S)  # fmt: skip
+    assert dict(badges) == {
+        str(reader["id"]): "",
+        str(staff["id"]): '<span class="comment__staff" lang="en">Staff',
+    }
+    api = client.get("/api/comments", params={"post": EN}).json()["comments"]
+    (top,) = api
+    assert top["staff"] is False and top["replies"][0]["staff"] is True
+    for feed in (EN + "comments.xml", EN + "comments-atom.xml", "/comments/feed.xml"):
+        text = client.get(feed).text
+        assert "mei (staff)" in text, feed
+        assert "Ann (staff)" not in text and "Ann" in text

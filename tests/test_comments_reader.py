@@ -623,6 +623,65 @@ def test_api_mine_lists_own_pending_by_the_signed_cookie(client):
     assert client.get("/api/comments/mine", params={"post": EN}).json() == {"comments": []}
 
 
+def test_a_fast_scripted_submit_stays_in_the_readers_own_view(client):
+    """Issue 29 item 1: a submit sooner than `comments_min_seconds` (a paste, an autofill) is
+    held with its reason, and after a reload `/api/comments/mine` still shows it."""
+    posted = client.post("/api/comments", json={"post": EN, **_who(), "elapsed": 0.4})
+    assert posted.status_code == 201 and posted.json()["status"] == "pending"
+    cid = posted.json()["id"]
+    stored = store.get(db_of(client).read(), cid)
+    assert stored.status == "pending"
+    assert "sent 0.4 s after the form was shown (at least 3 s)" in stored.reason
+    mine = client.get("/api/comments/mine", params={"post": EN}).json()["comments"]
+    assert [(c["id"], c["status"]) for c in mine] == [(cid, "pending")]
+
+
+@pytest.mark.parametrize("site", ['disallowed_keys = ["casino"]'], indirect=True)
+def test_own_view_shows_what_the_rules_caught_until_an_editor_acts(client):
+    """Whatever its status, a comment stays in its browser's own view (told as pending) until
+    an editor acts on it: the rules' spam shows, an editor's decision removes it."""
+    caught = client.post("/api/comments", json={"post": EN, **_who(body="casino night")})
+    trap = client.post("/api/comments", json={"post": EN, **_who(body="b"), "homepage": "x"})
+    held = client.post("/api/comments", json={"post": EN, **_who(body="Plain words.")})
+    ids = [r.json()["id"] for r in (caught, trap, held)]
+    db = db_of(client)
+    assert [store.get(db.read(), i).status for i in ids] == ["spam", "spam", "pending"]
+
+    def own() -> list[int]:
+        found = client.get("/api/comments/mine", params={"post": EN}).json()["comments"]
+        assert all(c["status"] == "pending" for c in found)  # spam is never told as caught
+        return [c["id"] for c in found]
+
+    assert own() == ids
+    page = soup(client.get("/comments/mine", params={"post": EN}))
+    assert [li["id"] for li in page.select("li.comment")] == [f"c-{i}" for i in ids]
+    store.set_status(db, [ids[2]], "spam", "editor:ann")  # an editor decided: out of view
+    store.set_status(db, [ids[0]], "pending", "editor:ann")  # not spam: held, still shown
+    store.set_status(db, [ids[0]], "spam", "editor:ann")  # and spam after all: gone
+    assert own() == [ids[1]]
+
+
+def test_the_notify_box_is_offered_only_when_mail_can_be_sent(client):
+    """Without `smtp_host` the form promises no reply mail, and a `notify` sent anyway is not
+    stored as a promise."""
+    page = soup(client.get(EN))
+    assert page.select_one("form.comment-form") is not None
+    assert page.select_one("#mh-c-notify") is None
+    posted = client.post("/api/comments", json={"post": EN, **_who(), "notify": True})
+    assert store.get(db_of(client).read(), posted.json()["id"]).notify is False
+
+
+@pytest.mark.parametrize(
+    "site", ['smtp_host = "127.0.0.1"\nmail_from = "Blog <blog@example.com>"'], indirect=True
+)
+def test_the_notify_box_is_offered_when_mail_is_on(client):
+    page = soup(client.get(EN))
+    box = page.select_one("input#mh-c-notify[type=checkbox][name=notify]")
+    assert box is not None
+    posted = client.post("/api/comments", json={"post": EN, **_who(), "notify": True})
+    assert store.get(db_of(client).read(), posted.json()["id"]).notify is True
+
+
 def test_the_acceptance_flow_over_http(client):
     """Post a top-level comment and a reply on the English post by the form, see them pending
     (own, by cookie), approve them by the store function the dashboard will use, and see both

@@ -75,5 +75,9 @@ def test_tab_reaches_the_header_controls_in_visual_order(browser, base, path, wi
     seen = _visual_order(page)
     tabbed = _tab_order(page)
     context.close()
-    assert len(seen) >= 6, seen  # title, 3 nav links, a switch and the theme button at least
+    # title, 3 nav links, a switch and the theme button at least; on a phone the links are
+    # behind the Menu button (issue 29), and the search page's header has no search box
+    assert len(seen) >= (6 if width > 600 else 4), seen
+    if width <= 600:
+        assert any("site-nav__toggle" in c for c in seen), seen
     assert tabbed == seen, f"@{width}px {path}\nTab:    {tabbed}\nvisual: {seen}"

@@ -14,11 +14,16 @@ settings; cases C37, C38, C48, C52): pure, no SQL, no HTTP.
    `comments_per_minute` comments of one client over the whole site (`rejected`, HTTP 429 with
    `retry_after` seconds; C38, C52: a client is its IP, `identity.client_ip`);
 4. the honeypot field filled (`spam`);
-5. a scripted form sent sooner than `comments_min_seconds` after it was shown (`spam`); a form
-   posted without script and the JSON API have no such time and skip this rule;
+5. a scripted form sent sooner than `comments_min_seconds` after it was shown is held
+   (`pending`, the reason stored): speed alone proves no spam (a paste, an autofill), so the
+   comment waits for an editor rather than vanishing; a form posted without script and the JSON
+   API have no such time and skip this rule;
 6. `comments_moderation`: every comment held (`pending`);
-7. a stranger claiming a staff address (a /guanli user's or one of `editor_emails`, compared
-   trimmed, case-folded and without a `+tag`) is held as "claims a staff address"; otherwise, with
+7. a stranger using a staff name (a name that folds to a /guanli user's, `names.fold`: case,
+   NFKC, invisible characters and common confusables such as Cyrillic е aside) is held as "uses
+   a staff name"; a stranger claiming a staff address (a /guanli user's or one of
+   `editor_emails`, compared trimmed, case-folded and without a `+tag`) is held as "claims a
+   staff address"; otherwise, with
    `comments_previously_approved`, a commenter not known (an earlier approved comment with this
    email from this browser: `Facts.known`) is held as "first comment from this browser"
    (C48: a typed address proves nothing);
@@ -39,6 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from masthead.comments.names import staff_name
 from masthead.comments.sanitize import count_links
 from masthead.comments.text import is_text, length
 from masthead.config import Settings
@@ -92,10 +98,10 @@ class Facts:
     (`duplicate_of`), the creation times of this client's comments in the last minute site-wide
     (`recent`) and its latest in this thread (`last_in_thread`), whether the commenter is
     `known` (`store.comment_facts.known_commenter`), whether a signed-in staff session sent it
-    (`staff_session`: exempt from the per-client limits and the staff-address hold), and the
-    /guanli users' addresses (`staff_emails`, `store.users.staff_emails`; the `editor_emails`
-    setting counts too); `links`, the text's `sanitize.count_links` when the caller has it
-    already (None: counted here)."""
+    (`staff_session`: exempt from the per-client limits and the staff holds), the /guanli
+    users' addresses (`staff_emails`, `store.users.staff_emails`; the `editor_emails` setting
+    counts too) and names (`staff_names`, `store.users.staff_names`); `links`, the text's
+    `sanitize.count_links` when the caller has it already (None: counted here)."""
 
     now: float
     ip: str = ""
@@ -106,6 +112,7 @@ class Facts:
     known: bool = False
     staff_session: bool = False
     staff_emails: Sequence[str] = ()
+    staff_names: Sequence[str] = ()
     links: int | None = None
 
 
@@ -235,9 +242,11 @@ def evaluate(submission: Submission, facts: Facts, settings: Settings) -> Decisi
     elapsed = facts.scripted_elapsed
     least = settings.comments_min_seconds
     if elapsed is not None and least and not (math.isfinite(elapsed) and elapsed >= least):
-        spam.append(f"sent {elapsed:.1f} s after the form was shown (at least {least} s)")
+        held.append(f"sent {elapsed:.1f} s after the form was shown (at least {least} s)")
     if settings.comments_moderation:
         held.append("every comment is held (comments_moderation)")
+    if not facts.staff_session and staff_name(submission.name, facts.staff_names):
+        held.append("uses a staff name")
     staff = [*settings.editor_emails, *facts.staff_emails]
     if not facts.staff_session and staff_address(submission.email, staff):
         held.append("claims a staff address")

@@ -180,6 +180,7 @@ def _facts(
         known=facts.known_commenter(conn, ctx.form.email, ctx.client_hash),
         staff_session=ctx.staff_session,
         staff_emails=sorted(users.staff_emails(conn)),
+        staff_names=users.staff_names(conn),
         links=links,
     )
 
@@ -227,6 +228,7 @@ def submit(
     cookie_id: str | None,
     scripted_elapsed: float | None,
     staff_session: bool = False,
+    staff_user: str = "",
 ) -> Outcome:
     """Take one comment (see `_take`); a storage failure (a full disk, a database locked past
     the busy timeout, an I/O error) is a 503 `CommentError` with `retry_after`, logged with
@@ -270,10 +272,12 @@ def _take(
     (the one resolver, C52); `cookie_id` the commenter id from the signed `identity.COOKIE`
     (the route makes a new one for a browser without it and sets the cookie);
     `scripted_elapsed` the seconds the page's script saw the form open (None: no script, or
-    the JSON API); `staff_session` True for a signed-in /guanli user (issue 12). Returns the
+    the JSON API); `staff_session` True for a signed-in /guanli user (issue 12), or
+    `staff_user`, that user's name (the comment carries the staff badge). Returns the
     `Outcome`; raises `CommentError` (400 a bad field, 403 closed, 404 no such post, 429 too
     many, with `retry_after`) having stored nothing."""
     settings = state.site.settings
+    staff_session = staff_session or bool(staff_user)
     now = state.now()
     post = _post(state, form.post, now)
     _open(post, settings.comments_close_after_days, now)
@@ -343,7 +347,8 @@ def _take(
             client_hash=ctx.client_hash,
             fingerprint=ctx.fingerprint,
             reason=decision.reason,
-            notify=form.notify,
+            notify=form.notify and settings.mail_on,
+            author_user=staff_user or None,  # never promised without mail
         )
         return decision, store.insert(conn, new, ACTOR)
 

@@ -584,6 +584,12 @@ class Settings(BaseModel):
         return value
 
     @property
+    def mail_on(self) -> bool:
+        """Whether mail can be sent (`smtp_host` and `mail_from` both set): what the comment
+        form may promise ("Email me when someone replies") depends on it."""
+        return bool(self.smtp_host and self.mail_from)
+
+    @property
     def mail_from_address(self) -> str:
         """The addr-spec of `mail_from` (`blog@example.com`, the SMTP envelope's sender), ""
         when unset."""

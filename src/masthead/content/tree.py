@@ -22,7 +22,7 @@ from linkify_it import LinkifyIt
 from masthead.content import diagrams
 from masthead.content.headings import is_reserved, slugify, unique_ids
 from masthead.content.highlight import code_block
-from masthead.content.text import PlainText, lines
+from masthead.content.text import PlainText, lines, table_lines
 
 Node = Any  # markdown_it_pyrs.Node: name, attrs, meta, children
 
@@ -303,24 +303,35 @@ class Html:
         self.out.append(frame)
         aligns = list(node.meta.get("alignments", ()))
         self._open("table")
+        head: list[str] = []
+        rows: list[list[str]] = []
         for section in node.children:
             tag = "thead" if section.name == "thead" else "tbody"
             cell = "th" if tag == "thead" else "td"
             self._open(tag)
             for row in section.children:
                 self._open("tr")
+                texts = []
                 for i, td in enumerate(row.children):
                     align = aligns[i] if i < len(aligns) else "none"
                     attrs = (
                         f' class="align-{align}"' if align in ("left", "center", "right") else ""
                     )
                     self._open(cell, attrs, lf=False)
+                    start = len(self._prose)
                     self._inline(td.children)
+                    texts.append(" ".join("".join(self._prose[start:]).split()))
+                    del self._prose[start:]  # the text goes in by rows, below
                     self._close(cell)
                 self._close("tr")
+                if tag == "thead" and not head:
+                    head = texts
+                else:
+                    rows.append(texts)
             self._close(tag)
         self._close("table")
         self.out.append("</div>\n")
+        self._prose.append("\n" + "\n".join(table_lines(head, rows)) + "\n")
 
     def _frame_raw_tables(self) -> None:
         """An author's `<table>` in raw HTML gets the same scroll frame as a Markdown table,
@@ -354,8 +365,7 @@ class Html:
         self.out.append(
             f'<sup class="footnote-ref"><a href="#fn:{number}" id="fnref{ident}">{caption}</a>'
             "</sup>"
-        )
-        self._prose.append(caption)
+        )  # not in the text: "[1]" in an excerpt, a description or a snippet is noise
 
     def _footnotes(self, node: Node) -> None:
         defs = [d for d in node.children if d.name == "footnote_def"]

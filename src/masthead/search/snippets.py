@@ -17,6 +17,7 @@ import re
 from functools import lru_cache
 
 from masthead.content.sanitize import marks_only
+from masthead.content.text import word_bounds
 from masthead.search.segment import ZWSP
 
 MARK_OPEN, MARK_CLOSE = "\x02", "\x03"  # sentinels around matches: escaped text cannot hold them
@@ -80,10 +81,13 @@ def words_marked(text: str, words: list[str], limit: int = 220) -> str:
     needles, pattern = _needles(tuple(words))
     lower = text.lower()
     first = min((i for i in (lower.find(n) for n in needles) if i >= 0), default=0)
-    start = max(0, first - limit // 3)
-    piece = text[start : start + limit]
+    # cut on word boundaries (any character between Chinese ones): never "hydrat…"
+    start, end = word_bounds(text, max(0, first - limit // 3), max(0, first - limit // 3) + limit)
+    start = min(start, first) if needles else start  # the first hit stays whole
+    piece = text[start:end].strip()
+    piece = piece.lstrip(".,;:!?，。；：、！？ ") if start else piece  # no sentence's tail
     prefix = "…" if start else ""
-    suffix = "…" if start + limit < len(text) else ""
+    suffix = "…" if end < len(text) else ""
     if pattern is not None:
         piece = pattern.sub(_mark_match, piece)
     return prefix + _marked(piece) + suffix

@@ -76,9 +76,16 @@ class Comment:
         """`created` as ISO 8601 with its offset, in UTC (`2024-05-01T23:30:00+00:00`)."""
         return iso(self.created)
 
+    @property
+    def staff(self) -> bool:
+        """Written by a signed-in /guanli user (the dashboard's reply, or the public form with
+        a session): shown with a staff badge on the page, in the API and in feeds."""
+        return bool(self.author_user)
+
     def public(self) -> dict[str, Any]:
         """What anyone may read (the JSON API): never the email, the IP hash or the reason.
-        A placeholder has only `id`, `parent`, `removed` and `date`."""
+        A placeholder has only `id`, `parent`, `removed` and `date`; `staff` is True for a
+        comment by a signed-in /guanli user."""
         shape: dict[str, Any] = {
             "id": self.id,
             "parent": self.parent_id,
@@ -91,6 +98,7 @@ class Comment:
                 url=self.author_url or None,
                 lang=self.lang,
                 kind=self.kind,
+                staff=self.staff,
                 html=self.body_html,
             )
         return shape
@@ -373,13 +381,17 @@ def _masked(c: Comment) -> Comment:
 
 
 def pending_for_client(conn: sqlite3.Connection, thread: str, client_hash: str) -> list[Comment]:
-    """The pending comments of `thread` written from the browser whose commenter cookie hashes
-    to `client_hash` (shown to that browser only, marked as pending)."""
+    """The comments of `thread` written from the browser whose commenter cookie hashes to
+    `client_hash` that no editor has acted on yet, whatever the rules made of them: the pending
+    ones, and the spam the rules caught (no status change in the audit log since it was
+    stored). Shown to that browser only, as pending: nothing a reader writes vanishes from their
+    own view until an editor decides (issue 29)."""
     if not client_hash:
         return []
     rows = conn.execute(
-        "SELECT * FROM comments WHERE thread = :t AND status = 'pending' AND client_hash = :c "
-        "ORDER BY created, id",
+        "SELECT * FROM comments AS c WHERE thread = :t AND client_hash = :c AND ("
+        "status = 'pending' OR (status = 'spam' AND NOT EXISTS (SELECT 1 FROM audit_log AS a "
+        "WHERE a.comment_id = c.id AND a.from_status IS NOT NULL))) ORDER BY created, id",
         {"t": thread, "c": client_hash},
     )
     return [as_comment(r) for r in rows]

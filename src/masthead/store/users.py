@@ -85,6 +85,12 @@ def staff_emails(conn: sqlite3.Connection) -> set[str]:
     return {r[0].strip().casefold() for r in rows}
 
 
+def staff_names(conn: sqlite3.Connection) -> list[str]:
+    """Every user's name, the name their replies are signed with (a reader's name that folds to
+    one is held: `comments.names`)."""
+    return [r[0] for r in conn.execute("SELECT name FROM users ORDER BY name")]
+
+
 # --- sessions -----------------------------------------------------------------------------
 
 

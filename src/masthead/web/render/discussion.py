@@ -98,6 +98,7 @@ def node_context(node: threads.Node, site: Site, lang: Language) -> dict[str, An
         reply_to_removed=node.reply_to_removed,
         kind=c.kind,
         ping=ping,
+        staff=bool(c.author_user),  # written by a signed-in /guanli user: the staff badge
         # "Pingback", "Trackback" in the page's language: drawn as a label, never as a name
         kind_label=gettext(lang.locale, c.kind) if ping else "",
     )
@@ -179,6 +180,7 @@ def form_context(site: Site, post_url: str, lang: Language) -> dict[str, Any]:
         "action": (settings.api_url or "") + "/comments",
         "api": (settings.api_url or "") + "/api/comments",
         "min_seconds": settings.comments_min_seconds,
+        "mail": settings.mail_on,  # "Email me when someone replies" only when mail can go
         "edit_minutes": settings.comments_edit_minutes,
         "limits": LIMITS,
         "honeypot": HONEYPOT,

@@ -117,6 +117,8 @@ class CommentFeeds:
                 who = gettext(lang.locale, "ping_from", kind=kind, site=name)
             else:
                 name = c.author_name or gettext(lang.locale, "anonymous")
+                if c.staff:  # the staff badge, as the page draws it
+                    name = gettext(lang.locale, "staff_name", name=name)
                 who = name
             out.append(
                 feeds.FeedItem(

@@ -351,6 +351,7 @@ def own_json(c: store.Comment, state: SiteState, lang: Language) -> dict[str, An
         "url": c.author_url or None,
         "lang": c.lang,
         "kind": c.kind,
+        "staff": c.staff,
         "html": c.body_html,
         "body": c.body,
         "hreflang": hreflang,
@@ -402,15 +403,17 @@ async def _submit(
         client_ip=_client_ip(request),
         cookie_id=who.id,
         scripted_elapsed=elapsed,
-        staff_session=_staff(request),
+        staff_user=_staff(request),
     )
     return secret, who, outcome
 
 
-def _staff(request: Request) -> bool:
-    """True when the request carries a live /guanli session (staff are exempt from holds)."""
+def _staff(request: Request) -> str:
+    """The /guanli user's name when the request carries a live session (staff are exempt from
+    holds, and their comments carry the staff badge), else ""."""
     cookie = request.cookies.get(SESSION_COOKIE, "")
-    return bool(cookie) and accounts.session_for(site_state(request).db, cookie) is not None
+    signed = accounts.session_for(site_state(request).db, cookie) if cookie else None
+    return signed.user.name if signed is not None else ""
 
 
 def _client_ip(request: Request) -> str:

@@ -34,6 +34,7 @@ REASONS: tuple[tuple[str, str], ...] = (
         r"\(at least (?P<least>[\d.]+) s\)",
     ),
     ("g_reason_all_held", r"every comment is held \(comments_moderation\)"),
+    ("g_reason_staff_name", r"uses a staff name"),
     ("g_reason_staff_address", r"claims a staff address"),
     ("g_reason_first", r"first comment from this browser"),
     ("g_reason_links", r"(?P<links>\d+) links \(held at (?P<most>\d+) or more\)"),

@@ -91,6 +91,7 @@
     avatar.classList.add("avatar--" + (item.tone || 0));
     if (!item.initials) avatar.classList.add("avatar--blank");
     li.querySelector(".comment__author").textContent = item.name || "";
+    if (!item.staff) li.querySelector(".comment__staff").remove();
     var label = li.querySelector(".comment__lang");
     label.textContent = item.lang_name || item.lang || "";
     if (item.hreflang) label.lang = item.hreflang;
@@ -312,7 +313,7 @@
       url: f.url.value,
       body: f.body.value,
       lang: f.lang.value,
-      notify: f.notify.checked,
+      notify: Boolean(f.notify && f.notify.checked),
       remember: f.remember.checked
     };
     var trap = form.querySelector(".comment-form__trap input");

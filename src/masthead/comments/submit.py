@@ -241,6 +241,7 @@ def submit(
             cookie_id=cookie_id,
             scripted_elapsed=scripted_elapsed,
             staff_session=staff_session,
+            staff_user=staff_user,
         )
     except (sqlite3.Error, OSError) as exc:
         problem = storage_error(state.site.database_path, exc)
@@ -267,6 +268,7 @@ def _take(
     cookie_id: str | None,
     scripted_elapsed: float | None,
     staff_session: bool = False,
+    staff_user: str = "",
 ) -> Outcome:
     """Take one comment: `form` as the reader sent it; `client_ip` from `identity.client_ip`
     (the one resolver, C52); `cookie_id` the commenter id from the signed `identity.COOKIE`

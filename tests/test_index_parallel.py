@@ -332,3 +332,24 @@ def test_a_batch_of_posts_is_flushed_to_one_fts5_segment(tmp_path, monkeypatch):
         "search_words": 1,
     }
     db.close()
+
+
+def test_a_new_parser_parses_unchanged_files_again(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """An upgraded masthead that parses the same bytes differently (its `PARSER` moved) parses
+    every file again on its first index, with no `--full`: what a reader sees does not depend
+    on when a file was last saved."""
+    from masthead.indexing import indexer
+
+    root = tmp_path / "site"
+    write_site(root, {f"posts/p{i}.md": post(f"Post {i}", "2024-03-01") for i in range(3)})
+    site = load_site(root)
+    db = Database(site.database_path)
+    try:
+        assert index_site(site, db).parsed == 3
+        assert index_site(site, db).parsed == 0  # unchanged files are not parsed again
+        monkeypatch.setattr(indexer, "PARSER", indexer.PARSER + 1)
+        again = index_site(site, db)
+        assert (again.parsed, again.unchanged) == (3, 0)
+        assert index_site(site, db).parsed == 0
+    finally:
+        db.close()

@@ -1,5 +1,5 @@
 """The `masthead` command: serve, init, index, build, check, search-log, backup, vacuum, restore,
-comments (import, export, export-person, erase).
+comments (import, export, export-person, erase), import (wordpress, ghost).
 
 Errors a user can fix (bad settings, a missing folder, a folder that is no site because it has
 no masthead.toml, a full disk, a database folder or file this user may not write) are printed as
@@ -19,7 +19,7 @@ from typing import Annotated
 
 import typer
 
-from masthead.cli import comments, database, serve, site
+from masthead.cli import comments, database, imports, serve, site
 from masthead.cli.admin import admin
 from masthead.cli.mail import mail
 from masthead.errors import visible
@@ -63,6 +63,7 @@ app.command("search-log")(database.search_log)
 app.command()(database.backup)
 app.command()(database.vacuum)
 app.add_typer(comments.comments_app, name="comments")
+app.add_typer(imports.import_app, name="import")
 app.command()(database.restore)
 app.add_typer(admin, name="admin")
 app.add_typer(mail, name="mail")

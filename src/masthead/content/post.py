@@ -19,7 +19,7 @@ from __future__ import annotations
 import posixpath
 import re
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from masthead.config import Site
 from masthead.content import (
@@ -195,7 +195,7 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         show_toc=meta.toc,
         canonical=meta.canonical,
         translation_key=("k:" + meta.translationKey) if meta.translationKey else "p:" + info.base,
-        aliases=tuple("/" + quote(a.strip("/")) + "/" for a in meta.aliases if a.strip("/")),
+        aliases=tuple(alias_path(a) for a in meta.aliases if a.strip("/")),
         html=html,
         toc_html=render_toc(build_toc(headings, lo, hi)),
         text=plain,
@@ -205,3 +205,18 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         extra=extra,
         warnings=warnings,
     )
+
+
+def alias_path(alias: str) -> str:
+    """An old URL from `aliases` as stored and looked up: its path percent-encoded with a
+    trailing slash (`/2019/05/hello/`); a query it has is kept after it (WordPress's `/?p=12`,
+    `/index.php?page_id=3`: `/?p=12`, `/index.php/?page_id=3`), see `query_alias`."""
+    path, mark, query = alias.partition("?")
+    path = path.strip("/")
+    stored = "/" + quote(path) + "/" if path else "/"
+    return stored + ("?" + query_alias(query) if mark and query else "")
+
+
+def query_alias(query: str) -> str:
+    """A URL's query in the form aliases store it: decoded, then percent-encoded one way."""
+    return quote(unquote(query), safe="=&+")

@@ -19,7 +19,7 @@ from masthead.errors import HTTPError
 from masthead.store import posts as store
 from masthead.web.cache.state import SiteState
 from masthead.web.http.redirects import encode_path, redirect
-from masthead.web.routes import guanli, renderer, site_state
+from masthead.web.routes import guanli, moved_with_query, renderer, site_state
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,11 @@ async def crashed(request: Request, exc: Exception) -> Response:
 
 def http_error(request: Request, status: int, message: str) -> Response:
     if status == 404 and not guanli.is_dashboard(request.url.path):
-        moved = _moved(request.url.path, site_state(request))
+        state = site_state(request)
+        old = moved_with_query(state, request.url.path, request.url.query)
+        if old:  # an old URL with its query (`/index.php?p=12`): the new URL as it is
+            return redirect(old)
+        moved = _moved(request.url.path, state)
         if moved:
             return redirect(moved, request.url.query)
     return error_response(request, status, message)

@@ -1,0 +1,74 @@
+"""Images an import copies into a post's bundle folder: found under the folder the user gave
+(a copy of WordPress's `wp-content/uploads` or Ghost's `content`), written through the
+`Writer` (so a re-run copies nothing twice), and the new link to give in the post."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from masthead.importing.files import Writer
+from masthead.importing.report import Report
+
+_SIZED = re.compile(r"-\d+x\d+(?=\.[A-Za-z0-9]+$)")  # WordPress's `photo-300x200.jpg`
+_SCALED = re.compile(r"-scaled(?=\.[A-Za-z0-9]+$)")  # WordPress 5.3's big-image copy
+
+
+class Media:
+    """Copies the files a post refers to from `source` (None: none given) into its bundle."""
+
+    def __init__(self, source: Path | None, marker: str, writer: Writer, report: Report) -> None:
+        self.source = source
+        self.marker = marker  # the URL path part before the file's relative path
+        self.writer = writer
+        self.report = report
+        self.copied = 0
+        self.hosts: set[str] = set()  # the old site's hosts (empty: any host)
+
+    def relative(self, url: str) -> str | None:
+        """The file's path under the source folder for an URL of the old site, else None."""
+        parts = urlsplit(url.strip())
+        if parts.netloc and self.hosts and parts.netloc.lower() not in self.hosts:
+            return None  # another site's file: left as a link to it
+        path = unquote(parts.path)
+        at = path.find(self.marker)
+        if at >= 0:
+            path = path[at + len(self.marker) :]
+        elif not (parts.netloc and parts.netloc.lower() in self.hosts):
+            return None  # not one of the old site's files
+        rel = posixpath.normpath(path.lstrip("/"))
+        return None if rel.startswith("..") or rel in (".", "") else rel
+
+    def bring(self, url: str, bundle: str, item: str) -> str | None:
+        """Copy the file `url` names into the folder `bundle` (relative to the site); return
+        the link to write in the post (the file's name), or None when `url` is not one of the
+        old site's files or the file cannot be found (listed in the report)."""
+        rel = self.relative(url)
+        if rel is None:
+            return None
+        if self.source is None:
+            self.report.need(rel, item)
+            return None
+        found = self._find(rel)
+        if found is None:
+            self.report.need(rel, item)
+            return None
+        name = found.name
+        if f"{bundle}/{name}" in self.writer.outcomes:
+            return name
+        outcome = self.writer.write(f"{bundle}/{name}", found.read_bytes())
+        self.report.wrote(f"{bundle}/{name}", outcome)
+        self.copied += 1
+        self.report.counts["images"] += 1
+        return name
+
+    def _find(self, rel: str) -> Path | None:
+        """`rel` under the source folder, else the original of a resized copy."""
+        assert self.source is not None
+        for candidate in (rel, _SIZED.sub("", rel), _SCALED.sub("", _SIZED.sub("", rel))):
+            path = self.source / candidate
+            if path.is_file():
+                return path
+        return None

@@ -1,0 +1,36 @@
+"""A post file as an import writes it: YAML front matter (keys in a fixed order, empty values
+left out) and the Markdown body."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+
+def render(meta: dict[str, Any], body: str) -> bytes:
+    """`---`, the front matter of `meta` (None, '', [] and False left out), `---`, the body."""
+    kept = {k: v for k, v in meta.items() if v not in (None, "", [], (), False)}
+    front = yaml.safe_dump(kept, allow_unicode=True, sort_keys=False, width=1000)
+    return ("---\n" + front + "---\n\n" + body.strip() + "\n").encode("utf-8")
+
+
+class Folders:
+    """A bundle folder for each imported post, unique within a run: `posts/{slug}`, then
+    `posts/{slug}-{lang}`, then `posts/{slug}-{id}` (the same item gets the same one each run
+    as long as the export keeps its order)."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+
+    def allocate(self, section: str, slug: str, lang: str, item_id: str) -> str:
+        for name in (slug, f"{slug}-{lang}" if lang else "", f"{slug}-{item_id}"):
+            folder = f"{section}/{name}"
+            if name and folder.lower() not in self.taken:
+                self.taken.add(folder.lower())
+                return folder
+        n = 2
+        while f"{section}/{slug}-{item_id}-{n}".lower() in self.taken:
+            n += 1
+        self.taken.add(f"{section}/{slug}-{item_id}-{n}".lower())
+        return f"{section}/{slug}-{item_id}-{n}"

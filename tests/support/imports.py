@@ -48,3 +48,10 @@ def wordpress_uploads(root: Path) -> Path:
     """A copy of wp-content/uploads for tests/data/imports/wordpress.xml (lost.jpg missing)."""
     return images(root, "2021/03/boats.jpg", "2021/03/gull.png", "2021/03/net.png",
                   "2021/03/waves.mp3")  # fmt: skip
+
+
+def ghost_content(root: Path) -> Path:
+    """A copy of Ghost's content/ folder for ghost4.json and ghost5.json."""
+    return images(root, "images/2022/04/pier.jpg", "images/2022/04/one.png",
+                  "images/2022/04/two.png", "images/2022/01/ines.png",
+                  "images/2023/02/dune.jpg")  # fmt: skip

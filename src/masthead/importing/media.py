@@ -14,6 +14,7 @@ from masthead.importing.report import Report
 
 _SIZED = re.compile(r"-\d+x\d+(?=\.[A-Za-z0-9]+$)")  # WordPress's `photo-300x200.jpg`
 _SCALED = re.compile(r"-scaled(?=\.[A-Za-z0-9]+$)")  # WordPress 5.3's big-image copy
+_GHOST_SIZE = re.compile(r"(^|/)images/size/[wh]\d+(?:h\d+)?/")  # Ghost's resized copies
 
 
 class Media:
@@ -65,9 +66,11 @@ class Media:
         return name
 
     def _find(self, rel: str) -> Path | None:
-        """`rel` under the source folder, else the original of a resized copy."""
+        """`rel` under the source folder, else the original of a resized copy (WordPress's
+        `x-300x200.jpg`, `x-scaled.jpg`; Ghost's `images/size/w600/x.jpg`)."""
         assert self.source is not None
-        for candidate in (rel, _SIZED.sub("", rel), _SCALED.sub("", _SIZED.sub("", rel))):
+        unsized = _GHOST_SIZE.sub(r"\1images/", rel)
+        for candidate in (rel, unsized, _SIZED.sub("", rel), _SCALED.sub("", _SIZED.sub("", rel))):
             path = self.source / candidate
             if path.is_file():
                 return path

@@ -106,9 +106,7 @@ def test_authors_become_author_pages(ghost4: tuple[Site, Any], serve) -> None:  
     assert page.status_code == 200 and "Writes about the sea." in page.text
 
 
-def test_ghost_old_urls_answer_301_to_a_200(
-    ghost4: tuple[Site, Any], serve
-) -> None:  # type: ignore[no-untyped-def]
+def test_ghost_old_urls_answer_301_to_a_200(ghost4: tuple[Site, Any], serve) -> None:  # type: ignore[no-untyped-def]
     """Without routes.yaml Ghost's posts live at /{slug}/; with it, at their collection's."""
     site, _ = ghost4
     client = serve(site)

@@ -7,10 +7,12 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 
 from masthead.config import Site
+from masthead.export.build import build
 from masthead.importing.files import MANIFEST
 from masthead.importing.wordpress import import_wordpress
 from masthead.indexing.check import check_site
@@ -18,6 +20,7 @@ from masthead.store.db import Database
 
 from support.cli import invoke
 from support.imports import IMPORTS, empty_site, wordpress_uploads
+from support.servers import cli_server
 
 EXPORT = IMPORTS / "wordpress.xml"
 
@@ -198,3 +201,45 @@ def test_a_broken_export_is_refused_with_its_line(tmp_path: Path) -> None:
     code, out = invoke("import", "wordpress", site.root, bad)
     assert code == 2 and "not well-formed XML at line 1" in out
     assert list(site.content_dir.iterdir()) == []
+
+
+@pytest.mark.server
+def test_old_urls_over_a_real_server(imported: tuple[Site, Any]) -> None:
+    """The same promise from `masthead serve` (granian's or uvicorn's HTTP, not a test client):
+    every old URL of the export answers 301, and where it points answers 200."""
+    site, _ = imported
+    with cli_server(str(site.root), "--no-watch") as url, httpx.Client(base_url=url) as http:
+        for old in ("/?p=101", "/2021/03/hello-blocks/", "/?page_id=3", "/about/team/"):
+            r = http.get(old)
+            assert r.status_code == 301, old
+            assert http.get(r.headers["location"]).status_code == 200, old
+
+
+def test_a_static_build_leaves_query_aliases_out(
+    imported: tuple[Site, Any], tmp_path: Path
+) -> None:
+    """A static host cannot tell `/?p=101` from `/`: `build` writes the path aliases only."""
+    site, _ = imported
+    out = tmp_path / "public"
+    build(site, out)
+    redirects = (out / "_redirects").read_text(encoding="utf-8")
+    assert "/2021/03/hello-blocks/ /posts/hello-blocks/ 301" in redirects
+    assert "?p=" not in redirects and "?page_id=" not in redirects
+    assert not [p for p in out.rglob("*") if "?" in p.name or "%3F" in p.name]
+
+
+def test_worker_processes_write_the_same_files(tmp_path: Path) -> None:
+    """A large export's bodies are converted in a pool: the same bytes as in one process."""
+    uploads = wordpress_uploads(tmp_path / "up")
+    sites = [empty_site(tmp_path / f"site{n}") for n in (1, 2)]
+    reports = [
+        import_wordpress(site, None, EXPORT, uploads=uploads, workers=n)
+        for n, site in zip((1, 2), sites, strict=True)
+    ]
+
+    def files(site: Site) -> dict[str, bytes]:
+        root = site.content_dir
+        return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+    assert files(sites[0]) == files(sites[1]) and len(files(sites[0])) == 13
+    assert reports[0].lines() == reports[1].lines()

@@ -30,7 +30,7 @@ from masthead.config import Site
 from masthead.content.meta import term_key
 from masthead.importing import lexical
 from masthead.importing.files import MANIFEST, Writer
-from masthead.importing.media import Media
+from masthead.importing.media import Media, copy_all
 from masthead.importing.postfile import Folders, render
 from masthead.importing.report import Report
 from masthead.importing.tomarkdown import Blocks, to_markdown
@@ -75,7 +75,7 @@ def import_ghost(
     data = load(export)
     report = Report("Ghost", dry_run=dry_run)
     writer = Writer(site.content_dir, site.root / MANIFEST, dry_run=dry_run)
-    media = Media(content, CONTENT, writer, report)
+    media = Media(content, CONTENT, report)
     collections = _collections(routes, report) if routes else []
     ghost = _Index(data)
     for key, label in _COUNTED.items():
@@ -85,8 +85,11 @@ def import_ghost(
     for post in data["posts"]:
         if isinstance(post, dict):
             _post(post, ghost, collections, writer, media, folders, report)
+        copy_all(media.copies, writer, report)
+        media.copies.clear()
     for user in ghost.used_authors():
         _author(user, writer, media, report)
+    copy_all(media.copies, writer, report)
     writer.save()
     return report
 

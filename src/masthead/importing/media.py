@@ -1,6 +1,8 @@
 """Images an import copies into a post's bundle folder: found under the folder the user gave
-(a copy of WordPress's `wp-content/uploads` or Ghost's `content`), written through the
-`Writer` (so a re-run copies nothing twice), and the new link to give in the post."""
+(a copy of WordPress's `wp-content/uploads` or Ghost's `content`), and the new link to give in
+the post. `Media.bring` finds the file and notes the copy to make (`copies`: source file and
+where it goes); `Media.copy_all` writes them through the `Writer`, so a re-run copies nothing
+twice. The finding may run in a worker process, the writing only in the importing one."""
 
 from __future__ import annotations
 
@@ -18,15 +20,15 @@ _GHOST_SIZE = re.compile(r"(^|/)images/size/[wh]\d+(?:h\d+)?/")  # Ghost's resiz
 
 
 class Media:
-    """Copies the files a post refers to from `source` (None: none given) into its bundle."""
+    """Finds the files a post refers to under `source` (None: none given); `marker` is the
+    URL path part before a file's relative path (`/wp-content/uploads/`)."""
 
-    def __init__(self, source: Path | None, marker: str, writer: Writer, report: Report) -> None:
+    def __init__(self, source: Path | None, marker: str, report: Report) -> None:
         self.source = source
-        self.marker = marker  # the URL path part before the file's relative path
-        self.writer = writer
+        self.marker = marker
         self.report = report
-        self.copied = 0
         self.hosts: set[str] = set()  # the old site's hosts (empty: any host)
+        self.copies: list[tuple[str, str]] = []  # (source file, destination relative path)
 
     def relative(self, url: str) -> str | None:
         """The file's path under the source folder for an URL of the old site, else None."""
@@ -43,27 +45,18 @@ class Media:
         return None if rel.startswith("..") or rel in (".", "") else rel
 
     def bring(self, url: str, bundle: str, item: str) -> str | None:
-        """Copy the file `url` names into the folder `bundle` (relative to the site); return
-        the link to write in the post (the file's name), or None when `url` is not one of the
-        old site's files or the file cannot be found (listed in the report)."""
+        """Note the copy of the file `url` names into the folder `bundle` (relative to the
+        content folder); return the link to write in the post (the file's name), or None when
+        `url` is not one of the old site's files or cannot be found (listed in the report)."""
         rel = self.relative(url)
         if rel is None:
             return None
-        if self.source is None:
-            self.report.need(rel, item)
-            return None
-        found = self._find(rel)
+        found = self._find(rel) if self.source is not None else None
         if found is None:
             self.report.need(rel, item)
             return None
-        name = found.name
-        if f"{bundle}/{name}" in self.writer.outcomes:
-            return name
-        outcome = self.writer.write(f"{bundle}/{name}", found.read_bytes())
-        self.report.wrote(f"{bundle}/{name}", outcome)
-        self.copied += 1
-        self.report.counts["images"] += 1
-        return name
+        self.copies.append((str(found), f"{bundle}/{found.name}"))
+        return found.name
 
     def _find(self, rel: str) -> Path | None:
         """`rel` under the source folder, else the original of a resized copy (WordPress's
@@ -75,3 +68,12 @@ class Media:
             if path.is_file():
                 return path
         return None
+
+
+def copy_all(copies: list[tuple[str, str]], writer: Writer, report: Report) -> None:
+    """Make the `copies` (source file, destination) through `writer`, each destination once."""
+    for source, rel in copies:
+        if rel in writer.outcomes:
+            continue
+        report.wrote(rel, writer.write(rel, Path(source).read_bytes()))
+        report.counts["images"] += 1

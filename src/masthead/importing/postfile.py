@@ -7,11 +7,16 @@ from typing import Any
 
 import yaml
 
+try:  # the C emitter is several times faster; the pure one writes the same
+    _Dumper: type = yaml.CSafeDumper
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _Dumper = yaml.SafeDumper
+
 
 def render(meta: dict[str, Any], body: str) -> bytes:
     """`---`, the front matter of `meta` (None, '', [] and False left out), `---`, the body."""
     kept = {k: v for k, v in meta.items() if v not in (None, "", [], (), False)}
-    front = yaml.safe_dump(kept, allow_unicode=True, sort_keys=False, width=1000)
+    front = yaml.dump(kept, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=1000)
     return ("---\n" + front + "---\n\n" + body.strip() + "\n").encode("utf-8")
 
 

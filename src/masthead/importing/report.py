@@ -39,6 +39,16 @@ class Report:
         if item not in items:
             items.append(item)
 
+    def merge(self, other: Report) -> None:
+        """Add what `other` (one worker's part of the same import) found."""
+        self.counts.update(other.counts)
+        self.skipped.update(other.skipped)
+        self.unknown_shortcodes.update(other.unknown_shortcodes)
+        self.warnings += other.warnings
+        for file, items in other.missing.items():
+            for item in items:
+                self.need(file, item)
+
     def lines(self) -> list[str]:
         head = f"{self.source} import" + (" (dry run: nothing written)" if self.dry_run else "")
         out = [head + ":"]

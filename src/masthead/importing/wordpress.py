@@ -25,7 +25,13 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import multiprocessing
+import multiprocessing.context
 import re
+import threading
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -35,11 +41,11 @@ from masthead.config import Site
 from masthead.content.new import slugify
 from masthead.importing import wpbody
 from masthead.importing.files import MANIFEST, Writer
-from masthead.importing.media import Media
+from masthead.importing.media import Media, copy_all
 from masthead.importing.postfile import Folders, render
 from masthead.importing.report import Report
 from masthead.importing.wpexport import Author, Category, Channel, Item, read
-from masthead.indexing.indexer import index_site
+from masthead.indexing.indexer import index_site, workers_for
 from masthead.store.db import Database
 
 UPLOADS = "/wp-content/uploads/"
@@ -56,6 +62,9 @@ class Known:
     files: dict[str, str] = field(default_factory=dict)  # attachment id -> file URL
     attached: dict[str, list[str]] = field(default_factory=dict)  # post id -> attachment ids
     hosts: set[str] = field(default_factory=set)  # the old site's host names
+    languages: set[str] = field(default_factory=set)  # Polylang's language slugs
+    items: int = 0  # items other than attachments
+    comments: int = 0
 
 
 def import_wordpress(
@@ -65,30 +74,29 @@ def import_wordpress(
     *,
     uploads: Path | None = None,
     dry_run: bool = False,
+    workers: int | None = None,
 ) -> Report:
     """Import the WXR file `export` into `site` (then its comments into `db`, unless
-    `dry_run` or `db` is None); return the report. Raises `ExportFormatError` for a file that
-    is not a WordPress export, OSError when it cannot be read."""
+    `dry_run` or `db` is None); return the report. The bodies are converted in `workers`
+    processes (default: one per core for a large export). Raises `ExportFormatError` for a
+    file that is not a WordPress export, OSError when it cannot be read."""
     report = Report("WordPress", dry_run=dry_run)
     channel = Channel()
     known = _first_pass(export, channel)
     writer = Writer(site.content_dir, site.root / MANIFEST, dry_run=dry_run)
-    media = Media(uploads, UPLOADS, writer, report)
-    media.hosts = known.hosts
-    folders = Folders()
-    comments = 0
-    languages: set[str] = set()
-    for entry in read(export, Channel()):
-        if isinstance(entry, Item) and entry.type != "attachment":
-            comments += entry.comments
-            _item(entry, site, known, writer, media, folders, report, languages)
+    jobs = _jobs(export, site, known, report)
+    count = workers if workers is not None else workers_for(known.items)
+    for done in convert_all(jobs, Context(site, known, uploads), count):
+        report.merge(done.report)
+        copy_all(done.copies, writer, report)
+        report.wrote(done.rel, writer.write(done.rel, done.data))
     writer.save()
-    for code in sorted(languages):
+    for code in sorted(known.languages):
         if site.resolve_language(code) is None:
             report.warn(f"language {code}", "not in masthead.toml: add [languages." + code + "]")
     if dry_run or db is None:
-        if comments:
-            report.counts["comments (imported by a real run)"] = comments
+        if known.comments:
+            report.counts["comments (imported by a real run)"] = known.comments
         return report
     index_site(site, db)
     found = comments_io.import_file(db, export, site=site)
@@ -108,6 +116,11 @@ def _first_pass(export: Path, channel: Channel) -> Known:
             known.files[entry.id] = url
             known.attached.setdefault(entry.fields.get("post_parent", "0"), []).append(entry.id)
             known.hosts.add(urlsplit(url).netloc.lower())
+        else:
+            known.items += 1
+            known.comments += entry.comments
+            for term in entry.terms_of("language"):
+                known.languages.add(term.nicename)
     for url in (channel.link, channel.base_site_url, channel.base_blog_url):
         if url:
             known.hosts.add(urlsplit(url).netloc.lower())
@@ -115,38 +128,124 @@ def _first_pass(export: Path, channel: Channel) -> Known:
     return known
 
 
-def _item(
-    item: Item,
-    site: Site,
-    known: Known,
-    writer: Writer,
-    media: Media,
-    folders: Folders,
-    report: Report,
-    languages: set[str],
-) -> None:
+@dataclass(frozen=True)
+class Job:
+    """One post or page to convert, with the bundle folder it goes to."""
+
+    item: Item
+    folder: str
+    draft: bool
+
+
+@dataclass
+class Done:
+    """A converted post: its file, the images to copy beside it, what was found."""
+
+    rel: str
+    data: bytes
+    copies: list[tuple[str, str]]
+    report: Report
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every conversion needs (given to each worker once)."""
+
+    site: Site
+    known: Known
+    uploads: Path | None
+
+
+def _jobs(export: Path, site: Site, known: Known, report: Report) -> Iterator[Job]:
+    """The items to convert, in file order, with their folders; the rest skipped (counted)."""
+    folders = Folders()
+    for entry in read(export, Channel()):
+        if not isinstance(entry, Item) or entry.type == "attachment":
+            continue
+        item, ref = entry, f"{entry.type} {entry.id}"
+        if item.type not in ("post", "page"):
+            report.skipped[f"{item.type} items"] += 1
+            continue
+        status = item.status
+        if status in _SKIPPED_STATUS:
+            report.skipped[_SKIPPED_STATUS[status]] += 1
+            continue
+        draft = status in ("draft", "pending")
+        if status not in ("publish", "future", "draft", "pending"):
+            report.warn(ref, f"status {status!r}: imported as a draft")
+            draft = True
+        if item.fields.get("post_password"):
+            report.warn(ref, "password-protected: imported as a draft")
+            draft = True
+        lang_terms = item.terms_of("language")
+        lang = lang_terms[0].nicename if lang_terms else ""
+        section = "pages" if item.type == "page" else "posts"
+        yield Job(item, folders.allocate(section, _slug(item), lang, item.id), draft)
+
+
+def _slug(item: Item) -> str:
+    return (
+        unquote(item.fields.get("post_name", ""))
+        or slugify(item.title or "")
+        or f"{item.type}-{item.id}"
+    )
+
+
+def convert_all(jobs: Iterator[Job], context: Context, workers: int) -> Iterator[Done]:
+    """Each job converted, in order: here when `workers` is 1, else in a pool of `workers`
+    processes with a bounded number of chunks in flight (memory stays flat)."""
+    if workers <= 1:
+        for job in jobs:
+            yield convert(job, context)
+        return
+    with ProcessPoolExecutor(
+        workers, mp_context=_pool_context(), initializer=_init_worker, initargs=(context,)
+    ) as pool:
+        pending: deque[Future[list[Done]]] = deque()
+        chunk: list[Job] = []
+        for job in jobs:
+            chunk.append(job)
+            if len(chunk) == CHUNK:
+                pending.append(pool.submit(_convert_chunk, chunk))
+                chunk = []
+            if len(pending) >= workers * 4:
+                yield from pending.popleft().result()
+        if chunk:
+            pending.append(pool.submit(_convert_chunk, chunk))
+        while pending:
+            yield from pending.popleft().result()
+
+
+CHUNK = 32
+_context: Context | None = None
+
+
+def _init_worker(context: Context) -> None:
+    global _context
+    _context = context
+
+
+def _convert_chunk(jobs: list[Job]) -> list[Done]:
+    if _context is None:  # pragma: no cover - only in a pool started by convert_all
+        raise RuntimeError("_convert_chunk runs in a pool started by convert_all")
+    return [convert(job, _context) for job in jobs]
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """fork unless threads run here (a forked child could inherit a held lock)."""
+    methods = multiprocessing.get_all_start_methods()
+    if threading.active_count() == 1 and "fork" in methods:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def convert(job: Job, context: Context) -> Done:
+    """The file of one post or page: front matter and Markdown, its images found."""
+    item, folder, known = job.item, job.folder, context.known
     ref = f"{item.type} {item.id}"
-    if item.type not in ("post", "page"):
-        report.skipped[f"{item.type} items"] += 1
-        return
-    status = item.status
-    if status in _SKIPPED_STATUS:
-        report.skipped[_SKIPPED_STATUS[status]] += 1
-        return
-    draft = status in ("draft", "pending")
-    if status not in ("publish", "future", "draft", "pending"):
-        report.warn(ref, f"status {status!r}: imported as a draft")
-        draft = True
-    if item.fields.get("post_password"):
-        report.warn(ref, "password-protected: imported as a draft")
-        draft = True
-    lang_terms = item.terms_of("language")
-    lang = lang_terms[0].nicename if lang_terms else ""
-    if lang:
-        languages.add(lang)
-    slug = unquote(item.fields.get("post_name", "")) or slugify(item.title or "") or ref
-    section = "pages" if item.type == "page" else "posts"
-    folder = folders.allocate(section, slug, lang, item.id)
+    report = Report("WordPress")
+    media = Media(context.uploads, UPLOADS, report)
+    media.hosts = known.hosts
     found = wpbody.Body()
 
     def image(url: str) -> str | None:
@@ -165,11 +264,13 @@ def _item(
     thumbnail = item.meta.get("_thumbnail_id", "")
     if thumbnail in known.files:
         cover = media.bring(known.files[thumbnail], folder, ref) or known.files[thumbnail]
+    lang_terms = item.terms_of("language")
     translations = item.terms_of("post_translations")
     aliases = _aliases(item)
+    slug = _slug(item)
     meta = {
         "title": html.unescape(item.title) or slug,
-        "date": _date(item, site, report, ref),
+        "date": _date(item, context.site, report, ref),
         "updated": _updated(item),
         "slug": slug,
         "author": known.authors.get(item.creator, item.creator),
@@ -177,20 +278,19 @@ def _item(
         "tags": [t.name for t in item.terms_of("post_tag")],
         "excerpt": " ".join(html.unescape(_TAGS.sub("", item.excerpt)).split()),
         "cover": cover,
-        "lang": lang,
+        "lang": lang_terms[0].nicename if lang_terms else "",
         "translationKey": translations[0].nicename if translations else "",
-        "draft": draft,
+        "draft": job.draft,
         "sticky": item.fields.get("is_sticky") == "1",
         "aliases": aliases,
         "wordpress_id": int(item.id) if item.id.isdigit() else item.id,
     }
-    rel = f"{folder}/index.md"
-    report.wrote(rel, writer.write(rel, render(meta, body)))
-    kind = "pages" if item.type == "page" else "drafts" if draft else "posts"
-    if status == "future" and not draft:
+    kind = "pages" if item.type == "page" else "drafts" if job.draft else "posts"
+    if item.status == "future" and not job.draft:
         kind = "scheduled posts"
     report.counts[kind] += 1
     report.counts["URLs kept"] += len(aliases)
+    return Done(f"{folder}/index.md", render(meta, body), media.copies, report)
 
 
 def _date(item: Item, site: Site, report: Report, ref: str) -> str:

@@ -81,6 +81,7 @@ def test_blocks_and_shortcodes_become_markdown(imported: tuple[Site, Any]) -> No
     assert '{{< figure src="boats.jpg" alt="Boats at dawn" caption="Boats at dawn" >}}' in blocks
     assert "```python\ndef tide(hour):\n    return hour % 12\n```" in blocks
     assert "## After the storm" in blocks
+    assert "[The tide, filmed](https://www.youtube.com/watch?v=tide42)" in blocks  # embed block
     _, classic = front(site, "posts/classic-shortcodes/index.md")
     assert "A classic post, first line  \nsecond line." in classic  # wpautop's line break
     assert '{{< figure src="net.png" alt="A net" caption="Mending the net" >}}' in classic

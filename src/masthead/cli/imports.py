@@ -42,9 +42,9 @@ def import_wordpress(
     dry_run: DryRun = False,
 ) -> None:
     """Import the posts, pages, images, old URLs and comments of a WordPress export into SITE.
-    Re-runnable: unchanged files are not rewritten, and a file edited since the last import is
-    kept and listed. Exits 1 when a file was kept or an image is missing, 2 when the export
-    cannot be read."""
+    Run it again after a new export: unchanged files are not rewritten, and a file edited since
+    the last import is kept and listed. Exits 1 when a file was kept or an image is missing, 2
+    when the export cannot be read."""
     from masthead.comments.port.records import ExportFormatError
     from masthead.importing.wordpress import import_wordpress as run
 
@@ -83,8 +83,8 @@ def import_ghost(
     dry_run: DryRun = False,
 ) -> None:
     """Import the posts, pages, authors, images and old URLs of a Ghost export (Ghost 4, 5
-    or 6) into SITE. Re-runnable as `import wordpress` is. Exits 1 when a file was kept or an
-    image is missing, 2 when the export cannot be read."""
+    or 6) into SITE; run again, it keeps your edits as `import wordpress` does. Exits 1 when a
+    file was kept or an image is missing, 2 when the export cannot be read."""
     from masthead.importing.ghost import GhostExportError
     from masthead.importing.ghost import import_ghost as run
     from masthead.indexing.indexer import index_site

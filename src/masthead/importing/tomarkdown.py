@@ -109,6 +109,11 @@ class Converter(MarkdownConverter):
         classes = _classes(el)
         if "kg-bookmark-card" in classes:
             return self._bookmark(el)
+        if "wp-block-embed" in classes:  # WordPress's embed block: the URL, shown as a link
+            wrapper = el.find(class_="wp-block-embed__wrapper")
+            url = wrapper.get_text(strip=True) if isinstance(wrapper, Tag) else ""
+            if url.startswith(("http://", "https://")):
+                return "\n\n" + link(url, caption) + "\n\n"
         return text if text.strip() else ""
 
     def _bookmark(self, el: Tag) -> str:

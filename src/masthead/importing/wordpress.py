@@ -3,9 +3,11 @@
 Two streamed passes over the file (`wpexport.read`): the first learns the authors, the
 category tree and the attachments (id → file URL, post → its attachments); the second writes
 each post and page as a bundle (`content/posts/{slug}/index.md`, `content/pages/{slug}/…`)
-with its images, through `files.Writer` (an edited file is never overwritten). Then the site
-is indexed and the comments of the same file are imported onto their posts by the comment
-import (`comments.port.service.import_file`), which maps each thread by its slug and link.
+with its images, through `files.Writer` (an edited file is never overwritten); the bodies of a
+large export are converted in a pool of worker processes (`convert_all`), the files written
+here, in file order. Then the site is indexed and the comments of the same file are imported
+onto their posts by the comment import (`comments.port.service.import_file`), which maps each
+thread by its slug and link.
 
 - Status: `publish` published; `future` at its date; `draft` and `pending` as drafts (a
   password-protected post too, with a warning); `private`, `trash`, `auto-draft` and every

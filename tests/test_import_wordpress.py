@@ -244,3 +244,35 @@ def test_worker_processes_write_the_same_files(tmp_path: Path) -> None:
 
     assert files(sites[0]) == files(sites[1]) and len(files(sites[0])) == 13
     assert reports[0].lines() == reports[1].lines()
+
+
+HOSTILE = """<?xml version="1.0" encoding="UTF-8" ?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/"
+ xmlns:wp="http://wordpress.org/export/1.2/"><channel><link>https://old.example</link>
+<item><title><![CDATA[title: "quoted" --- {{< x >}}]]></title>
+<link>https://old.example/evil/</link>
+<content:encoded><![CDATA[<p>Hi<script>alert("s")</script>
+<a href="javascript:alert('a')">click</a> <img src=x onerror="alert('i')"></p>
+[caption]<img src="https://old.example/wp-content/uploads/p.png"> a >}} <b onclick=x>b</b>[/caption]
+<iframe src="javascript:alert('f')"></iframe>]]></content:encoded>
+<wp:post_id>7</wp:post_id><wp:post_date_gmt>2020-01-01 00:00:00</wp:post_date_gmt>
+<wp:post_name>evil</wp:post_name><wp:status>publish</wp:status><wp:post_type>post</wp:post_type>
+</item></channel></rss>"""
+
+
+def test_a_hostile_export_serves_no_script(tmp_path: Path, serve) -> None:  # type: ignore[no-untyped-def]
+    """An export is someone else's HTML: its scripts, event handlers and `javascript:` links
+    never reach the page, and a title or caption cannot break the front matter or a figure."""
+    site = empty_site(tmp_path / "site")
+    export = tmp_path / "evil.xml"
+    export.write_text(HOSTILE, encoding="utf-8")
+    import_wordpress(site, None, export)
+    meta, _ = front(site, "posts/evil/index.md")
+    assert meta["title"] == 'title: "quoted" --- {{< x >}}'
+    page = serve(site).get("/posts/evil/")
+    assert page.status_code == 200
+    article = page.text.split("<article", 1)[1].split("</article>", 1)[0]
+    for bad in ("<script", "javascript:", "onerror", "onclick", "alert("):
+        assert bad not in article, bad
+    assert "<figcaption>a &gt; }} b</figcaption>" in article  # the caption, as text
+    assert "click" in article

@@ -26,6 +26,7 @@ _LANG_CLASS = re.compile(r"^(?:language|lang)-([\w+#.-]+)$")
 _BRUSH = re.compile(r"brush:\s*([\w+#.-]+)")
 _IMAGE_FILE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|svg)$", re.IGNORECASE)
 _TOKEN = re.compile(r"MHXTOKEN(\d+)Z")
+_UNSAFE = re.compile(r"^\s*(?!https?:|mailto:|tel:|ftp:)[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 
 
 class Blocks:
@@ -46,7 +47,7 @@ class Blocks:
 
 def quote_arg(value: str) -> str:
     """A shortcode argument in double quotes (the way `content.shortcodes` reads them back)."""
-    value = " ".join(value.split())
+    value = " ".join(value.split()).replace(">}}", "> }}")  # never the shortcode's end
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -90,6 +91,8 @@ class Converter(MarkdownConverter):
 
     def convert_a(self, el: Tag, text: str, parent_tags: set[str]) -> str:
         href = str(el.get("href") or "")
+        if _UNSAFE.match(href):  # javascript:, data:, vbscript:…: the text without the link
+            return text
         if href and _IMAGE_FILE.search(href.split("?")[0]):
             el["href"] = self._src(href)
         return str(super().convert_a(el, text, parent_tags))  # type: ignore[misc]

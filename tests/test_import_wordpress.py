@@ -276,3 +276,46 @@ def test_a_hostile_export_serves_no_script(tmp_path: Path, serve) -> None:  # ty
         assert bad not in article, bad
     assert "<figcaption>a &gt; }} b</figcaption>" in article  # the caption, as text
     assert "click" in article
+
+
+ODD = """<?xml version="1.0" encoding="UTF-8" ?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/"
+ xmlns:wp="http://wordpress.org/export/1.2/"><channel><link>https://old.example</link>
+<item><title>Locked</title><content:encoded>Secret.</content:encoded><wp:post_id>1</wp:post_id>
+<wp:post_date_gmt>2020-01-01 00:00:00</wp:post_date_gmt><wp:post_name>locked</wp:post_name>
+<wp:status>publish</wp:status><wp:post_type>post</wp:post_type>
+<wp:post_password>hunter2</wp:post_password></item>
+<item><title>Odd</title><content:encoded>Odd.</content:encoded><wp:post_id>2</wp:post_id>
+<wp:post_date_gmt>2020-01-02 00:00:00</wp:post_date_gmt><wp:post_name>odd</wp:post_name>
+<wp:status>archived</wp:status><wp:post_type>post</wp:post_type>
+<category domain="language" nicename="fr">Français</category></item>
+</channel></rss>"""
+
+
+def test_protected_odd_and_foreign_items_are_drafts_with_a_warning(tmp_path: Path) -> None:
+    site = empty_site(tmp_path / "site")
+    export = tmp_path / "odd.xml"
+    export.write_text(ODD, encoding="utf-8")
+    report = import_wordpress(site, None, export)
+    assert front(site, "posts/locked/index.md")[0]["draft"] is True
+    assert front(site, "posts/odd/index.md")[0]["draft"] is True
+    assert report.warnings == [
+        ("post 1", "password-protected: imported as a draft"),
+        ("post 2", "status 'archived': imported as a draft"),
+        ("language fr", "not in masthead.toml: add [languages.fr]"),
+    ]
+
+
+def test_without_a_readable_manifest_no_changed_file_is_overwritten(tmp_path: Path) -> None:
+    """A damaged manifest proves nothing: a file that differs is kept, as if edited."""
+    site = empty_site(tmp_path / "site")
+    import_wordpress(site, None, EXPORT)
+    (site.root / MANIFEST).write_text("{not json", encoding="utf-8")
+    changed = tmp_path / "changed.xml"
+    changed.write_text(
+        EXPORT.read_text(encoding="utf-8").replace("The water is out.", "The water is back."),
+        encoding="utf-8",
+    )
+    report = import_wordpress(site, None, changed)
+    assert report.kept == ["posts/low-tide/index.md"]
+    assert "The water is out." in (site.content_dir / "posts/low-tide/index.md").read_text()

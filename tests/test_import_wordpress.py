@@ -257,6 +257,8 @@ HOSTILE = """<?xml version="1.0" encoding="UTF-8" ?>
 <iframe src="javascript:alert('f')"></iframe>]]></content:encoded>
 <wp:post_id>7</wp:post_id><wp:post_date_gmt>2020-01-01 00:00:00</wp:post_date_gmt>
 <wp:post_name>evil</wp:post_name><wp:status>publish</wp:status><wp:post_type>post</wp:post_type>
+</item><item><title>Out</title><wp:post_id>8</wp:post_id><wp:post_name>../../../out</wp:post_name>
+<wp:post_date_gmt>2020-01-01 00:00:00</wp:post_date_gmt><wp:status>publish</wp:status>
 </item></channel></rss>"""
 
 
@@ -269,6 +271,8 @@ def test_a_hostile_export_serves_no_script(tmp_path: Path, serve) -> None:  # ty
     import_wordpress(site, None, export)
     meta, _ = front(site, "posts/evil/index.md")
     assert meta["title"] == 'title: "quoted" --- {{< x >}}'
+    assert (site.content_dir / "posts/out/index.md").is_file()  # a slug cannot climb out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["evil.xml", "site"]
     page = serve(site).get("/posts/evil/")
     assert page.status_code == 200
     article = page.text.split("<article", 1)[1].split("</article>", 1)[0]

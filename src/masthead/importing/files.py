@@ -50,6 +50,9 @@ class Writer:
         KEPT (the file there is the user's: not touched)."""
         if rel in self.outcomes:
             return self.outcomes[rel]
+        parts = rel.split("/")
+        if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
+            raise ValueError(f"{rel!r}: not a path inside the content folder")
         path = self.root / rel
         try:
             current: bytes | None = path.read_bytes()

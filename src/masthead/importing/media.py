@@ -51,7 +51,7 @@ class Media:
         rel = self.relative(url)
         if rel is None:
             return None
-        found = self._find(rel) if self.source is not None else None
+        found = self._find(rel)
         if found is None:
             self.report.need(rel, item)
             return None
@@ -61,7 +61,8 @@ class Media:
     def _find(self, rel: str) -> Path | None:
         """`rel` under the source folder, else the original of a resized copy (WordPress's
         `x-300x200.jpg`, `x-scaled.jpg`; Ghost's `images/size/w600/x.jpg`)."""
-        assert self.source is not None
+        if self.source is None:
+            return None
         unsized = _GHOST_SIZE.sub(r"\1images/", rel)
         for candidate in (rel, unsized, _SIZED.sub("", rel), _SCALED.sub("", _SIZED.sub("", rel))):
             path = self.source / candidate

@@ -3,6 +3,7 @@ left out) and the Markdown body."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -29,6 +30,7 @@ class Folders:
         self.taken: set[str] = set()
 
     def allocate(self, section: str, slug: str, lang: str, item_id: str) -> str:
+        slug = segment(slug) or segment(item_id) or "untitled"
         for name in (slug, f"{slug}-{lang}" if lang else "", f"{slug}-{item_id}"):
             folder = f"{section}/{name}"
             if name and folder.lower() not in self.taken:
@@ -39,3 +41,12 @@ class Folders:
             n += 1
         self.taken.add(f"{section}/{slug}-{item_id}-{n}".lower())
         return f"{section}/{slug}-{item_id}-{n}"
+
+
+_UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\?#%<>"*|:]+')
+
+
+def segment(text: str) -> str:
+    """`text` as one safe folder name: no slash, control character or leading dot (an export
+    is untrusted: `../../x` must not lead out of the content folder)."""
+    return _UNSAFE.sub("-", text).strip(" .-")[:200]

@@ -146,3 +146,12 @@ def test_the_ghost_command_and_a_file_that_is_no_export(tmp_path: Path) -> None:
     bad.write_text('{"hello": 1}', encoding="utf-8")
     code, out = invoke("import", "ghost", site.root, bad)
     assert code == 2 and "not a Ghost export" in out
+
+
+def test_a_missing_routes_file_is_named(tmp_path: Path) -> None:
+    site = empty_site(tmp_path / "site")
+    code, out = invoke(
+        "import", "ghost", site.root, IMPORTS / "ghost5.json", "--routes", "nope.yaml"
+    )
+    assert code == 2 and "nope.yaml: --routes is not a file" in out
+    assert list(site.content_dir.iterdir()) == []

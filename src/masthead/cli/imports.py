@@ -89,9 +89,10 @@ def import_ghost(
     from masthead.importing.ghost import import_ghost as run
     from masthead.indexing.indexer import index_site
 
-    for folder, flag in ((content, "--content"),):
-        if folder is not None and not folder.is_dir():
-            raise fail(ConfigError(f"{folder}: {flag} is not a folder"))
+    if content is not None and not content.is_dir():
+        raise fail(ConfigError(f"{content}: --content is not a folder"))
+    if routes is not None and not routes.is_file():
+        raise fail(ConfigError(f"{routes}: --routes is not a file"))
     try:
         s, db = open_db(site)
     except MastheadError as exc:

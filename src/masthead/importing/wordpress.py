@@ -102,7 +102,10 @@ def import_wordpress(
         return report
     index_site(site, db)
     found = comments_io.import_file(db, export, site=site)
-    report.comments = found.lines()
+    mapped = {f"  {m}" for m in found.mapped}  # one line per post: counted instead
+    report.comments = [line for line in found.lines() if line not in mapped]
+    if found.mapped:
+        report.comments.insert(2, f"  onto {len(found.mapped)} posts")
     return report
 
 

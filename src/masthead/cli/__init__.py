@@ -1,5 +1,6 @@
 """The `masthead` command: serve, init, index, build, check, search-log, backup, vacuum, restore,
-comments (import, export, export-person, erase), translation (mark-current), import (hugo).
+comments (import, export, export-person, erase), translation (mark-current), import (hugo,
+wordpress, ghost).
 
 Errors a user can fix (bad settings, a missing folder, a folder that is no site because it has
 no masthead.toml, a full disk, a database folder or file this user may not write) are printed as
@@ -19,9 +20,8 @@ from typing import Annotated
 
 import typer
 
-from masthead.cli import comments, database, serve, site
+from masthead.cli import comments, database, imports, serve, site
 from masthead.cli.admin import admin
-from masthead.cli.imports import import_app
 from masthead.cli.mail import mail
 from masthead.cli.replica import replica
 from masthead.cli.translation import translation
@@ -66,12 +66,12 @@ app.command("search-log")(database.search_log)
 app.command()(database.backup)
 app.command()(database.vacuum)
 app.add_typer(comments.comments_app, name="comments")
+app.add_typer(imports.import_app, name="import")
 app.command()(database.restore)
 app.add_typer(admin, name="admin")
 app.add_typer(mail, name="mail")
 app.add_typer(translation, name="translation")
 app.add_typer(replica, name="replica")
-app.add_typer(import_app, name="import")
 
 
 def _short_helps(group: typer.Typer) -> None:
@@ -87,7 +87,7 @@ def _short_helps(group: typer.Typer) -> None:
             sub.typer_instance.info.short_help = " ".join(first.split())
 
 
-for _group in (app, comments.comments_app, admin, mail, import_app):
+for _group in (app, comments.comments_app, admin, mail, imports.import_app, translation, replica):
     _short_helps(_group)
 
 

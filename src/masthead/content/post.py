@@ -185,10 +185,10 @@ def _aliases(written: tuple[str, ...], more: tuple[str, ...], url: str) -> tuple
     out = []
     for alias in (*written, *more):
         text = alias.strip()
-        if text and not text.startswith("/") and sanitize.scheme(text) == "":
+        if text and not text.startswith(("/", "?")) and sanitize.scheme(text) == "":
             text = posixpath.normpath(posixpath.join(folder, text))
         if text.strip("/"):
-            out.append("/" + quote(text.strip("/")) + "/")
+            out.append(alias_path(text))
     return tuple(out)
 
 
@@ -338,3 +338,18 @@ def parse_post(site: Site, rel: str, raw: bytes) -> Post:
         body_hash=translations.body_hash(fm.body),
         body=fm.body,
     )
+
+
+def alias_path(alias: str) -> str:
+    """An old URL from `aliases` as stored and looked up: its path percent-encoded with a
+    trailing slash (`/2019/05/hello/`); a query it has is kept after it (WordPress's `/?p=12`,
+    `/index.php?page_id=3`: `/?p=12`, `/index.php/?page_id=3`), see `query_alias`."""
+    path, mark, query = alias.partition("?")
+    path = path.strip("/")
+    stored = "/" + quote(path) + "/" if path else "/"
+    return stored + ("?" + query_alias(query) if mark and query else "")
+
+
+def query_alias(query: str) -> str:
+    """A URL's query in the form aliases store it: decoded, then percent-encoded one way."""
+    return quote(unquote(query), safe="=&+")

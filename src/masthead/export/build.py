@@ -249,7 +249,7 @@ def redirects(site: Site, conn: Any, now: float, pages: Iterable[str]) -> list[t
     taken = set(pages)
     out = []
     for path in export_store.moved_paths(conn):
-        if path in taken:
+        if path in taken or "?" in path:  # `/?p=12`: a static host cannot tell queries apart
             continue
         target = store.alias_target(conn, path, now)
         if target and target != path:

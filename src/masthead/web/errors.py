@@ -23,7 +23,7 @@ from masthead.web.cache.state import SiteState
 from masthead.web.http.forms import CUT_SHORT
 from masthead.web.http.media import Files
 from masthead.web.http.redirects import encode_path, redirect
-from masthead.web.routes import guanli, renderer, site_state
+from masthead.web.routes import guanli, moved_with_query, renderer, site_state
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,11 @@ async def crashed(request: Request, exc: Exception) -> Response:
 
 def http_error(request: Request, status: int, message: str) -> Response:
     if status == 404 and not guanli.is_dashboard(request.url.path):
-        moved = _moved(request.url.path, site_state(request))
+        state = site_state(request)
+        old = moved_with_query(state, request.url.path, request.url.query)
+        if old:  # an old URL with its query (`/index.php?p=12`): the new URL as it is
+            return redirect(old)
+        moved = _moved(request.url.path, state)
         if moved:
             return redirect(moved, request.url.query)
         found = _static_file(request)

@@ -12,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.convertors import Convertor, register_url_convertor
 
 from masthead.config import Language
+from masthead.content.post import query_alias
+from masthead.store import posts as store
 from masthead.web.cache.conditional import conditional_response
 from masthead.web.cache.state import HTML, SiteState
 from masthead.web.render.renderer import Renderer
@@ -53,6 +56,16 @@ def add(router: APIRouter, path: str, endpoint: Callable[..., Any], *bound: str)
 def bound(request: Request) -> list[str]:
     """What the matched route was registered with by `add` (a language code, ...)."""
     return str(request.scope["route"].name).split("/")[1:]
+
+
+def moved_with_query(state: SiteState, path: str, query: str) -> str | None:
+    """Where an old URL with a query string (WordPress's `/?p=12`, `/?page_id=3`, in a post's
+    `aliases`) has moved, or None: only an alias that names this very query matches."""
+    if not query:
+        return None
+    slashed = path if path.endswith("/") else path + "/"
+    key = quote(slashed) + "?" + query_alias(query)
+    return store.alias_target(state.db.read(), key, state.now())
 
 
 def language(request: Request) -> Language:

@@ -25,6 +25,7 @@ from masthead.web.routes import (
     bound,
     guanli,
     language,
+    moved_with_query,
     renderer,
     respond,
     site_state,
@@ -79,6 +80,10 @@ def ref(request: Request, target: str) -> Response:
 
 def home(request: Request) -> Response:
     lang = language(request)
+    if request.url.query:  # WordPress's `/?p=12` and `/?page_id=3`, kept in a post's aliases
+        old = moved_with_query(site_state(request), request.url.path, request.url.query)
+        if old:
+            return redirect(old)
     return respond(request, ("home", lang.code, 1), lambda: renderer(request).listing(lang, 1))
 
 

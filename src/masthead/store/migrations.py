@@ -297,4 +297,11 @@ MIGRATIONS: list[list[str]] = [
             VALUES (OLD.source, OLD.source_id, (julianday('now') - 2440587.5) * 86400.0);
         END""",
     ],
+    # 12: the posts of a term by one index read (`posts.related`, `posts.list_posts` of a term,
+    # `seo.term_languages`): post_terms_key held only the row id, so each match cost a second
+    # look-up in the table for its post id
+    [
+        "CREATE INDEX IF NOT EXISTS post_terms_posts ON post_terms (taxonomy, key, post_id)",
+        "DROP INDEX IF EXISTS post_terms_key",
+    ],
 ]

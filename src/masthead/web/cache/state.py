@@ -29,7 +29,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from masthead.config import Site
 from masthead.content.urls import Source
@@ -40,6 +40,7 @@ from masthead.store.signal import Stamp
 from masthead.web.cache.encoding import CODINGS, compress
 from masthead.web.http.address import DEFAULT_SERVED
 
+T = TypeVar("T")
 HTML = "text/html; charset=utf-8"
 CACHE = "public, max-age=0, must-revalidate"  # cached pages: revalidated on every use
 CACHE_BYTES = 64 * 1024 * 1024  # every coding of every cached page together
@@ -136,6 +137,7 @@ class SiteState:
     base_url: str = DEFAULT_SERVED  # of every absolute URL (web/http/address.py)
     theme_epoch: int = 0  # bumped when a template or static file changes (--dev)
     compressed: bool = True  # pages keep gzip and brotli bodies (off for `masthead build`)
+    bulk: bool = False  # every page is rendered (`masthead build`): read site-wide tables once
     clock: Callable[[], float] = time.time
     _cache: OrderedDict[tuple, Page] = field(default_factory=OrderedDict)
     _bytes: int = 0
@@ -143,6 +145,7 @@ class SiteState:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _seen: Seen | None = None
     _refs: tuple[tuple[int, int], dict[str, Source]] = ((-1, -1), {})
+    _memo: tuple[tuple[int, int], dict[tuple, Any]] = ((-1, -1), {})
 
     reloader: Any = None
 
@@ -220,6 +223,22 @@ class SiteState:
             self._refs = (version, urls)
         return urls
 
+    def memo(self, key: tuple, make: Callable[[], T]) -> T:
+        """The value `make()` gives, made once per version (an index change or a post becoming
+        due makes it again): what many pages of one version read alike."""
+        version = self.version()
+        with self._lock:
+            if self._memo[0] != version:
+                self._memo = (version, {})
+            table = self._memo[1]
+            if key in table:
+                return cast(T, table[key])
+        value = make()
+        with self._lock:
+            if self._memo[0] == version:
+                table[key] = value
+        return value
+
     @property
     def cache_control(self) -> str:
         """Cache-Control of cached pages: revalidated on every use (no-cache under --dev)."""
@@ -291,6 +310,12 @@ class SiteState:
                     old.paths.discard(path)
                 self._paths[path] = page
                 page.paths.add(path)
+
+    def remembered(self, path: str) -> Page | None:
+        """The page last remembered for `path` (`remember`), current or not: what a build
+        that has just rendered `path` reads its `mark` from."""
+        with self._lock:
+            return self._paths.get(path)
 
     def hit(self, path: str) -> Page | None:
         """The cached page for a request of `path` when it is current, without SQLite (one

@@ -23,6 +23,7 @@ from masthead.store.rows import PostLink, PostRow, RelatedPost
 from masthead.web.render import discussion
 from masthead.web.render.base import post_authors
 from masthead.web.render.layout import Layout
+from masthead.web.render.related import RelatedIndex
 
 RELATED_POSTS = 3  # related posts under a post, at most
 JSONLD_COMMENTS = 100  # Comment items in a post's JSON-LD at most (the oldest; the count is all)
@@ -153,7 +154,7 @@ class PostPage(Layout):
             return {"neighbours": None, "related": []}
         drafts = self.state.dev
         older, newer = store.neighbours(conn, row, now, drafts=drafts)
-        related = store.related(conn, row, now, RELATED_POSTS, drafts=drafts)
+        related = self.related(conn, row, now)
 
         def link(r: PostLink | RelatedPost | None) -> dict[str, Any] | None:
             if r is None:
@@ -164,6 +165,17 @@ class PostPage(Layout):
             "neighbours": {"previous": link(older), "next": link(newer)},
             "related": [link(r) for r in related],
         }
+
+    def related(self, conn: sqlite3.Connection, row: PostRow, now: float) -> list[RelatedPost]:
+        """`store.posts.related` of `row`; in a build (`state.bulk`), from every post's tags
+        read once per version (render/related.py), in the same order."""
+        if self.state.bulk and not self.state.dev:
+            index = self.state.memo(
+                ("related",), lambda: RelatedIndex(store.tagged_posts(conn, now))
+            )
+            if row.id in index:
+                return index.related(row.id, RELATED_POSTS)
+        return store.related(conn, row, now, RELATED_POSTS, drafts=self.state.dev)
 
     def comment_nodes(
         self, conn: sqlite3.Connection, row: PostRow, page_url: str

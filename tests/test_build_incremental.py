@@ -11,6 +11,10 @@ serves. Related posts come from memory in a build, in the store's order.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -30,6 +34,7 @@ from masthead.web.app import create_app
 from masthead.web.render.related import RelatedIndex
 
 from support.sites import post, write_site
+from support.wait import CEILING, until
 
 TOML = """
 title = "Small"
@@ -290,3 +295,39 @@ def test_translations_and_related_read_an_index_not_every_post(tmp_path):
         assert "COVERING INDEX post_terms_posts" in plan and "SCAN p" not in plan, plan
     finally:
         db.close()
+
+
+@pytest.mark.slow
+def test_build_watch_follows_a_saved_post_and_a_moderated_comment(tmp_path):
+    """`masthead build --watch` as a process: a saved post and a comment approved by another
+    process (as the dashboard of a running `masthead serve` would) each reach the export,
+    rewriting only files whose bytes changed; Ctrl-C ends it cleanly."""
+    site = small_site(tmp_path / "site")
+    out = tmp_path / "out"
+    log = (tmp_path / "watch.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "masthead", "build", str(site.root), str(out), "--watch"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    try:
+        page = out / "posts/p2/index.html"
+        until(lambda: (out / MANIFEST).is_file() and page.is_file(), what="the first build")
+        other = (out / "posts/p4/index.html").stat().st_mtime_ns
+        (site.content_dir / "posts/p2.md").write_text(
+            post("Post 2", "2024-03-02", body="Saved words.\n", tags="[harbour]")
+        )
+        until(lambda: "Saved words." in page.read_text(), what="the saved post in its page")
+        approve_comment(site, "/posts/p1/", "Lovely harbour.")
+        first = out / "posts/p1/index.html"
+        until(lambda: "Lovely harbour." in first.read_text(), what="the comment in its page")
+        assert (out / "posts/p4/index.html").stat().st_mtime_ns == other  # same bytes: untouched
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=CEILING)
+        log.close()
+    assert code == 0, (tmp_path / "watch.log").read_text()
+    text = (tmp_path / "watch.log").read_text()
+    # the first build's summary and the next's (the last may be cut short by the Ctrl-C)
+    assert text.count("files in") >= 2, text

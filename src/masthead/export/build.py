@@ -512,8 +512,8 @@ class _Fixed:
 
 def _open(site: Site, now: float) -> Direct:
     """What a build fetches from: the app (the index already up to date), its clock stopped at
-    `now`, mailing no one, keeping no compressed bodies (every request asks for identity) and
-    reading site-wide tables once (`SiteState.bulk`)."""
+    `now`, mailing no one, keeping no compressed bodies (every request asks for identity),
+    reading site-wide tables once (`SiteState.bulk`) and its templates once."""
     from masthead.export.direct import Direct
     from masthead.web.app import create_app
 
@@ -521,6 +521,8 @@ def _open(site: Site, now: float) -> Direct:
     state = app.state.masthead
     state.compressed = False
     state.bulk = True
+    # templates do not change during a build: no look for a new override at every render
+    app.state.renderer.env.auto_reload = False
     return Direct(app, Client(app, base_url(site)))
 
 

@@ -521,6 +521,7 @@ def _open(site: Site, now: float) -> Direct:
     state = app.state.masthead
     state.compressed = False
     state.bulk = True
+    state.cache_bytes = BUILD_CACHE_BYTES  # each page is asked for once: keep few in memory
     # templates do not change during a build: no look for a new override at every render
     app.state.renderer.env.auto_reload = False
     return Direct(app, Client(app, base_url(site)))
@@ -624,6 +625,7 @@ async def _fetch_all(
     progress(total, total)
 
 
+BUILD_CACHE_BYTES = 2 * 1024 * 1024  # the page cache of a build's app (serve: 64 MiB)
 BATCH = 64  # URLs per task of a build worker, about (the progress bar moves per task)
 PARALLEL_MIN = 2 * BATCH  # fewer URLs than this are not worth starting processes for
 

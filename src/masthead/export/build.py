@@ -20,15 +20,19 @@ static server maps a request to a file):
 - `_headers` (Netlify and Cloudflare Pages): the security headers `serve` sends, the
   Content-Security-Policy among them.
 
-Every page, feed and file is fetched through the real ASGI app (`web.app.create_app`, called
-in process as a server calls it, with `Accept-Encoding: identity`), so its bytes are what
-`masthead serve` sends for that URL with the same base URL. The URLs are enumerated from the
-store, never guessed from links.
+Every page, feed and file is what `masthead serve` sends for its URL with the same base URL:
+page, feed and sitemap endpoints are called directly, through the same `respond` and renderer
+the server uses (export/direct.py), everything else through the real ASGI app
+(`web.app.create_app`, called in process as a server calls it, with `Accept-Encoding:
+identity`: export/client.py). The URLs are enumerated from the store, never guessed from links.
 
-Incremental: a manifest in OUT (`MANIFEST`) lists the files the last build wrote. A file whose
-bytes are unchanged is not rewritten (its mtime stays); a listed file the site no longer has is
-removed, and a folder left empty by that with it. Nothing else in OUT is ever touched. Files are
-written 0644 and folders 0755 whatever the umask (a web server's unprivileged worker reads them).
+Incremental: a manifest in OUT (`MANIFEST`) lists the files the last build wrote and what it
+was made from (export/made.py). When only comments changed since, only the pages showing them
+are fetched again; a build with nothing changed renders nothing. Otherwise every file is
+fetched, and a file whose bytes are unchanged is not rewritten (its mtime stays); a listed file
+the site no longer has is removed, and a folder left empty by that with it. Nothing else in OUT
+is ever touched. Files are written 0644 and folders 0755 whatever the umask (a web server's
+unprivileged worker reads them).
 """
 
 from __future__ import annotations
@@ -43,23 +47,28 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from multiprocessing.context import BaseContext
-from pathlib import Path, PurePosixPath
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
 from masthead.config import Site
 from masthead.content import cards, thumbs, urls
-from masthead.errors import ConfigError, MastheadError
+from masthead.errors import ConfigError
+from masthead.export.client import BuildError, Client
+from masthead.export.made import Made, Mark, Versions, fingerprint, record
 from masthead.store import export as export_store
 from masthead.store import posts as store
 from masthead.store import series as series_store
-from masthead.web.http.media import SVG_POLICY, media_type, refused
-from masthead.web.http.security import security_headers
+from masthead.store.db import Database
 from masthead.web.render.series import series_url
+
+if TYPE_CHECKING:  # the app is imported only when a page is to be fetched
+    from masthead.export.direct import Answer, Direct
 
 log = logging.getLogger(__name__)
 
@@ -76,21 +85,21 @@ _SITEMAP_LOC = re.compile(r"<loc>([^<]+)</loc>")
 Progress = Callable[[int, int], None]  # (done, total)
 
 
-class BuildError(MastheadError):
-    """The app answered an enumerated URL with a server error, or OUT cannot be written."""
-
-
 @dataclass
 class BuildReport:
     """What a build did: counts of files `written` (new or changed), `unchanged` (same bytes,
     left alone) and `removed` (written by an earlier build, gone from the site); `missing`
-    lists enumerated URLs the app did not answer with 200 (left out); `seconds` of wall time."""
+    lists enumerated URLs the app did not answer with 200 (left out); `seconds` of wall time;
+    `changed` the files written; `fetched` how many URLs were asked of the app (none when
+    nothing changed)."""
 
     written: int = 0
     unchanged: int = 0
     removed: int = 0
     missing: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    changed: list[str] = field(default_factory=list)  # the files written
+    fetched: int = 0  # URLs asked of the app (rendered, unless the app had them cached)
 
     @property
     def files(self) -> int:
@@ -214,6 +223,7 @@ def asset_urls(site: Site) -> list[str]:
     mount serves (hidden, backups, sources: `web.media.refused`) are left out. The app has the
     last word (only its 200s are written)."""
     from masthead.web.app import PACKAGE_STATIC
+    from masthead.web.http.media import media_type
 
     found: list[str] = [HIGHLIGHT_CSS]
     for folder in (site.root / site.settings.static_dir, PACKAGE_STATIC):
@@ -230,6 +240,8 @@ def asset_urls(site: Site) -> list[str]:
 def _files(folder: Path) -> list[str]:
     """POSIX paths relative to `folder` of its regular files (links followed) that no mount
     refuses; hidden folders are not entered."""
+    from masthead.web.http.media import refused
+
     if not folder.is_dir():
         return []
     out = []
@@ -278,6 +290,8 @@ def headers_file(headers: list[tuple[str, str]], svgs: Iterable[str]) -> bytes:
     response (`web.security`, the CSP among them) for `/*`, and for each SVG under `/media/`
     its own sandbox policy (`web.media.SVG_POLICY`; a host joins both policies, and a browser
     enforces each)."""
+    from masthead.web.http.media import SVG_POLICY
+
     lines = ["/*", *(f"  {name}: {value}" for name, value in headers)]
     lines += [thumbs.URL_PREFIX + "*", f"  Cache-Control: {thumbs.THUMB_CACHE}"]  # content hashes
     lines += [cards.URL_PREFIX + "*", f"  Cache-Control: {cards.CARD_CACHE}"]
@@ -300,19 +314,49 @@ class Output:
 
     def __init__(self, root: Path, *, manifest: bool = True) -> None:
         self.root = root
-        self.previous = self._read_manifest() if manifest else set()
+        self.previous: set[str] = set()
+        self.made = Made()  # what the previous build was made from (export/made.py)
+        if manifest:
+            self._read_manifest()
         self.kept: set[str] = set()
+        self.changed: list[str] = []  # the files written (new or changed bytes)
         self.written = 0
         self.unchanged = 0
+        self.marks: dict[str, Mark] = {}  # this build's files that show comments
+        self.result = Made()  # what this build was made from, once it has succeeded
         self._dirs: set[Path] = set()
+        self._carried: set[str] = set()  # kept from the previous build without a fetch
 
-    def _read_manifest(self) -> set[str]:
+    def _read_manifest(self) -> None:
         try:
             data = json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return set()
-        files = data.get("files", []) if isinstance(data, dict) else []
-        return {f for f in files if isinstance(f, str) and _inside(f)}
+            return
+        if not isinstance(data, dict):
+            return
+        files = data.get("files", [])
+        if isinstance(files, list):
+            self.previous = {f for f in files if isinstance(f, str) and _inside(f)}
+        self.made = Made.load(data.get("made"))
+
+    def complete(self) -> bool:
+        """Whether every file the previous build listed is still in OUT."""
+        root = str(self.root)
+        return all(os.path.isfile(os.path.join(root, rel)) for rel in self.previous)
+
+    def keep_previous(self) -> None:
+        """Keep every file of the previous build (and what it recorded of them) as it is."""
+        self._carried = set(self.previous - self.kept)
+        self.kept |= self._carried
+        self.unchanged += len(self._carried)
+        self.marks.update((r, m) for r, m in self.made.marks.items() if r in self.previous)
+
+    def mark(self, rel: str, mark: Mark | None) -> None:
+        """Record (or forget) what comments file `rel` shows."""
+        if mark is None:
+            self.marks.pop(rel, None)
+        else:
+            self.marks[rel] = mark
 
     def _folder(self, path: Path) -> None:
         if path in self._dirs:
@@ -334,6 +378,9 @@ class Output:
 
     def write(self, rel: str, data: bytes) -> None:
         """Write `data` to OUT/`rel` (a POSIX relative path) unless it already holds it."""
+        if rel in self._carried:  # kept from before unread, now fetched again
+            self._carried.discard(rel)
+            self.unchanged -= 1
         self.kept.add(rel)
         path = self.root / rel
         try:
@@ -353,6 +400,7 @@ class Output:
         except OSError as exc:
             raise BuildError(f"{path}: cannot write ({exc.strerror or exc})") from None
         self.written += 1
+        self.changed.append(rel)
 
     def finish(self) -> int:
         """Remove the previous build's files that this one did not write (and folders that
@@ -370,12 +418,19 @@ class Output:
     def save(self) -> None:
         """Record what OUT holds from builds: this one's files, and the previous build's still
         there (a failed build must not forget files it did not get to remove)."""
-        files = sorted(self.kept | {r for r in self.previous if (self.root / r).is_file()})
-        data = json.dumps({"format": 1, "files": files}, ensure_ascii=False, indent=0).encode()
+        root = str(self.root)
+        left = {r for r in self.previous - self.kept if os.path.isfile(os.path.join(root, r))}
+        files = sorted(self.kept | left)
+        made = self.result.dump()  # an empty one unless the build succeeded: the next is full
+        made["marks"] = {r: m for r, m in sorted(self.marks.items()) if r in self.kept}
+        manifest = {"format": 2, "files": files, "made": made}
+        data = json.dumps(manifest, ensure_ascii=False, indent=0, separators=(",", ":"))
         saved, self.written, self.unchanged = (self.written, self.unchanged), 0, 0
-        self.write(MANIFEST, data + b"\n")
+        changed = list(self.changed)
+        self.write(MANIFEST, data.encode() + b"\n")
         self.kept.discard(MANIFEST)
         self.written, self.unchanged = saved
+        self.changed = changed
 
     def _prune(self, folder: Path) -> None:
         while folder != self.root and folder.is_relative_to(self.root):
@@ -388,8 +443,15 @@ class Output:
 
 def _inside(rel: str) -> bool:
     """Whether a manifest entry names a file under OUT (never `..`, absolute or the manifest)."""
-    p = PurePosixPath(rel)
-    return bool(p.parts) and not p.is_absolute() and ".." not in p.parts and rel != MANIFEST
+    parts = rel.split("/")
+    return (
+        bool(rel)
+        and not rel.startswith("/")
+        and ".." not in parts
+        and "\0" not in rel
+        and rel != MANIFEST
+        and any(p not in ("", ".") for p in parts)
+    )
 
 
 # --- the build ------------------------------------------------------------------------------
@@ -409,16 +471,59 @@ def build(
     `site.settings.base_url` must be the site's absolute URL (canonical links, feeds, sitemaps).
     `jobs` > 1 renders in that many processes (each with its own app over the one database).
     Raises `ConfigError` for an unusable `out` (`check_output`), `BuildError` when the app
-    answers an enumerated URL with a 5xx or a file cannot be written."""
+    answers an enumerated URL with a 5xx or a file cannot be written.
+
+    The steps, in order:
+    1. index the site; read what the pages depend on in the database (`Versions`) and what
+       the last build was made from (its manifest, `Output.made`);
+    2. nothing but comments changed since: fetch again only the pages showing those
+       (`_refresh`; with none, no app is even made); else every page, feed, static and media
+       file, thumbnail, alias page, `_headers` and `_redirects` (`_full`), writing only the
+       files whose bytes changed;
+    3. remove the files of the last build the site no longer has; write the manifest.
+    A step that reads the written pages (a search index, say) goes between 2 and 3."""
     started = time.perf_counter()
     if not site.settings.base_url:
         raise ConfigError(f"{site.root}: an export needs base_url (absolute canonical URLs)")
     target = check_output(site, out)
-    report = asyncio.run(
-        _build(site, target, progress or (lambda done, total: None), clock(), jobs)
-    )
+    now = clock()
+    done = progress or (lambda done, total: None)
+    output = Output(target)
+    versions = _index(site, now)
+    made = Made(fingerprint(site, base_url(site)), versions.generation, versions.due)
+    stale = None
+    if output.made.same_pages(made.fingerprint, versions, now) and output.complete():
+        stale = output.made.stale(versions)
+    report = BuildReport()
+    output._folder(target)
+    try:
+        if stale is None:
+            asyncio.run(_full(site, target, now, output, report, versions, jobs, done))
+        else:
+            output.keep_previous()
+            if stale:
+                asyncio.run(_refresh(site, now, output, report, versions, stale, done))
+    except BaseException:
+        output.save()
+        raise
+    output.result = made
+    report.removed = output.finish()
+    report.written, report.unchanged = output.written, output.unchanged
+    report.changed = list(output.changed)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _index(site: Site, now: float) -> Versions:
+    """Bring the index up to date (incremental); what the pages depend on in it at `now`."""
+    from masthead.indexing.indexer import index_and_log
+
+    db = Database(site.database_path)
+    try:
+        index_and_log(site, db)
+        return Versions.read(db.read(), now)
+    finally:
+        db.close()
 
 
 def base_url(site: Site) -> str:
@@ -437,64 +542,124 @@ class _Fixed:
         return self.now
 
 
-async def _build(site: Site, out: Path, progress: Progress, now: float, jobs: int) -> BuildReport:
+def _open(site: Site, now: float) -> Direct:
+    """What a build fetches from: the app (the index already up to date), its clock stopped at
+    `now`, mailing no one, keeping no compressed bodies (every request asks for identity),
+    reading site-wide tables once (`SiteState.bulk`) and its templates once."""
+    from masthead.export.direct import Direct
     from masthead.web.app import create_app
 
-    app = create_app(site, clock=_Fixed(now), send_mail=False)  # a build mails no one
-    app.state.masthead.compressed = False  # every request asks for identity: no page pays
-    client = Client(app, base_url(site))
-    report = BuildReport()
-    output = Output(out)
-    async with app.router.lifespan_context(app):  # closes the database and the search log after
-        conn = app.state.masthead.db.read()
-        pages = page_urls(site, conn, now)
-        assets = asset_urls(site)
-        moves = redirects(site, conn, now, pages)
-        output._folder(out)
-        try:
-            # the sitemap first: a sitemap index names its parts
-            pages += await _render(client, output, report, ["/sitemap.xml"], site, pages)
-            pages.remove("/sitemap.xml")
-            total = len(pages) + len(assets) + len(moves) + 4
-            progress(1, total)
-            svgs = await _render_all(
-                site,
-                out,
-                now,
-                client,
-                output,
-                report,
-                pages,
-                assets,
-                jobs,
-                lambda done: progress(1 + done, total),
-            )
-            # cover thumbnails are made as list pages render (content/thumbs.py): written after them
-            made = sorted(thumbs.folder_for(site.database_path).glob("*.webp"))
-            todo = [thumbs.URL_PREFIX + p.name for p in made]
-            # share cards: those the pages name (made at index time, or as the page rendered)
-            todo += shared_cards(out, pages)
-            await _render(client, output, report, todo, site, pages, quiet=True)
-            status, body = await client.get("/" + NOT_FOUND_FILE)
-            if status != 404:
-                raise BuildError(f"/{NOT_FOUND_FILE}: the app answered {status}")
-            output.write(NOT_FOUND_FILE, body)
-            for old, new in moves:
-                rel = file_for(old)
-                if rel is not None:
-                    output.write(rel, alias_page(new, urls.absolute(base_url(site), new)))
-            output.write(REDIRECTS_FILE, redirects_file(moves))
-            headers = security_headers(site.settings, base_url(site))
-            output.write(HEADERS_FILE, headers_file(headers, svgs))
-            progress(total, total)
-        except BaseException:
-            output.save()
-            raise
-        report.removed = output.finish()
-    report.written, report.unchanged = output.written, output.unchanged
-    return report
+    app = create_app(site, index=False, clock=_Fixed(now), send_mail=False)
+    state = app.state.masthead
+    state.compressed = False
+    state.bulk = True
+    state.cache_bytes = BUILD_CACHE_BYTES  # each page is asked for once: keep few in memory
+    # templates do not change during a build: no look for a new override at every render
+    app.state.renderer.env.auto_reload = False
+    return Direct(app, Client(app, base_url(site)))
 
 
+@contextmanager
+def _fetcher(site: Site, now: float) -> Iterator[Direct]:
+    """`_open`, its search log and database closed after."""
+    fetcher = _open(site, now)
+    try:
+        yield fetcher
+    finally:
+        fetcher.app.state.search.close()
+        fetcher.state.db.close()
+
+
+async def _refresh(
+    site: Site,
+    now: float,
+    output: Output,
+    report: BuildReport,
+    versions: Versions,
+    stale: list[tuple[str, str]],
+    progress: Progress,
+) -> None:
+    """Fetch again the files of `stale` (`(file, URL)`: their comments moved since)."""
+    progress(0, len(stale))
+    with _fetcher(site, now) as fetcher:
+        for n, (rel, url) in enumerate(stale, start=1):
+            answer = await _fetch(fetcher, url, report)
+            if answer is not None and _write(output, url, answer.body, report):
+                output.mark(rel, record(url, answer.mark, versions))
+            progress(n, len(stale))
+
+
+async def _full(
+    site: Site,
+    out: Path,
+    now: float,
+    output: Output,
+    report: BuildReport,
+    versions: Versions,
+    jobs: int,
+    progress: Progress,
+) -> None:
+    """Fetch and write every file of the site."""
+    with _fetcher(site, now) as fetcher:
+        await _fetch_all(site, out, now, fetcher, output, report, versions, jobs, progress)
+
+
+async def _fetch_all(
+    site: Site,
+    out: Path,
+    now: float,
+    fetcher: Direct,
+    output: Output,
+    report: BuildReport,
+    versions: Versions,
+    jobs: int,
+    progress: Progress,
+) -> None:
+    conn = fetcher.state.db.read()
+    pages = page_urls(site, conn, now)
+    assets = asset_urls(site)
+    moves = redirects(site, conn, now, pages)
+    # the sitemap first: a sitemap index names its parts
+    pages += await _render(fetcher, output, report, ["/sitemap.xml"], site, pages, versions)
+    pages.remove("/sitemap.xml")
+    total = len(pages) + len(assets) + len(moves) + 4
+    progress(1, total)
+    svgs = await _render_all(
+        site,
+        out,
+        now,
+        fetcher,
+        output,
+        report,
+        versions,
+        pages,
+        assets,
+        jobs,
+        lambda done: progress(1 + done, total),
+    )
+    # cover thumbnails are made as list pages render (content/thumbs.py): written after them
+    made = sorted(thumbs.folder_for(site.database_path).glob("*.webp"))
+    todo = [thumbs.URL_PREFIX + p.name for p in made]
+    # share cards: those the pages name (made at index time, or as the page rendered)
+    todo += shared_cards(out, pages)
+    await _render(fetcher, output, report, todo, site, pages, versions, quiet=True)
+    status, body = await fetcher.client.get("/" + NOT_FOUND_FILE)
+    if status != 404:
+        raise BuildError(f"/{NOT_FOUND_FILE}: the app answered {status}")
+    output.write(NOT_FOUND_FILE, body)
+    for old, new in moves:
+        rel = file_for(old)
+        if rel is not None:
+            output.write(rel, alias_page(new, urls.absolute(base_url(site), new)))
+    output.write(REDIRECTS_FILE, redirects_file(moves))
+    from masthead.web.http.security import security_headers
+
+    headers = security_headers(site.settings, base_url(site))
+    output.write(HEADERS_FILE, headers_file(headers, svgs))
+    progress(total, total)
+
+
+BUILD_CACHE_BYTES = 2 * 1024 * 1024  # the page cache of a build's app (serve: 64 MiB)
 BATCH = 64  # URLs per task of a build worker, about (the progress bar moves per task)
 PARALLEL_MIN = 2 * BATCH  # fewer URLs than this are not worth starting processes for
 
@@ -503,9 +668,10 @@ async def _render_all(
     site: Site,
     out: Path,
     now: float,
-    client: Client,
+    fetcher: Direct,
     output: Output,
     report: BuildReport,
+    versions: Versions,
     pages: list[str],
     assets: list[str],
     jobs: int,
@@ -517,7 +683,7 @@ async def _render_all(
     marked = [(u, False) for u in pages] + [(u, True) for u in assets]
     if jobs <= 1 or len(marked) < PARALLEL_MIN:
         for n, (url, quiet) in enumerate(marked, start=1):
-            await _render(client, output, report, [url], site, pages, quiet=quiet)
+            await _render(fetcher, output, report, [url], site, pages, versions, quiet=quiet)
             done(n)
     else:
         # interleaved batches: feeds (the dearest pages) are spread over the workers
@@ -532,13 +698,19 @@ async def _render_all(
             context = server
         finished = 0
         with ProcessPoolExecutor(
-            jobs, mp_context=context, initializer=_worker_start, initargs=(site, out, now)
+            jobs,
+            mp_context=context,
+            initializer=_worker_start,
+            initargs=(site, out, now, replace(versions, threads=dict(versions.threads))),
         ) as pool:
-            for kept, written, unchanged, missing, count in pool.map(_worker_batch, batches):
+            for kept, changed, unchanged, marks, missing, count in pool.map(_worker_batch, batches):
                 output.kept |= kept
-                output.written += written
+                output.written += len(changed)
+                output.changed += changed
                 output.unchanged += unchanged
+                output.marks.update(marks)
                 report.missing += missing
+                report.fetched += count
                 finished += count
                 done(finished)
     return [
@@ -551,125 +723,74 @@ async def _render_all(
 
 
 async def _render(
-    client: Client,
+    fetcher: Direct,
     output: Output,
     report: BuildReport,
     todo: list[str],
     site: Site,
     pages: list[str],
+    versions: Versions,
     quiet: bool = False,
 ) -> list[str]:
-    """Fetch and write each URL of `todo`; the sitemap parts a sitemap index names."""
+    """Fetch and write each URL of `todo`, recording the comments each shows; the sitemap
+    parts a sitemap index names."""
     more: list[str] = []
     for url in todo:
-        body = await _fetch(client, url, report, quiet=quiet)
-        if body is not None and _write(output, url, body, report):
-            more += _sitemap_parts(url, body, base_url(site), pages)
+        answer = await _fetch(fetcher, url, report, quiet=quiet)
+        if answer is None:
+            continue
+        rel = file_for(url)
+        if _write(output, url, answer.body, report) and rel is not None:
+            output.mark(rel, None if quiet else record(url, answer.mark, versions))
+            more += _sitemap_parts(url, answer.body, base_url(site), pages)
     return more
 
 
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_start(site: Site, out: Path, now: float) -> None:
+def _worker_start(site: Site, out: Path, now: float, versions: Versions) -> None:
     """A build worker's app (the index is already up to date) and its output."""
-    from masthead.web.app import create_app
-
     logging.getLogger("masthead").addHandler(logging.NullHandler())
-    app = create_app(site, index=False, clock=_Fixed(now), send_mail=False)
-    app.state.masthead.compressed = False
-    _WORKER.update(site=site, client=Client(app, base_url(site)), out=out)
+    fetcher = _open(site, now)
+    _WORKER.update(site=site, fetcher=fetcher, out=out, versions=versions)
 
 
-def _worker_batch(batch: list[tuple[str, bool]]) -> tuple[set[str], int, int, list[str], int]:
-    """Render `batch` (`(url, quiet)` pairs) in a build worker: the files kept, the counts
-    written and unchanged, the URLs missing, and how many URLs were done."""
+def _worker_batch(
+    batch: list[tuple[str, bool]],
+) -> tuple[set[str], list[str], int, dict[str, Mark], list[str], int]:
+    """Render `batch` (`(url, quiet)` pairs) in a build worker: the files kept, the files
+    written, the count unchanged, the comments shown, the URLs missing, and how many URLs were
+    done."""
     output = Output(_WORKER["out"], manifest=False)
     report = BuildReport()
 
     async def run() -> None:
         for url, quiet in batch:
-            await _render(_WORKER["client"], output, report, [url], _WORKER["site"], [], quiet)
+            await _render(
+                _WORKER["fetcher"], output, report, [url], _WORKER["site"], [], _WORKER["versions"],
+                quiet,
+            )  # fmt: skip
 
     asyncio.run(run())
-    return output.kept, output.written, output.unchanged, report.missing, len(batch)
-
-
-class Client:
-    """GET requests to an ASGI app in this process, with the scope a server such as uvicorn
-    gives it (ASGI 3.0 HTTP, https://asgi.readthedocs.io/en/latest/specs/www.html): the
-    `Host` of `base_url`, `Accept-Encoding: identity` (the bytes a server sends uncompressed),
-    no body. Cheaper per request than an HTTP client over an ASGI transport."""
-
-    def __init__(self, app: Any, base_url: str) -> None:
-        parts = urlsplit(base_url)
-        self.app = app
-        self.scheme = parts.scheme
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        self.server = (parts.hostname or "localhost", port)
-        self.headers = [
-            (b"host", parts.netloc.encode("idna")),
-            (b"accept-encoding", b"identity"),
-            (b"user-agent", b"masthead-build"),
-        ]
-
-    async def get(self, url: str) -> tuple[int, bytes]:
-        """`(status, body)` of GET `url` (a root-relative URL, percent-encoded). Raises
-        BuildError when the app fails (an exception instead of a response)."""
-        parts = urlsplit(url)
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0", "spec_version": "2.4"},
-            "http_version": "1.1",
-            "method": "GET",
-            "scheme": self.scheme,
-            "path": unquote(parts.path),
-            "raw_path": parts.path.encode("ascii"),
-            "query_string": parts.query.encode("ascii"),
-            "root_path": "",
-            "headers": self.headers,
-            "client": ("127.0.0.1", 0),
-            "server": self.server,
-        }
-        status = 0
-        chunks: list[bytes] = []
-        sent = asyncio.Event()
-
-        async def receive() -> dict[str, Any]:
-            if not sent.is_set():
-                sent.set()
-                return {"type": "http.request", "body": b"", "more_body": False}
-            await asyncio.Event().wait()  # no disconnect: cancelled when the response ends
-            return {"type": "http.disconnect"}  # pragma: no cover
-
-        async def send(message: dict[str, Any]) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            elif message["type"] == "http.response.body":
-                chunks.append(message.get("body", b""))
-
-        try:
-            await self.app(scope, receive, send)
-        except Exception as exc:
-            raise BuildError(f"{url}: the app failed ({type(exc).__name__}: {exc})") from exc
-        return status, b"".join(chunks)
+    return output.kept, output.changed, output.unchanged, output.marks, report.missing, len(batch)
 
 
 async def _fetch(
-    client: Client, url: str, report: BuildReport, quiet: bool = False
-) -> bytes | None:
-    """The body the app sends for GET `url` with status 200; None (and, unless `quiet`, the
-    URL noted in the report) for any other answer but a server error, which raises."""
-    status, body = await client.get(url)
-    if status >= 500:
-        raise BuildError(f"{url}: the app answered {status}")
-    if status != 200:
+    fetcher: Direct, url: str, report: BuildReport, quiet: bool = False
+) -> Answer | None:
+    """What the app sends for GET `url` with status 200; None (and, unless `quiet`, the URL
+    noted in the report) for any other answer but a server error, which raises."""
+    report.fetched += 1
+    answer = await fetcher.get(url)
+    if answer.status >= 500:
+        raise BuildError(f"{url}: the app answered {answer.status}")
+    if answer.status != 200:
         if not quiet:
             report.missing.append(url)
-            log.warning("%s: the app answered %d; left out", url, status)
+            log.warning("%s: the app answered %d; left out", url, answer.status)
         return None
-    return body
+    return answer
 
 
 def _write(output: Output, url: str, body: bytes, report: BuildReport) -> bool:

@@ -16,9 +16,9 @@ of two or more characters that a post contains finds the post.
 from __future__ import annotations
 
 import re
+from functools import cache
 from operator import add
-
-import rjieba
+from types import ModuleType
 
 ZWSP = "\u200b"
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -28,6 +28,15 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b]")
 BREAK = "\ue000"
 
 
+@cache
+def _jieba() -> ModuleType:
+    """rjieba, imported on first use: loading its dictionary takes about half a second, which
+    a command that segments nothing (`masthead index` or `build` with nothing changed) skips."""
+    import rjieba
+
+    return rjieba
+
+
 def segment(text: str) -> tuple[str, str]:
     """`(display, extra)`: `text` with Han words separated by U+200B, and the additional search
     sub-words, space-separated. Control characters (used as snippet markers) are removed."""
@@ -35,10 +44,10 @@ def segment(text: str) -> tuple[str, str]:
     extra: list[str] = []
 
     def cut(m: re.Match[str]) -> str:
-        words = rjieba.cut(m.group(0))
+        words = _jieba().cut(m.group(0))
         if len(m.group(0)) > 2:
             seen = set(words)
-            extra.extend(w for w in rjieba.cut_for_search(m.group(0)) if w not in seen)
+            extra.extend(w for w in _jieba().cut_for_search(m.group(0)) if w not in seen)
         # separators at both ends too: `使用Docker部署` must not be one token
         return ZWSP + ZWSP.join(words) + ZWSP
 
@@ -47,7 +56,7 @@ def segment(text: str) -> tuple[str, str]:
 
 def query_words(run: str) -> list[str]:
     """The words of a Han run in a query (precise mode), each to be searched as a phrase."""
-    return [w for w in rjieba.cut(run) if w.strip()]
+    return [w for w in _jieba().cut(run) if w.strip()]
 
 
 def unsegment(text: str) -> str:

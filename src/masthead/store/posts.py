@@ -25,6 +25,7 @@ from masthead.store.rows import (
     PostRow,
     PostSummary,
     RelatedPost,
+    TaggedPost,
     TermCount,
     Translation,
     maybe_row,
@@ -458,7 +459,10 @@ def translations(
 ) -> list[Translation]:
     """Published versions of `post` in other languages (same translation key and kind)."""
     rows = conn.execute(
-        f"SELECT id, lang, url, title FROM posts WHERE translation_key = :k AND kind = :kind "
+        # the translation key narrows to a handful of rows; without sqlite_stat1 SQLite would
+        # walk `posts_list` (every post of the kind) instead
+        "SELECT id, lang, url, title FROM posts INDEXED BY posts_translation "
+        "WHERE translation_key = :k AND kind = :kind "
         f"AND lang != :lang AND {_visible(drafts)} ORDER BY lang",
         {"k": post.translation_key, "kind": post.kind, "lang": post.lang, "now": now},
     ).fetchall()
@@ -638,8 +642,11 @@ def related(
     visible = _visible(drafts).replace("shadowed", "p.shadowed").replace("date_ts", "p.date_ts")
     visible = visible.replace("draft =", "p.draft =")
     rows = conn.execute(
+        # CROSS JOIN keeps post_terms the outer loop: the posts of the post's tags by the
+        # covering `post_terms_posts`, each post then by its id; without sqlite_stat1 SQLite
+        # would walk every post of the language and probe its tags instead
         "SELECT p.id, p.title, p.url, p.date, COUNT(*) AS shared FROM post_terms t "
-        "JOIN posts p ON p.id = t.post_id "
+        "CROSS JOIN posts p ON p.id = t.post_id "
         "WHERE t.taxonomy = 'tags' AND t.key IN "
         "(SELECT key FROM post_terms WHERE post_id = :id AND taxonomy = 'tags') "
         f"AND p.id != :id AND p.kind = 'post' AND p.lang = :lang AND {visible} "
@@ -647,3 +654,18 @@ def related(
         {"id": post.id, "lang": post.lang, "now": now, "limit": limit},
     ).fetchall()
     return rows_of(RelatedPost, rows)
+
+
+def tagged_posts(conn: sqlite3.Connection, now: float) -> list[TaggedPost]:
+    """Every published post (not pages, drafts or shadowed posts) with its tag keys, in the
+    order `related` breaks ties (newest first, then source path): what `related` reads, for
+    every post at once (a build renders them all; web/render/related.py)."""
+    rows = conn.execute(
+        "SELECT p.id, p.lang, p.title, p.url, p.date, p.date_ts, p.source, "
+        "(SELECT json_group_array(t.key) FROM post_terms t "
+        "WHERE t.post_id = p.id AND t.taxonomy = 'tags') AS tags "
+        f"FROM posts p WHERE p.kind = 'post' AND {_visible(False)} "
+        "ORDER BY p.date_ts DESC, p.source",
+        {"now": now},
+    ).fetchall()
+    return rows_of(TaggedPost, rows)

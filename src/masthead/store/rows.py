@@ -136,6 +136,21 @@ class RelatedPost:
 
 
 @dataclass(frozen=True, slots=True)
+class TaggedPost:
+    """A published post and its tag keys (`posts.tagged_posts`: `related` for every post at
+    once): `tags` the JSON list of its keys."""
+
+    id: int
+    lang: str
+    title: str
+    url: str
+    date: str
+    date_ts: float
+    source: str
+    tags: str
+
+
+@dataclass(frozen=True, slots=True)
 class Translation:
     """Another language's version of a post (`posts.translations`)."""
 

@@ -5,11 +5,12 @@ schedule epoch that advances when a post dated in the future becomes due, so fut
 on time with no restart and no reader ever sees a stale page after an index change.
 
 Comments do not move the generation. A page that shows comments says so while it renders
-(`reads_thread` for a post page showing one thread, `reads_comments` for list pages with counts
-and the site-wide comment feeds): the page then also records the version of that thread
-(`comment_threads`) or the site-wide comments version it was rendered at, and is served only
-while that version is still current. So approving a comment re-renders that thread's pages (in
-every language), the list pages and the comment feeds, and nothing else.
+(`reads_thread` for a post page showing one thread, and for a list page once per thread whose
+comments it counts; `reads_comments` for the site-wide comment feeds): the page then also
+records the versions of those threads (`comment_threads`) or the site-wide comments version it
+was rendered at, and is served only while they are still current. So approving a comment
+re-renders that thread's pages (in every language), the list pages counting its comments and
+the comment feeds, and nothing else.
 
 The versions are held in memory: they are read from SQLite (with the date of the next scheduled
 post) only when the database's change signal (store/signal.py) has moved since the last read,
@@ -29,7 +30,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from masthead.config import Site
 from masthead.content.urls import Source
@@ -40,6 +41,7 @@ from masthead.store.signal import Stamp
 from masthead.web.cache.encoding import CODINGS, compress
 from masthead.web.http.address import DEFAULT_SERVED
 
+T = TypeVar("T")
 HTML = "text/html; charset=utf-8"
 CACHE = "public, max-age=0, must-revalidate"  # cached pages: revalidated on every use
 CACHE_BYTES = 64 * 1024 * 1024  # every coding of every cached page together
@@ -48,6 +50,7 @@ ENTRY_OVERHEAD = 1024  # bytes counted per entry beyond its bodies: headers, key
 # What comments a page being rendered shows: () none, ("thread", KEY) one thread, ("site",) any
 Scope = tuple[str, ...]
 SITE: Scope = ("site",)
+THREADS = "threads"  # a scope of several threads: ("threads", KEY, KEY…)
 _reading: ContextVar[list[Scope] | None] = ContextVar("comment_scopes_read", default=None)
 
 
@@ -110,22 +113,29 @@ class Seen:
 
     def mark(self, scope: Scope) -> tuple:
         """The comments version a page of `scope` shows now: `()` for none, `("thread", KEY,
-        VERSION)` for one thread, `("site", VERSION)` for all of them."""
+        VERSION)` for one thread, `("threads", KEY…, (VERSION…))` for several (a list page's
+        comment counts), `("site", VERSION)` for all of them."""
         if not scope:
             return ()
         if scope[0] == "thread":
             return (*scope, self.threads.get(scope[1], 0))
+        if scope[0] == THREADS:
+            return (*scope, tuple(self.threads.get(key, 0) for key in scope[1:]))
         return (*SITE, self.comments)
 
 
 def _widest(scopes: list[Scope]) -> Scope:
-    """One scope covering every scope a render read: a single thread, or the whole site."""
+    """One scope covering every scope a render read: none, a single thread, several threads
+    (`("threads", KEY…)`, sorted), or the whole site."""
     found = set(scopes)
     if not found:
         return ()
     if len(found) == 1:
         return found.pop()
-    return SITE  # the site-wide version moves with every thread
+    if SITE in found:
+        return SITE  # the site-wide version moves with every thread
+    keys = sorted({key for scope in found for key in scope[1:]})
+    return (THREADS, *keys)
 
 
 @dataclass
@@ -136,6 +146,8 @@ class SiteState:
     base_url: str = DEFAULT_SERVED  # of every absolute URL (web/http/address.py)
     theme_epoch: int = 0  # bumped when a template or static file changes (--dev)
     compressed: bool = True  # pages keep gzip and brotli bodies (off for `masthead build`)
+    bulk: bool = False  # every page is rendered (`masthead build`): read site-wide tables once
+    cache_bytes: int = CACHE_BYTES  # the page cache's budget (a build renders each page once)
     clock: Callable[[], float] = time.time
     _cache: OrderedDict[tuple, Page] = field(default_factory=OrderedDict)
     _bytes: int = 0
@@ -143,6 +155,7 @@ class SiteState:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _seen: Seen | None = None
     _refs: tuple[tuple[int, int], dict[str, Source]] = ((-1, -1), {})
+    _memo: tuple[tuple[int, int], dict[tuple, Any]] = ((-1, -1), {})
 
     reloader: Any = None
 
@@ -220,6 +233,22 @@ class SiteState:
             self._refs = (version, urls)
         return urls
 
+    def memo(self, key: tuple, make: Callable[[], T]) -> T:
+        """The value `make()` gives, made once per version (an index change or a post becoming
+        due makes it again): what many pages of one version read alike."""
+        version = self.version()
+        with self._lock:
+            if self._memo[0] != version:
+                self._memo = (version, {})
+            table = self._memo[1]
+            if key in table:
+                return cast(T, table[key])
+        value = make()
+        with self._lock:
+            if self._memo[0] == version:
+                table[key] = value
+        return value
+
     @property
     def cache_control(self) -> str:
         """Cache-Control of cached pages: revalidated on every use (no-cache under --dev)."""
@@ -238,7 +267,7 @@ class SiteState:
         """The page for `key` at the current version, rendering it once per version: `render`
         gives `(text, status)`; `modified`, called right after it, the document's Last-Modified.
         A page whose render said it shows comments (`reads_thread`, `reads_comments`) is
-        rendered again once those comments changed. The cache holds at most `CACHE_BYTES`
+        rendered again once those comments changed. The cache holds at most `cache_bytes`
         (`Page.size`), least recently used out first."""
         seen = self.seen()  # before rendering: a change committed meanwhile renders it again
         version = self._version_key((seen.generation, seen.epoch))
@@ -271,7 +300,7 @@ class SiteState:
                 self._forget(old)
             self._cache[full_key] = page
             self._bytes += page.size
-            while self._bytes > CACHE_BYTES and len(self._cache) > 1:
+            while self._bytes > self.cache_bytes and len(self._cache) > 1:
                 self._forget(self._cache.popitem(last=False)[1])
         return page
 
@@ -291,6 +320,12 @@ class SiteState:
                     old.paths.discard(path)
                 self._paths[path] = page
                 page.paths.add(path)
+
+    def remembered(self, path: str) -> Page | None:
+        """The page last remembered for `path` (`remember`), current or not: what a build
+        that has just rendered `path` reads its `mark` from."""
+        with self._lock:
+            return self._paths.get(path)
 
     def hit(self, path: str) -> Page | None:
         """The cached page for a request of `path` when it is current, without SQLite (one

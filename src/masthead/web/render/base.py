@@ -139,9 +139,12 @@ class Base:
         self, conn: sqlite3.Connection, rows: list[PostSummary], cards: list[dict], lang: Language
     ) -> None:
         """Add `comment_count` (`{"n", "text", "url"}`, None for none) to each card of `rows`;
-        the page is then rendered again whenever a comment changes (`state.reads_comments`)."""
-        self.state.reads_comments()
-        counts = comment_store.approved_counts(conn, {r.translation_key for r in rows})
+        the page is then rendered again whenever a comment of one of those threads changes
+        (`state.reads_thread`)."""
+        threads = {r.translation_key for r in rows}
+        for thread in sorted(threads):
+            self.state.reads_thread(thread)
+        counts = comment_store.approved_counts(conn, threads)
         for row, card in zip(rows, cards, strict=True):
             n = counts.get(row.translation_key, 0)
             key = "n_comments_one" if n == 1 else "n_comments"

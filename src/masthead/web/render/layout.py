@@ -93,9 +93,14 @@ class Layout(Base):
 
     def term_versions(self, conn: sqlite3.Connection, taxonomy: str, key: str) -> dict[str, str]:
         """The term's page in each language where it has a published post."""
+        now = self.state.now()
+        codes = self.state.memo(  # once per term and version, not per page of the term
+            ("term_languages", taxonomy, key),
+            lambda: seo_store.term_languages(conn, taxonomy, key, now),
+        )
         return {
             code: urls.term_url(self.site.languages[code].prefix, taxonomy, key)
-            for code in seo_store.term_languages(conn, taxonomy, key, self.state.now())
+            for code in codes
             if code in self.site.languages
         }
 

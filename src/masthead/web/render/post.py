@@ -23,6 +23,7 @@ from masthead.store import posts as store
 from masthead.store.rows import PostLink, PostRow, RelatedPost
 from masthead.web.render import behind, discussion
 from masthead.web.render.base import post_authors
+from masthead.web.render.related import RelatedIndex
 from masthead.web.render.series import SeriesPages
 
 RELATED_POSTS = 3  # related posts under a post, at most
@@ -192,7 +193,7 @@ class PostPage(SeriesPages):
             return {"neighbours": None, "related": []}
         drafts = self.state.dev
         older, newer = store.neighbours(conn, row, now, drafts=drafts)
-        related = store.related(conn, row, now, RELATED_POSTS, drafts=drafts)
+        related = self.related(conn, row, now)
 
         def link(r: PostLink | RelatedPost | None) -> dict[str, Any] | None:
             if r is None:
@@ -203,6 +204,17 @@ class PostPage(SeriesPages):
             "neighbours": {"previous": link(older), "next": link(newer)},
             "related": [link(r) for r in related],
         }
+
+    def related(self, conn: sqlite3.Connection, row: PostRow, now: float) -> list[RelatedPost]:
+        """`store.posts.related` of `row`; in a build (`state.bulk`), from every post's tags
+        read once per version (render/related.py), in the same order."""
+        if self.state.bulk and not self.state.dev:
+            index = self.state.memo(
+                ("related",), lambda: RelatedIndex(store.tagged_posts(conn, now))
+            )
+            if row.id in index:
+                return index.related(row.id, RELATED_POSTS)
+        return store.related(conn, row, now, RELATED_POSTS, drafts=self.state.dev)
 
     def comment_nodes(
         self, conn: sqlite3.Connection, row: PostRow, page_url: str

@@ -1,0 +1,341 @@
+"""`masthead build` renders only what may have changed (issue 31, item 3).
+
+The manifest records what the pages were made from (the index generation, the next scheduled
+post, the comments each page shows, a fingerprint of code, settings, templates and files): a
+build with nothing changed renders nothing, a moderated comment fetches again only the pages
+showing that thread, and anything else renders the site again, writing only changed bytes.
+Pages are called directly (export/direct.py), never through the router, and are what the app
+serves. Related posts come from memory in a build, in the store's order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from starlette.testclient import TestClient
+
+from masthead.config import load_site
+from masthead.export.build import MANIFEST, build, page_urls
+from masthead.export.client import Client
+from masthead.export.direct import Direct
+from masthead.store import comments as comments_store
+from masthead.store import posts as posts_store
+from masthead.store.comments import NewComment
+from masthead.store.db import Database
+from masthead.web.app import create_app
+from masthead.web.render.related import RelatedIndex
+
+from support.sites import post, write_site
+from support.wait import CEILING, until
+
+TOML = """
+title = "Small"
+base_url = "https://small.example"
+posts_per_page = 2
+
+[languages.en]
+name = "English"
+
+[languages.zh]
+name = "中文"
+prefix = "zh"
+"""
+BASE = "https://small.example"
+
+
+def small_site(root: Path):
+    files: dict[str, str | bytes] = {
+        f"posts/p{i}.md": post(f"Post {i}", f"2024-03-0{i}", body=f"Body {i}.\n", tags="[harbour]")
+        for i in range(1, 6)
+    }
+    files["posts/p1.zh.md"] = post("帖子", "2024-03-01", tags="[港口]")
+    files["pages/about.md"] = post("About", "2024-01-01")
+    return write_site(root, files, TOML)
+
+
+def snapshot(out: Path) -> dict[str, tuple[int, bytes]]:
+    return {
+        p.relative_to(out).as_posix(): (p.stat().st_mtime_ns, p.read_bytes())
+        for p in out.rglob("*")
+        if p.is_file()
+    }
+
+
+def approve_comment(site, url: str, text: str) -> None:
+    """An approved comment on the post at `url`, stored as the comment service stores one (from
+    another connection, as the dashboard's process would)."""
+    db = Database(site.database_path)
+    try:
+        row = posts_store.post_by_url(db.read(), url, time.time())
+        assert row is not None
+        new = NewComment(
+            thread=row.translation_key,
+            post_url=url,
+            parent_id=None,
+            lang="en",
+            status="approved",
+            author_name="Ann",
+            author_email="ann@example.com",
+            author_url="",
+            body=text,
+            body_html=f"<p>{text}</p>",
+            created=time.time(),
+            fingerprint=text,
+        )
+        comments_store.add(db, new, "reader")
+    finally:
+        db.close()
+
+
+def test_a_build_with_nothing_changed_renders_nothing(tmp_path):
+    site = small_site(tmp_path / "site")
+    out = tmp_path / "out"
+    first = build(site, out)
+    assert first.fetched > 30 and first.written == first.files
+    before = snapshot(out)
+    again = build(site, out)
+    assert again.fetched == 0  # not one page asked of the app
+    assert (again.written, again.removed, again.unchanged) == (0, 0, first.files)
+    assert snapshot(out) == before  # nor a file touched, the manifest included
+
+
+def test_a_moderated_comment_rewrites_the_pages_showing_it_and_nothing_else(tmp_path):
+    site = small_site(tmp_path / "site")
+    out = tmp_path / "out"
+    first = build(site, out)
+    before = snapshot(out)
+    # a list page is fetched again when a thread it counts comments of changes, not any thread
+    marks = json.loads((out / MANIFEST).read_text())["made"]["marks"]
+    home, oldest = marks["index.html"], marks["page/3/index.html"]  # p5 p4 | p3 p2 | p1
+    assert home[:2] == ["/", "threads"] and len(home) == 5, home  # two threads, their versions
+    assert oldest[:2] == ["/page/3/", "thread"], oldest  # p1's alone
+    assert oldest[2] not in home, (home, oldest)
+    approve_comment(site, "/posts/p1/", "Lovely harbour.")
+    after = build(site, out)
+    changed = {rel for rel, v in snapshot(out).items() if before.get(rel) != v} - {MANIFEST}
+    assert set(after.changed) == changed
+    # its post page in both languages (one thread), its comment feeds, the site's comment
+    # feeds, and the list pages counting its comments
+    for rel in (
+        "posts/p1/index.html",
+        "zh/posts/p1/index.html",
+        "posts/p1/comments.xml",
+        "posts/p1/comments-atom.xml",
+        "comments/feed.xml",
+        "comments/atom.xml",
+    ):
+        assert rel in changed, rel
+    assert "Lovely harbour." in (out / "posts/p1/index.html").read_text()
+    for rel in ("posts/p2/index.html", "about/index.html", "feed.xml", "sitemap.xml"):
+        assert rel not in changed, rel
+    # fetched: the pages that show this thread or count comments, a few of all the files
+    assert 0 < after.fetched < first.fetched / 2
+    assert after.written == len(changed)
+    # and they are what the app serves now
+    with TestClient(create_app(site), base_url=BASE) as client:
+        for rel in changed:
+            url = "/" + rel.removesuffix("index.html")
+            r = client.get(url, headers={"Accept-Encoding": "identity"})
+            assert r.status_code == 200 and r.content == (out / rel).read_bytes(), rel
+    assert build(site, out).fetched == 0  # and then nothing again
+
+
+def test_an_edited_post_renders_again_and_rewrites_only_changed_files(tmp_path):
+    site = small_site(tmp_path / "site")
+    out = tmp_path / "out"
+    first = build(site, out)
+    before = snapshot(out)
+    (site.content_dir / "posts/p5.md").write_text(
+        post("Post 5", "2024-03-05", body="New words.\n", tags="[harbour]")
+    )
+    edited = build(site, out)
+    assert edited.fetched == first.fetched  # the index moved: every page may have changed
+    changed = {rel for rel, v in snapshot(out).items() if before.get(rel) != v} - {MANIFEST}
+    assert set(edited.changed) == changed and "posts/p5/index.html" in changed
+    assert "posts/p2/index.html" not in changed
+
+
+@pytest.mark.parametrize("change", ["setting", "template", "static file", "media file"])
+def test_what_is_not_in_the_index_renders_again(tmp_path, change):
+    site = small_site(tmp_path / "site")
+    out = tmp_path / "out"
+    first = build(site, out)
+    if change == "setting":
+        toml = site.root / "masthead.toml"
+        toml.write_text(toml.read_text().replace('"Small"', '"Smaller"'))
+        site = load_site(site.root)
+    elif change == "template":
+        folder = site.root / "templates"
+        folder.mkdir()
+        source = Path(create_app.__code__.co_filename).parent / "templates" / "post.html"
+        (folder / "post.html").write_text(
+            source.read_text().replace("</article>", "<!--x--></article>")
+        )
+    elif change == "static file":
+        (site.root / "static").mkdir()
+        (site.root / "static/extra.css").write_text("body { color: red }\n")
+    else:
+        (site.content_dir / "posts/p2").mkdir()
+        (site.content_dir / "posts/p2/map.png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    again = build(site, out)
+    assert again.fetched >= first.fetched
+    if change == "setting":
+        assert "Smaller" in (out / "index.html").read_text()
+    elif change == "template":
+        assert "<!--x-->" in (out / "posts/p1/index.html").read_text()
+    elif change == "static file":
+        assert (out / "static/extra.css").is_file()
+    else:
+        assert (out / "media/posts/p2/map.png").is_file()
+
+
+def test_a_post_becoming_due_renders_again(tmp_path):
+    site = small_site(tmp_path / "site")
+    (site.content_dir / "posts/later.md").write_text(post("Later", "2030-01-01"))
+    out = tmp_path / "out"
+    build(site, out, clock=lambda: 1_800_000_000.0)  # 2027: not yet published
+    assert not (out / "posts/later").exists()
+    assert build(site, out, clock=lambda: 1_800_000_001.0).fetched == 0
+    due = build(site, out, clock=lambda: 1_900_000_000.0)  # 2030: due
+    assert due.fetched > 0 and (out / "posts/later/index.html").is_file()
+
+
+def test_a_file_deleted_from_out_is_written_again(tmp_path):
+    site = small_site(tmp_path / "site")
+    out = tmp_path / "out"
+    build(site, out)
+    (out / "posts/p3/index.html").unlink()
+    again = build(site, out)
+    assert "posts/p3/index.html" in again.changed and (out / "posts/p3/index.html").is_file()
+
+
+def test_a_damaged_manifest_makes_a_full_build(tmp_path):
+    site = small_site(tmp_path / "site")
+    out = tmp_path / "out"
+    first = build(site, out)
+    manifest = json.loads((out / MANIFEST).read_text())
+    manifest["made"] = {"fingerprint": 7, "marks": {"x": "y"}}
+    (out / MANIFEST).write_text(json.dumps(manifest))
+    assert build(site, out).fetched == first.fetched
+
+
+def test_every_page_is_called_directly_not_through_the_router(tmp_path):
+    site = small_site(tmp_path / "site")
+    build(site, tmp_path / "out")  # indexed
+    app = create_app(site, index=False)
+    fetcher = Direct(app, Client(app, BASE))
+    db = Database(site.database_path)
+    try:
+        urls = page_urls(site, db.read(), time.time())
+    finally:
+        db.close()
+    assert len(urls) > 30
+    for url in urls:
+        answer = fetcher._direct(url, unquote(urlsplit(url).path))
+        assert answer is not None and answer.status == 200, url
+    app.state.masthead.db.close()
+
+
+def test_related_posts_from_memory_are_the_stores(tmp_path):
+    tags = ["a", "b", "c", "d"]
+    files = {}
+    for i in range(60):
+        mine = [t for n, t in enumerate(tags) if (i >> n) & 1] or ["a"]
+        day = 1 + i % 27
+        files[f"posts/n{i:02d}.md"] = post(
+            f"N {i}", f"2024-02-{day:02d}", tags=f"[{', '.join(mine)}]"
+        )
+    files["posts/z.zh.md"] = post("中", "2024-02-03", tags="[a, b]")
+    files["posts/draft.md"] = post("Draft", "2024-02-03", tags="[a, b]", draft="true")
+    site = write_site(tmp_path / "site", files, TOML)
+    build(site, tmp_path / "out")
+    db = Database(site.database_path)
+    try:
+        conn = db.read()
+        now = time.time()
+        index = RelatedIndex(posts_store.tagged_posts(conn, now))
+        rows = posts_store.tagged_posts(conn, now)
+        assert len(rows) == 61  # not the draft
+        for row in rows:
+            full = posts_store.post_by_url(conn, row.url, now)
+            assert full is not None
+            for limit in (1, 3, 10):
+                assert index.related(row.id, limit) == posts_store.related(conn, full, now, limit)
+    finally:
+        db.close()
+
+
+def test_translations_and_related_read_an_index_not_every_post(tmp_path):
+    """The plans SQLite makes for the statements `translations` and `related` run: neither
+    walks every post (translations once did, planned on `posts_list` with no sqlite_stat1)."""
+    files = {f"posts/n{i:02d}.md": post(f"N {i}", "2024-02-01", tags="[a, b]") for i in range(30)}
+    files["posts/n00.zh.md"] = post("中", "2024-02-01", tags="[a]")
+    site = write_site(tmp_path / "site", files, TOML)
+    build(site, tmp_path / "out")
+    db = Database(site.database_path)
+    try:
+        conn = db.read()
+        now = time.time()
+        row = posts_store.post_by_url(conn, "/posts/n00/", now)
+        assert row is not None
+        seen: list[str] = []
+        conn.set_trace_callback(seen.append)  # the SQL with its values bound
+        try:
+            assert [t.lang for t in posts_store.translations(conn, row, now)] == ["zh"]
+            translation_sql = seen[-1]
+            assert posts_store.related(conn, row, now, 3)
+            related_sql = seen[-1]
+        finally:
+            conn.set_trace_callback(None)
+        plan = " | ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + translation_sql))
+        assert "posts_translation" in plan and "posts_list" not in plan, plan
+        plan = " | ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + related_sql))
+        steps = plan.split(" | ")
+        assert steps[0].startswith("SEARCH t USING COVERING INDEX post_terms_posts"), plan
+        assert "SEARCH p USING INTEGER PRIMARY KEY (rowid=?)" in steps, plan
+    finally:
+        db.close()
+
+
+@pytest.mark.slow
+def test_build_watch_follows_a_saved_post_and_a_moderated_comment(tmp_path):
+    """`masthead build --watch` as a process: a saved post and a comment approved by another
+    process (as the dashboard of a running `masthead serve` would) each reach the export,
+    rewriting only files whose bytes changed; Ctrl-C ends it cleanly."""
+    site = small_site(tmp_path / "site")
+    out = tmp_path / "out"
+    log = (tmp_path / "watch.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "masthead", "build", str(site.root), str(out), "--watch"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    try:
+        page = out / "posts/p2/index.html"
+        until(lambda: (out / MANIFEST).is_file() and page.is_file(), what="the first build")
+        other = (out / "posts/p4/index.html").stat().st_mtime_ns
+        (site.content_dir / "posts/p2.md").write_text(
+            post("Post 2", "2024-03-02", body="Saved words.\n", tags="[harbour]")
+        )
+        until(lambda: "Saved words." in page.read_text(), what="the saved post in its page")
+        approve_comment(site, "/posts/p1/", "Lovely harbour.")
+        first = out / "posts/p1/index.html"
+        until(lambda: "Lovely harbour." in first.read_text(), what="the comment in its page")
+        assert (out / "posts/p4/index.html").stat().st_mtime_ns == other  # same bytes: untouched
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=CEILING)
+        log.close()
+    assert code == 0, (tmp_path / "watch.log").read_text()
+    text = (tmp_path / "watch.log").read_text()
+    # the first build's summary and the next's (the last may be cut short by the Ctrl-C)
+    assert text.count("files in") >= 2, text

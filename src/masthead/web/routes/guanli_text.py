@@ -63,6 +63,8 @@ DETAIL_KEYS = (
     "ip_hash",
     "path",
     "why",
+    "request",
+    "comments",
 )
 _EDITED = "edited: "
 _PATTERNS = [(key, re.compile(pattern)) for key, pattern in REASONS]
@@ -223,6 +225,11 @@ def detail_text(t: Translate, raw: str | None) -> str:
             said.append(t("g_d_" + key, value=shown))
         elif key == "why":
             said.append(t("g_d_why", value=_plain(value)))
+        elif key == "request":
+            if value is not None:
+                said.append(t("g_d_request", value=_plain(value)))
+        elif key == "comments" and isinstance(value, int) and not isinstance(value, bool):
+            said.append(t("g_d_comments", n=value))
         else:
             said.append(f"{_cut(str(key))}: {_plain(value)}")
     return t("g_list_sep").join(said)

@@ -33,6 +33,7 @@ SCREENS = [
     "/guanli/settings",
     "/guanli/users",
     "/guanli/audit",
+    "/guanli/privacy",
 ]
 
 
@@ -245,9 +246,10 @@ def _evil_app(target: str):
     return app
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1280, 390])
-def test_axe_finds_no_violation_on_any_screen(browser, site, base, width):
-    page = browser.new_page(viewport={"width": width, "height": 900})
+def test_axe_finds_no_violation_on_any_screen(browser, site, base, width, scheme):
+    page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
     axe = Axe()
     found = {}
     page.goto(f"{base}/guanli/login")

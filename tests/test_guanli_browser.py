@@ -264,3 +264,31 @@ def test_axe_finds_no_violation_on_any_screen(browser, site, base, width, scheme
     summary = {k: [(v["id"], len(v["nodes"])) for v in vs] for k, vs in found.items() if vs}
     assert summary == {}, summary
     page.close()
+
+
+ALIGNMENT = """() => [...document.querySelectorAll('input[type=checkbox], input[type=radio]')]
+  .filter(i => i.offsetParent)
+  .map(i => {
+    const label = i.closest('label') || (i.id && document.querySelector(`label[for="${i.id}"]`));
+    const text = label && [...label.childNodes].find(n => n.nodeType === 3 && n.textContent.trim());
+    if (!text) return null;
+    const range = document.createRange();
+    range.selectNodeContents(text);
+    const t = range.getClientRects()[0], r = i.getBoundingClientRect();
+    return [i.name || i.id, Math.abs((r.top + r.bottom) / 2 - (t.top + t.bottom) / 2)];
+  })
+  .filter(x => x)"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_radios_and_checkboxes_sit_on_their_texts_line(browser, site, base, width):
+    """The audit found them drawn 10 px above their text (issue 29, item 4)."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    sign_in(page, base)
+    offsets = []
+    for path in ("/guanli/comments", "/guanli/privacy"):
+        page.goto(f"{base}{path}")
+        offsets += page.evaluate(ALIGNMENT)
+    assert len(offsets) >= 3, offsets  # the two scopes, the erasure's confirmation box
+    assert all(off <= 3 for _, off in offsets), offsets
+    page.close()

@@ -65,6 +65,7 @@ DETAIL_KEYS = (
     "why",
     "request",
     "comments",
+    "reasons",
 )
 _EDITED = "edited: "
 _PATTERNS = [(key, re.compile(pattern)) for key, pattern in REASONS]
@@ -225,6 +226,8 @@ def detail_text(t: Translate, raw: str | None) -> str:
             said.append(t("g_d_" + key, value=shown))
         elif key == "why":
             said.append(t("g_d_why", value=_plain(value)))
+        elif key == "reasons":
+            pass  # the skipped ids are said once, under `skipped`
         elif key == "request":
             if value is not None:
                 said.append(t("g_d_request", value=_plain(value)))

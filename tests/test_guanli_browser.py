@@ -60,6 +60,7 @@ def made(tmp_path):
                 status="pending",
                 author_name=f"Reader {i}",
                 author_email=f"r{i}@example.org",
+                ip_hash=f"{i:032x}",
                 created=time.time() - 100 + i,
             ),
             "reader",
@@ -292,3 +293,31 @@ def test_radios_and_checkboxes_sit_on_their_texts_line(browser, site, base, widt
     assert len(offsets) >= 3, offsets  # the two scopes, the erasure's confirmation box
     assert all(off <= 3 for _, off in offsets), offsets
     page.close()
+
+
+def test_a_one_paragraph_row_is_compact_with_actions_on_hover_focus_and_touch(browser, site, base):
+    """Issue 29, item 4 (WordPress's edit-comments.php): at 1280 px a one-paragraph comment's
+    row is at most 120 px; its actions show on hover and keyboard focus, always on touch."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    sign_in(page, base)
+    page.goto(f"{base}/guanli/comments?status=pending")
+    first = page.locator("tr.g-row").first
+    assert first.locator(".guanli-ip").count() == 1  # a real row: with its IP hash
+    assert first.bounding_box()["height"] <= 120
+    tools = first.locator(".guanli-tools")
+    opacity = "e => getComputedStyle(e).opacity"
+    page.mouse.move(5, 5)
+    assert tools.evaluate(opacity) == "0"
+    first.hover()
+    assert tools.evaluate(opacity) == "1"
+    page.mouse.move(5, 5)
+    first.locator(".guanli-act").first.focus()
+    assert tools.evaluate(opacity) == "1"
+    page.close()
+    touch = browser.new_context(viewport={"width": 390, "height": 800}, is_mobile=True,
+                                has_touch=True)  # fmt: skip
+    phone = touch.new_page()
+    sign_in(phone, base)
+    phone.goto(f"{base}/guanli/comments?status=pending")
+    assert phone.locator("tr.g-row .guanli-tools").first.evaluate(opacity) == "1"
+    touch.close()

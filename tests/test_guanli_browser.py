@@ -321,3 +321,27 @@ def test_a_one_paragraph_row_is_compact_with_actions_on_hover_focus_and_touch(br
     phone.goto(f"{base}/guanli/comments?status=pending")
     assert phone.locator("tr.g-row .guanli-tools").first.evaluate(opacity) == "1"
     touch.close()
+
+
+def test_the_filter_bar_is_one_line_at_1280_and_folds_on_a_phone(browser, site, base):
+    """Issue 29, item 4: at 1280 px every filter and the Filter button on one line; at 390 px
+    the bar folds behind "Filter" so the first comment is on the first screen."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    sign_in(page, base)
+    page.goto(f"{base}/guanli/comments")
+    bottoms = page.evaluate(
+        "() => [...document.querySelectorAll('.guanli-filters--comments > :not([type=hidden])')]"
+        ".map(e => e.getBoundingClientRect().bottom)"
+    )
+    assert len(bottoms) == 7 and max(bottoms) - min(bottoms) <= 2, bottoms
+    page.close()
+    phone = browser.new_page(viewport={"width": 390, "height": 844})
+    sign_in(phone, base)
+    phone.goto(f"{base}/guanli/comments")
+    assert phone.evaluate("document.querySelector('.guanli-fold').open") is False
+    assert phone.locator("tr.g-row").first.bounding_box()["y"] < 844
+    phone.click(".guanli-fold > summary")
+    assert phone.locator("input[name=q]").is_visible()
+    phone.goto(f"{base}/guanli/comments?q=Comment")  # a filter in use stays in sight
+    assert phone.evaluate("document.querySelector('.guanli-fold').open") is True
+    phone.close()

@@ -252,3 +252,19 @@ def test_a_skipped_row_says_the_real_reason_not_changed_since_loaded(site, m1):
     assert "1 skipped: already approved." in text
     assert "changed since you loaded the page" not in text
     assert statuses(site, spam + pending) == ["spam", "approved", "approved"]
+
+
+@pytest.mark.parametrize(
+    ("view", "offered"),
+    [
+        ("", ["approve", "unapprove", "spam", "trash"]),
+        ("pending", ["approve", "spam", "trash"]),
+        ("approved", ["unapprove", "spam", "trash"]),
+        ("spam", ["notspam", "delete"]),
+        ("trash", ["restore", "delete"]),
+    ],
+)
+def test_the_bulk_menu_offers_only_the_actions_valid_for_the_view(site, m1, view, offered):
+    page = m1.get(f"/guanli/comments?status={view}" if view else "/guanli/comments")
+    menu = re.search(r'<select id="g-action".*?</select>', page.text, re.S).group(0)
+    assert re.findall(r'<option value="(\w+)">', menu) == offered

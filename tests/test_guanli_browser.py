@@ -345,3 +345,28 @@ def test_the_filter_bar_is_one_line_at_1280_and_folds_on_a_phone(browser, site, 
     phone.goto(f"{base}/guanli/comments?q=Comment")  # a filter in use stays in sight
     assert phone.evaluate("document.querySelector('.guanli-fold').open") is True
     phone.close()
+
+
+SPLIT_WORDS = """() => [...document.querySelectorAll('.guanli-table th')].flatMap(th => {
+  const text = [...th.childNodes].find(n => n.nodeType === 3 && n.textContent.trim());
+  if (!text || !th.offsetParent) return [];
+  const out = [];
+  for (const m of text.textContent.matchAll(/\\S+/g)) {
+    const r = document.createRange();
+    r.setStart(text, m.index);
+    r.setEnd(text, m.index + m[0].length);
+    if (r.getClientRects().length > 1) out.push(m[0]);
+  }
+  return out;
+})"""
+
+
+@pytest.mark.parametrize("path", ["/guanli/", "/guanli/users", "/guanli/audit", "/guanli/privacy"])
+def test_no_table_header_splits_a_word_at_390(browser, site, base, path):
+    """The Sessions table read "User nam/e" at 390 px (issue 29, item 4)."""
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    sign_in(page, base)
+    page.goto(f"{base}{path}")
+    assert page.locator(".guanli-table th").count() > 0
+    assert page.evaluate(SPLIT_WORDS) == []
+    page.close()

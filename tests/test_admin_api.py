@@ -106,7 +106,7 @@ def test_actions_one_and_bulk_with_expect_c53(site, client, token):
     one = client.post(f"/api/admin/comments/{ids[0]}", json={"action": "approve"}, headers=token)
     assert one.json() == {"changed": 1, "skipped": []}
     again = client.post(f"/api/admin/comments/{ids[0]}", json={"action": "approve"}, headers=token)
-    assert again.json() == {"changed": 0, "skipped": [ids[0]]}
+    assert again.json() == {"changed": 0, "skipped": [{"id": ids[0], "reason": "already-approved"}]}
     assert (
         client.post("/api/admin/comments/9999", json={"action": "spam"}, headers=token).status_code
         == 404
@@ -333,3 +333,22 @@ def client_and_token(tmp_path_factory):
     with TestClient(create_app(s), base_url="https://testserver") as c:
         add_comments(s, 3)
         yield c, {"Authorization": f"Bearer {secret}"}
+
+
+def test_skipped_ids_say_why_each_was_skipped(site, client, token):
+    """Issue 29, item 4: not "changed since you loaded the page" when the action is simply not
+    one for that comment's status."""
+    ids = add_comments(site, 4)
+    bulk = "/api/admin/comments/bulk"
+    client.post(bulk, json={"action": "spam", "ids": [ids[0]]}, headers=token)
+    client.post(bulk, json={"action": "approve", "ids": [ids[1]]}, headers=token)
+    client.post(bulk, json={"action": "delete", "ids": [ids[2]]}, headers=token)
+    done = client.post(bulk, json={"action": "approve", "ids": ids}, headers=token).json()
+    assert done == {
+        "changed": 1,
+        "skipped": [
+            {"id": ids[0], "reason": "in-spam"},
+            {"id": ids[1], "reason": "already-approved"},
+            {"id": ids[2], "reason": "gone"},
+        ],
+    }

@@ -224,3 +224,47 @@ def test_reply_as_the_editor_and_quick_edit_c33(site, m1):
         ).status_code
         == 404
     )
+
+
+def test_a_skipped_row_says_the_real_reason_not_changed_since_loaded(site, m1):
+    """Issue 29, item 4: Approve on a spam comment is not a change made by someone else."""
+    spam = add(site, 1, status="spam")
+    pending = add(site, 2)
+    page = m1.get("/guanli/comments")
+    db = Database(site.database_path)
+    moderation.moderate(db, "approve", pending[:1], "editor:m2")  # already approved meanwhile
+    db.close()
+    done = m1.post(
+        "/guanli/comments/act",
+        data={
+            "csrf": csrf(page),
+            "action": "approve",
+            "ids": [str(i) for i in spam + pending],
+            "seen": re.findall(r'name="seen" value="([^"]+)"', page.text),
+            "back": "/guanli/comments",
+        },
+    )
+    notice = m1.get(done.headers["location"])
+    shown = re.search(r"<div class=\"guanli-notice\" role=\"status\">(.*?)</p>", notice.text, re.S)
+    assert shown, notice.text
+    text = html.unescape(shown.group(1))
+    assert "1 skipped: in Spam: use Not spam." in text
+    assert "1 skipped: already approved." in text
+    assert "changed since you loaded the page" not in text
+    assert statuses(site, spam + pending) == ["spam", "approved", "approved"]
+
+
+@pytest.mark.parametrize(
+    ("view", "offered"),
+    [
+        ("", ["approve", "unapprove", "spam", "trash"]),
+        ("pending", ["approve", "spam", "trash"]),
+        ("approved", ["unapprove", "spam", "trash"]),
+        ("spam", ["notspam", "delete"]),
+        ("trash", ["restore", "delete"]),
+    ],
+)
+def test_the_bulk_menu_offers_only_the_actions_valid_for_the_view(site, m1, view, offered):
+    page = m1.get(f"/guanli/comments?status={view}" if view else "/guanli/comments")
+    menu = re.search(r'<select id="g-action".*?</select>', page.text, re.S).group(0)
+    assert re.findall(r'<option value="(\w+)">', menu) == offered

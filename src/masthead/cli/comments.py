@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     pass
 
 
+ACTOR = "cli"  # the audit log's actor for data requests answered from the command line
+
 comments_app = typer.Typer(
     help="Comments: import (WordPress WXR, Disqus XML, masthead JSON), export, data requests.",
     no_args_is_help=True,
@@ -108,19 +110,19 @@ def comments_export_person(
     site: SiteFolder,
     email: Annotated[str, typer.Argument(help="The commenter's email address.")],
 ) -> None:
-    """Print, as JSON, every comment written with EMAIL (a commenter's data request)."""
+    """Print, as JSON, every comment written with EMAIL (a commenter's data request); the
+    audit log gets an `export-person` row."""
     from masthead.comments.port import service as comments_io
-    from masthead.store import comments as store
 
     try:
         _, db = open_db(site)
     except MastheadError as exc:
         raise fail(exc) from None
     try:
-        found = store.by_email(db.read(), email)
+        person = comments_io.export_person(db, email, ACTOR)
     finally:
         db.close()
-    typer.echo(json.dumps(comments_io.person_json(found, email), ensure_ascii=False, indent=2))
+    typer.echo(json.dumps(person, ensure_ascii=False, indent=2))
 
 
 @comments_app.command("erase")
@@ -130,7 +132,8 @@ def comments_erase(
     yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
 ) -> None:
     """Erase every comment written with EMAIL; a comment with replies leaves an anonymous
-    placeholder so the thread keeps its shape. Cannot be undone (a backup can)."""
+    placeholder so the thread keeps its shape; the audit log gets an `erase-person` row.
+    Cannot be undone (a backup can)."""
     from masthead.comments.port import service as comments_io
     from masthead.store import comments as store
 
@@ -142,7 +145,7 @@ def comments_erase(
         found = store.by_email(db.read(), email)
         if found and not yes:
             typer.confirm(f"Erase {len(found)} comment(s) for good?", abort=True)
-        erased, kept = comments_io.erase(db, email) if found else (0, 0)
+        erased, kept = comments_io.erase(db, email, ACTOR)
     finally:
         db.close()
     typer.echo(

@@ -44,6 +44,9 @@ class Links:
     def unsubscribe(self, token: str) -> str:
         return f"{self.base_url}/comments/unsubscribe/{token}"
 
+    def privacy(self, token: str) -> str:
+        return f"{self.base_url}/comments/privacy/{token}"
+
     def dashboard(self) -> str:
         return f"{self.base_url}/guanli/comments?status=pending"
 

@@ -15,7 +15,9 @@ emoji or other cluster is ever split, C36).
   (each opens a confirmation page; only its button acts: C46).
 - `reply`: to a commenter who asked for it, a reply to their comment was approved, with a
   one-click unsubscribe (`List-Unsubscribe` + `List-Unsubscribe-Post`, RFC 8058; RFC 2369).
-Both carry `Auto-Submitted: auto-generated` (RFC 3834), so auto-responders do not answer them.
+- `privacy`: to a reader who asked for a copy or the erasure of their comments, the signed
+  link that confirms it (only its page's button acts).
+All carry `Auto-Submitted: auto-generated` (RFC 3834), so auto-responders do not answer them.
 """
 
 from __future__ import annotations
@@ -195,6 +197,29 @@ def reply(
         "",
         t("mail_reply_why"),
         f"{t('mail_unsubscribe')}: {unsubscribe_link}",
+    ]
+    msg.set_content("\n".join(lines), charset="utf-8")
+    return msg
+
+
+def privacy(
+    sender: Sender, to: str, *, locale: str, kind: str, confirm_link: str, hours: int, now: float
+) -> EmailMessage:
+    """The mail answering a privacy request (`kind` 'export' or 'erase') made for address
+    `to`: the link to confirm it (`confirm_link`, absolute, good for `hours`). The same words
+    whether or not the address wrote any comment: only its owner learns that, on the page.
+    Raises `InvalidAddress`."""
+
+    def t(key: str, **values: object) -> str:
+        return gettext(locale, key, **values)
+
+    msg = _base(sender, to, t(f"privacy_mail_subject_{kind}", site=sender.name), now)
+    lines = [
+        t(f"privacy_mail_intro_{kind}", site=one_line(sender.name)),
+        "",
+        f"{t('privacy_mail_confirm')}: {confirm_link}",
+        "",
+        t("privacy_mail_note", hours=hours),
     ]
     msg.set_content("\n".join(lines), charset="utf-8")
     return msg

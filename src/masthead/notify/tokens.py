@@ -16,7 +16,11 @@ must never act on another that has its id now. The caller compares the key with 
   mails) and may be used again (stopping twice changes nothing). One made before the key (the
   bare id) is still read, with no key to compare, so that old mails keep working.
 
-The two kinds use different salts, so one can never stand for the other.
+- A *privacy* token (a reader's request for a copy or the erasure of their comments, mailed
+  to the address it is about) carries the request's id, its kind and its row's random key; it
+  expires after `PRIVACY_MAX_AGE` and works once (`store.outbox.use_token`).
+
+The kinds use different salts, so one can never stand for another.
 """
 
 from __future__ import annotations
@@ -90,4 +94,40 @@ def read_unsubscribe(secret: bytes, token: str) -> tuple[int, str | None]:
             return cid, None
         case [int(cid), str(key)] if type(cid) is int and key:
             return cid, key
+    raise TokenError("invalid")
+
+
+PRIVACY_MAX_AGE = 24 * 3600  # seconds: a privacy request's link works for a day
+_PRIVACY_SALT = "masthead.mail.privacy"
+
+
+@dataclass(frozen=True)
+class Privacy:
+    request_id: int
+    kind: str  # 'export' or 'erase'
+    key: str  # the request's random `key`
+
+
+def privacy_token(secret: bytes, request_id: int, kind: str, key: str) -> str:
+    """A token confirming privacy request `request_id` (`kind` 'export' or 'erase', random
+    `key` of its row). Expires after `PRIVACY_MAX_AGE`; single use is kept by the caller
+    (`store.outbox.use_token`)."""
+    if kind not in ("export", "erase"):
+        raise ValueError(f"unknown privacy request {kind!r}")
+    return str(URLSafeTimedSerializer(secret, _PRIVACY_SALT).dumps([request_id, kind, key]))
+
+
+def read_privacy(secret: bytes, token: str, max_age: int = PRIVACY_MAX_AGE) -> Privacy:
+    """The `Privacy` request `token` signs; `TokenError("expired")` past `max_age` seconds,
+    `TokenError("invalid")` for anything else."""
+    try:
+        payload = URLSafeTimedSerializer(secret, _PRIVACY_SALT).loads(token, max_age=max_age)
+    except SignatureExpired:
+        raise TokenError("expired") from None
+    except BadSignature:
+        raise TokenError("invalid") from None
+    match payload:
+        case [int(rid), str(kind), str(key)] if kind in ("export", "erase") and key:
+            if type(rid) is int:
+                return Privacy(rid, kind, key)
     raise TokenError("invalid")

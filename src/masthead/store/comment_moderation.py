@@ -172,6 +172,32 @@ def moderate(
     return set_status(db, ids, to, actor, expect=expect)
 
 
+def skip_reasons(
+    conn: sqlite3.Connection,
+    action: str,
+    skipped: Iterable[int],
+    only: Collection[str] | None = None,
+) -> dict[int, str]:
+    """Why each of `skipped` was skipped by `action` (read after it): `gone` (no such comment
+    now), `already-STATUS` (it is in the status the action sets), `in-STATUS` (the action is
+    not one for a comment in that status: approve on spam, say; the editor wants Not spam), or
+    `changed` (the action fits, but the comment is no longer in a status the editor saw,
+    `only`: someone changed it since the page was loaded, C53)."""
+    to, expect = ACTIONS[action]
+    reasons: dict[int, str] = {}
+    for comment_id in skipped:
+        row = get(conn, comment_id)
+        if row is None or row.status == "deleted":
+            reasons[comment_id] = "gone"
+        elif to and row.status == to:
+            reasons[comment_id] = f"already-{row.status}"
+        elif row.status not in expect:
+            reasons[comment_id] = f"in-{row.status}"
+        else:
+            reasons[comment_id] = "changed"
+    return reasons
+
+
 def undo(db: Database, moves: dict[int, tuple[str, str]], actor: str) -> Changed:
     """Reverse `moves` (`Changed.moves` of an earlier action): each comment goes back to its
     `from` status while it is still in its `to` status (one changed since is skipped)."""

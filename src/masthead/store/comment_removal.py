@@ -11,7 +11,7 @@ import sqlite3
 import time
 from collections.abc import Iterable
 
-from masthead.store import audit_log, outbox
+from masthead.store import audit_log, outbox, privacy_requests
 from masthead.store.comment_threads import touch
 from masthead.store.comments import PLACEHOLDER, TRASHED, Changed, Comment, by_email, commit, get
 from masthead.store.db import Database
@@ -60,14 +60,16 @@ def _delete(conn: sqlite3.Connection, row: Comment) -> None:
             _delete(conn, parent)
 
 
-def erase_person(db: Database, email: str, actor: str) -> int:
+def erase_person(db: Database, email: str, actor: str, request_id: int | None = None) -> int:
     """Answer an erasure request: every comment written with `email` (trimmed, case-folded)
     is deleted for good, leaving anonymous placeholders where replies hang (the thread keeps
     its shape), and the mails to that address or quoting those comments go with them, in one
     transaction. Their audit rows stay (who did what when) without the personal data: an
     edit's previous values become only the names of the fields it changed (in the rows of any
     comment that had this address before an edit too). Returns how many comments were
-    erased."""
+    erased. Every erasure, from the command line, the dashboard or a reader's link, writes one
+    `erase-person` audit row (how many comments, and the privacy request it answers, if any:
+    `request_id`, which is closed in the same transaction), never the address."""
 
     def apply(conn: sqlite3.Connection) -> int:
         ids = [c.id for c in by_email(conn, email)]
@@ -75,7 +77,13 @@ def erase_person(db: Database, email: str, actor: str) -> int:
         # and comments that had the address before an edit: the audit row still holds it
         was = audit_log.edited_with(conn, email)
         audit_log.scrub_previous(conn, sorted({*ids, *was}))
-        return len(_delete_all(conn, ids, actor).changed) if ids else 0
+        erased = len(_delete_all(conn, ids, actor).changed) if ids else 0
+        now = time.time()
+        audit_log.log_event(
+            conn, actor, "erase-person", detail={"request": request_id, "comments": erased}, at=now
+        )
+        privacy_requests.answered(conn, request_id, actor, kind="erase", comments=erased, now=now)
+        return erased
 
     return commit(db, apply)
 

@@ -336,4 +336,27 @@ MIGRATIONS: list[list[str]] = [
         "CREATE INDEX IF NOT EXISTS post_terms_posts ON post_terms (taxonomy, key, post_id)",
         "DROP INDEX IF EXISTS post_terms_key",
     ],
+    # 15: readers' privacy requests (GDPR articles 15 and 17): a copy or the erasure of the
+    # comments written with an address, asked for from the site and confirmed by a signed link
+    # mailed there; `email_hash` and `client_hash` (keyed hashes) count requests for the rate
+    # limits; an erasure done leaves only a masked address
+    [
+        """CREATE TABLE IF NOT EXISTS privacy_requests (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('export', 'erase')),
+            email TEXT NOT NULL,            -- masked once an erasure is done
+            email_hash TEXT NOT NULL,
+            client_hash TEXT NOT NULL DEFAULT '',
+            key TEXT NOT NULL,              -- random, signed into the mailed link
+            requested REAL NOT NULL,        -- seconds since the epoch
+            state TEXT NOT NULL CHECK (state IN ('mailed', 'done')),
+            done REAL,
+            actor TEXT NOT NULL DEFAULT '', -- who answered it: 'reader', 'editor:NAME'
+            comments INTEGER NOT NULL DEFAULT 0  -- how many comments it exported or erased
+        )""",
+        "CREATE INDEX IF NOT EXISTS privacy_requests_email "
+        "ON privacy_requests (email_hash, requested)",
+        "CREATE INDEX IF NOT EXISTS privacy_requests_client "
+        "ON privacy_requests (client_hash, requested)",
+    ],
 ]

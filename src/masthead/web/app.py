@@ -62,6 +62,7 @@ from masthead.web.routes import (
     comments,
     guanli,
     guanli_comments,
+    guanli_privacy,
     guanli_reports,
     ops,
     pages,
@@ -70,6 +71,7 @@ from masthead.web.routes import (
     series,
 )
 from masthead.web.routes import mail as mail_routes
+from masthead.web.routes import privacy as privacy_routes
 
 log = logging.getLogger(__name__)
 PACKAGE_STATIC = Path(__file__).parent / "static"
@@ -127,12 +129,14 @@ def create_app(
     app.include_router(guanli.router())
     app.include_router(guanli_comments.router())
     app.include_router(guanli_reports.router())
+    app.include_router(guanli_privacy.router())
     app.include_router(admin_api.router())
     app.include_router(pages.refs())
     app.include_router(search.router(site))
     app.include_router(seo.router(site))
     app.include_router(comment_feeds.router())
     app.include_router(comments.router())  # before the pages: /comments/… is not a page
+    app.include_router(privacy_routes.router())  # readers' privacy requests (notify/privacy.py)
     app.include_router(series.router(site))
     app.include_router(pages.router(site))
     app.include_router(mail_routes.router())  # links in notification mails (notify/)

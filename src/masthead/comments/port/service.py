@@ -53,6 +53,7 @@ from masthead.content.urls import canonical_path
 from masthead.store import comment_removal as removal
 from masthead.store import comment_targets as targets
 from masthead.store import comments as store
+from masthead.store import privacy_requests
 from masthead.store.db import Database
 from masthead.store.rows import ImportTarget
 
@@ -812,6 +813,19 @@ def person_json(comments: list[store.Comment], email: str) -> dict[str, Any]:
     }
 
 
+def export_person(
+    db: Database, email: str, actor: str = "system", request_id: int | None = None
+) -> dict[str, Any]:
+    """A data request's answer (`person_json`), with its `export-person` audit row written and
+    privacy request `request_id` closed (in one transaction, before the copy is handed out)."""
+    found = store.by_email(db.read(), email)
+    with db.write() as conn:
+        privacy_requests.record_export(
+            conn, actor, request_id=request_id, comments=len(found), now=time.time()
+        )
+    return person_json(found, email)
+
+
 def _personal(c: store.Comment) -> dict[str, Any]:
     shape = comment_json(c)
     del shape["author"]["email"]  # said once, at the top
@@ -820,11 +834,14 @@ def _personal(c: store.Comment) -> dict[str, Any]:
     return shape
 
 
-def erase(db: Database, email: str, actor: str = "system") -> tuple[int, int]:
-    """Erase every comment written with `email` (`store.comment_removal.erase_person`); return how
-    many were erased and how many of them stay as anonymous placeholders for their replies."""
+def erase(
+    db: Database, email: str, actor: str = "system", request_id: int | None = None
+) -> tuple[int, int]:
+    """Erase every comment written with `email` (`store.comment_removal.erase_person`, which
+    writes the audit row and closes privacy request `request_id`); return how many were erased
+    and how many of them stay as anonymous placeholders for their replies."""
     ids = [c.id for c in store.by_email(db.read(), email)]
-    erased = removal.erase_person(db, email, actor)
+    erased = removal.erase_person(db, email, actor, request_id)
     conn = db.read()
     kept = [c for c in (store.get(conn, i) for i in ids) if c is not None]
     return erased, sum(1 for c in kept if c.status == store.PLACEHOLDER)

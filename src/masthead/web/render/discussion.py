@@ -25,6 +25,7 @@ from masthead.comments import rules, threads
 from masthead.comments.text import initials
 from masthead.config import Language, Site
 from masthead.i18n import gettext, long_datetime
+from masthead.notify.sender import off_reason
 from masthead.store import comments as store
 from masthead.store.rows import PostRow
 
@@ -184,6 +185,12 @@ def form_context(site: Site, post_url: str, lang: Language) -> dict[str, Any]:
         "edit_minutes": settings.comments_edit_minutes,
         "limits": LIMITS,
         "honeypot": HONEYPOT,
+        # readers' privacy requests are answered by mail: offered only when mail can go out
+        "privacy": (
+            (settings.api_url or "") + "/comments/privacy?lang=" + lang.code
+            if off_reason(settings) is None
+            else ""
+        ),
     }
 
 

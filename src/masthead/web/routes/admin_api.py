@@ -11,7 +11,7 @@ without either. A POST's body must be `application/json` (415 otherwise: a cross
   "date", "body"}], "total", "page", "per_page"}`, newest first.
 - `POST /api/admin/comments/{id}` `{"action"}` and `POST /api/admin/comments/bulk`
   `{"action", "ids": [...]}` or `{"action", "filter": {...}, "expect": N}` (409 when the filter
-  no longer matches N comments): 200 `{"changed": N, "skipped": [ids]}`.
+  no longer matches N comments): 200 `{"changed": N, "skipped": [{"id": ID, "reason": WHY}]}`.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from masthead.store import audit_log
 from masthead.store import comment_moderation as moderation
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
+from masthead.store.db import Database
 from masthead.store.users import User
 from masthead.web.http import forms
 from masthead.web.routes import comments as _comments  # noqa: F401  (registers `commentid`)
@@ -231,7 +232,7 @@ async def act_on_one(request: Request, comment_id: int) -> JSONResponse:
     if cs.get(db.read(), comment_id) is None:
         return _error(404, f"no comment {comment_id}")
     done = moderation.moderate(db, action, [comment_id], f"editor:{user.name}")
-    return JSONResponse({"changed": len(done.changed), "skipped": done.skipped})
+    return JSONResponse(_result(db, action, done))
 
 
 async def bulk(request: Request) -> JSONResponse:
@@ -252,7 +253,15 @@ async def bulk(request: Request) -> JSONResponse:
             f"bulk-{action}",
             detail={"ids": done.changed, "skipped": done.skipped},
         )
-    return JSONResponse({"changed": len(done.changed), "skipped": done.skipped})
+    return JSONResponse(_result(db, action, done))
+
+
+def _result(db: Database, action: str, done: cs.Changed) -> dict[str, Any]:
+    """An action's answer: how many changed, and each id skipped with why
+    (`moderation.skip_reasons`: gone, already-STATUS, in-STATUS, changed)."""
+    reasons = moderation.skip_reasons(db.read(), action, done.skipped)
+    skipped = [{"id": i, "reason": reasons[i]} for i in done.skipped]
+    return {"changed": len(done.changed), "skipped": skipped}
 
 
 def _bulk_ids(request: Request, body: BulkBody) -> list[int]:

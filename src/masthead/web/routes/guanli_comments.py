@@ -321,9 +321,15 @@ def _moderate_as_seen(
 
 def _record(db: Any, actor: str, action: str, done: cs.Changed) -> int:
     """Log a screen action with what an undo needs; returns its audit id (the notice)."""
+    reasons = (
+        moderation.skip_reasons(db.read(), action, done.skipped)
+        if done.skipped and action in moderation.ACTIONS
+        else {}
+    )
     detail = {
         "ids": done.changed,
         "skipped": done.skipped,
+        "reasons": {str(k): v for k, v in reasons.items()},
         "moves": {str(k): list(v) for k, v in done.moves.items()},
     }
     with db.write() as conn:
@@ -351,8 +357,32 @@ def _notice(request: Request, user: str, raw: str | None) -> dict[str, Any] | No
         "key": DONE.get(action, "g_done_undo"),
         "changed": len(detail.get("ids", [])),
         "skipped": len(detail.get("skipped", [])),
+        "skips": _skips(detail),
         "undoable": undoable,
     }
+
+
+def _skips(detail: dict[str, Any]) -> list[dict[str, Any]]:
+    """The skipped rows of an action grouped by why (`moderation.skip_reasons`), each group a
+    catalog key, a count and the status it names: "1 is in Spam: use Not spam", not "changed
+    since you loaded the page" when the action was simply not one for that status. A row
+    logged before reasons were kept counts as changed."""
+    reasons = detail.get("reasons") or {}
+    counts: dict[str, int] = {}
+    for comment_id in detail.get("skipped", []):
+        why = str(reasons.get(str(comment_id), "changed"))
+        counts[why] = counts.get(why, 0) + 1
+    out = []
+    for why, n in counts.items():
+        kind, _, status = why.partition("-")
+        if kind == "in" and status in ("spam", "trash"):
+            key = f"g_skip_in_{status}"
+        elif kind in ("in", "already"):
+            key = f"g_skip_{kind}"
+        else:
+            key = "g_skip_gone" if why == "gone" else "g_skipped"
+        out.append({"key": key, "n": n, "status": status})
+    return out
 
 
 async def undo(request: Request) -> Response:

@@ -64,6 +64,9 @@ DETAIL_KEYS = (
     "ip_hash",
     "path",
     "why",
+    "request",
+    "comments",
+    "reasons",
 )
 _EDITED = "edited: "
 _PATTERNS = [(key, re.compile(pattern)) for key, pattern in REASONS]
@@ -224,6 +227,13 @@ def detail_text(t: Translate, raw: str | None) -> str:
             said.append(t("g_d_" + key, value=shown))
         elif key == "why":
             said.append(t("g_d_why", value=_plain(value)))
+        elif key == "reasons":
+            pass  # the skipped ids are said once, under `skipped`
+        elif key == "request":
+            if value is not None:
+                said.append(t("g_d_request", value=_plain(value)))
+        elif key == "comments" and isinstance(value, int) and not isinstance(value, bool):
+            said.append(t("g_d_comments", n=value))
         else:
             said.append(f"{_cut(str(key))}: {_plain(value)}")
     return t("g_list_sep").join(said)

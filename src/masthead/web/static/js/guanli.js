@@ -7,6 +7,16 @@
   var all = document.getElementById("g-all");
   var help = document.getElementById("g-help");
   var current = -1;
+  // phones: the filter bar folds behind its "Filter" summary, so the first comment is on the
+  // first screen (open when a filter is in use); without script it stays open
+  var fold = document.querySelector(".guanli-fold");
+  if (fold && window.matchMedia("(max-width: 700px)").matches) {
+    var used = Array.prototype.some.call(
+      fold.querySelectorAll("input[name=q], input[name=post], input[name=day], select[name=lang]"),
+      function (field) { return field.value !== ""; }
+    );
+    fold.open = used;
+  }
 
   function ticked() {
     return document.querySelectorAll('.g-row input[name="ids"]:checked').length;

@@ -150,7 +150,11 @@ class Exchange:
     async def receive(self) -> dict[str, Any]:
         if not self.read:
             self.read = True
-            return {"type": "http.request", "body": await self.protocol(), "more_body": False}
+            try:
+                body = await self.protocol()
+            except Exception:  # a malformed body (a bad chunk size), or the client went away:
+                body = b""  # it ends here, as granian's ASGI interface ends it; the app says 400
+            return {"type": "http.request", "body": body, "more_body": False}
         await self.protocol.client_disconnect()
         return {"type": "http.disconnect"}
 

@@ -51,6 +51,7 @@ from urllib.parse import quote, unquote, urlsplit
 from masthead.config import Site
 from masthead.content import thumbs, urls
 from masthead.errors import ConfigError, MastheadError
+from masthead.export import hosts, search_index
 from masthead.store import export as export_store
 from masthead.store import posts as store
 from masthead.web.http.media import SVG_POLICY, media_type, refused
@@ -408,14 +409,14 @@ class _Fixed:
 async def _build(site: Site, out: Path, progress: Progress, now: float, jobs: int) -> BuildReport:
     from masthead.web.app import create_app
 
-    app = create_app(site, clock=_Fixed(now), send_mail=False)  # a build mails no one
+    app = create_app(site, clock=_Fixed(now), send_mail=False, export=True)  # mails no one
     app.state.masthead.compressed = False  # every request asks for identity: no page pays
     client = Client(app, base_url(site))
     report = BuildReport()
     output = Output(out)
     async with app.router.lifespan_context(app):  # closes the database and the search log after
         conn = app.state.masthead.db.read()
-        pages = page_urls(site, conn, now)
+        pages = page_urls(site, conn, now) + search_index.page_urls(site)
         assets = asset_urls(site)
         moves = redirects(site, conn, now, pages)
         output._folder(out)
@@ -450,8 +451,12 @@ async def _build(site: Site, out: Path, progress: Progress, now: float, jobs: in
                 if rel is not None:
                     output.write(rel, alias_page(new, urls.absolute(base_url(site), new)))
             output.write(REDIRECTS_FILE, redirects_file(moves))
-            headers = security_headers(site.settings, base_url(site))
+            static_search = search_index.wanted(site)
+            headers = security_headers(site.settings, base_url(site), wasm=static_search)
             output.write(HEADERS_FILE, headers_file(headers, svgs))
+            hosts.write(output, headers, moves, svgs)
+            if static_search:
+                await search_index.write(output, set(output.kept))
             progress(total, total)
         except BaseException:
             output.save()
@@ -542,7 +547,7 @@ def _worker_start(site: Site, out: Path, now: float) -> None:
     from masthead.web.app import create_app
 
     logging.getLogger("masthead").addHandler(logging.NullHandler())
-    app = create_app(site, index=False, clock=_Fixed(now), send_mail=False)
+    app = create_app(site, index=False, clock=_Fixed(now), send_mail=False, export=True)
     app.state.masthead.compressed = False
     _WORKER.update(site=site, client=Client(app, base_url(site)), out=out)
 

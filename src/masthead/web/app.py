@@ -81,6 +81,7 @@ def create_app(
     watch: bool = False,
     served: str | None = None,
     send_mail: bool = True,
+    export: bool = False,
 ) -> FastAPI:
     """Build the app for `site`. With `index=True` the index is brought up to date first
     (incremental: unchanged files are not parsed again). `clock` gives seconds since the epoch
@@ -91,12 +92,13 @@ def create_app(
     `base_url` is unset or under `dev` (web/http/address.py). Of several apps watching one site, one
     runs its watcher at a time (indexing/watch_lock.py). While it serves, notification mails are
     collected and sent in the background, by one app of several serving one site (notify/runner.py),
-    unless `send_mail=False` (a static build: `masthead build`)."""
+    unless `send_mail=False` (a static build: `masthead build`). `export=True` renders pages for
+    `masthead build`'s files (`SiteState.self_contained`)."""
     db = Database(site.database_path)
     if index:
         index_and_log(site, db)
     base = address.base_url(site.settings, dev=dev, served=served)
-    state = SiteState(site=site, db=db, dev=dev, clock=clock, base_url=base.url)
+    state = SiteState(site=site, db=db, dev=dev, clock=clock, base_url=base.url, export=export)
     app = fastpath.App(
         title=site.settings.title,
         version=masthead.__version__,

@@ -136,6 +136,7 @@ class SiteState:
     base_url: str = DEFAULT_SERVED  # of every absolute URL (web/http/address.py)
     theme_epoch: int = 0  # bumped when a template or static file changes (--dev)
     compressed: bool = True  # pages keep gzip and brotli bodies (off for `masthead build`)
+    export: bool = False  # pages for `masthead build`'s files (see `self_contained`)
     clock: Callable[[], float] = time.time
     _cache: OrderedDict[tuple, Page] = field(default_factory=OrderedDict)
     _bytes: int = 0
@@ -145,6 +146,13 @@ class SiteState:
     _refs: tuple[tuple[int, int], dict[str, Source]] = ((-1, -1), {})
 
     reloader: Any = None
+
+    @property
+    def self_contained(self) -> bool:
+        """Whether pages are for an export with no masthead behind it (`masthead build` without
+        `api_url`): the search box reads the index in the files (export/search_index.py) and a
+        post shows its approved comments as of the build, with no form that could not post."""
+        return self.export and not self.site.settings.api_url
 
     def reload_version(self) -> int:
         """The live-reload version a page is rendered at (`--dev`), 0 otherwise."""

@@ -53,9 +53,67 @@ sys.path.insert(0, str(REPO / "bench"))
 CORPUS = REPO / "tests" / "data" / "k8s-blog"
 WORD = re.compile(r"[a-z]{3,}")
 STOP = frozenset(
-    "the and for are but not you all any can had her was one our out day get has him his how "
-    "man new now old see two way who boy did its let put say she too use that with this from "
-    "they will have what when your which their there been were into than then them these".split()
+    {
+        "the",
+        "and",
+        "for",
+        "are",
+        "but",
+        "not",
+        "you",
+        "all",
+        "any",
+        "can",
+        "had",
+        "her",
+        "was",
+        "one",
+        "our",
+        "out",
+        "day",
+        "get",
+        "has",
+        "him",
+        "his",
+        "how",
+        "man",
+        "new",
+        "now",
+        "old",
+        "see",
+        "two",
+        "way",
+        "who",
+        "boy",
+        "did",
+        "its",
+        "let",
+        "put",
+        "say",
+        "she",
+        "too",
+        "use",
+        "that",
+        "with",
+        "this",
+        "from",
+        "they",
+        "will",
+        "have",
+        "what",
+        "when",
+        "your",
+        "which",
+        "their",
+        "there",
+        "been",
+        "were",
+        "into",
+        "than",
+        "then",
+        "them",
+        "these",
+    }
 )
 
 # Runs in the export's search page: static-search.js's own search (`mastheadStaticSearch`), with
@@ -83,7 +141,7 @@ def log(msg: str) -> None:
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
@@ -106,7 +164,6 @@ def fragment_urls(out: Path) -> dict[str, str]:
 
 def queries(texts: dict[int, str], langs: dict[int, str], n: int) -> dict[str, list[str]]:
     import rjieba
-
     from bench_search import QUERIES
 
     from masthead.search.segment import HAN
@@ -151,9 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     from masthead.store.db import Database
 
     sys.path.insert(0, str(REPO / "tests"))
-    from support.browser import chromium_path
-
     from playwright.sync_api import sync_playwright
+
+    from support.browser import chromium_path
 
     print(f"<!-- masthead from {Path(masthead.__file__).parent} -->")
     with tempfile.TemporaryDirectory(prefix="masthead-static-search-") as tmp:
@@ -224,9 +281,11 @@ def main(argv: list[str] | None = None) -> int:
                         sizes: list[int] = []
                         tab.on(
                             "requestfinished",
-                            lambda r, s=sizes: s.append(r.sizes()["responseBodySize"])
-                            if "/pagefind/" in r.url
-                            else None,
+                            lambda r, s=sizes: (
+                                s.append(r.sizes()["responseBodySize"])
+                                if "/pagefind/" in r.url
+                                else None
+                            ),
                         )
                         prefix = "/zh" if lang == "zh" else ""
                         tab.goto(f"{base}{prefix}/search/?q={quote(q)}")
@@ -239,9 +298,14 @@ def main(argv: list[str] | None = None) -> int:
             server.shutdown()
 
     print(f"\n#### Static search (Pagefind) against the live search: {what}\n")
-    print(f"Export: {report.files:,} files in {build_s:.1f} s; the Pagefind bundle {bundle / 1e6:.1f} MB.\n")
-    print("| queries | language | (query, post) pairs of the live search | found by the export "
-          "| recall | queries at 100% | pairs only the export found | bytes per query, median | max |")
+    print(
+        f"Export: {report.files:,} files in {build_s:.1f} s; "
+        f"the Pagefind bundle {bundle / 1e6:.1f} MB.\n"
+    )
+    print(
+        "| queries | language | (query, post) pairs of the live search | found by the export "
+        "| recall | queries at 100% | pairs only the export found | bytes per query, median | max |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     missed: list[tuple[int, str, int]] = []
     for lang, qs in sets.items():

@@ -29,10 +29,10 @@ import json
 import logging
 import re
 import tempfile
+from asyncio.subprocess import PIPE, STDOUT
 from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Protocol
-from asyncio.subprocess import PIPE, STDOUT
 
 from masthead.config import Site
 from masthead.content import urls

@@ -186,7 +186,9 @@ def _frozen(
     (a static host has no `?cpage=`), "comments as of" the build's day, and no form."""
     s = site.settings
     rows = store.public_thread(conn, row.translation_key)
-    view = threads.build(rows, depth=s.comments_depth, order=s.comments_order, per_page=len(rows) or 1)
+    view = threads.build(
+        rows, depth=s.comments_depth, order=s.comments_order, per_page=len(rows) or 1
+    )
     nodes = [node_context(n, site, lang) for n in view.nodes]
     langs = {n.comment.lang for n in view.walk() if n.comment is not None and not n.removed}
     langs.discard("")

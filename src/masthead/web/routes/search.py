@@ -348,12 +348,16 @@ def static_page(rendering: Renderer, lang: Language) -> tuple[str, int]:
         path=path,
         title=gettext(lang.locale, "search"),
         versions={
-            code: urls.lang_path(o.prefix, "/search/") for code, o in rendering.site.languages.items()
+            code: urls.lang_path(o.prefix, "/search/")
+            for code, o in rendering.site.languages.items()
         },
         noindex=True,
         search_path=path,
         languages_json=json.dumps(
-            {o.code: {"name": o.name, "hreflang": o.hreflang} for o in rendering.site.languages.values()},
+            {
+                o.code: {"name": o.name, "hreflang": o.hreflang}
+                for o in rendering.site.languages.values()
+            },
             ensure_ascii=False,
         ),
     )

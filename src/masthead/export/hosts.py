@@ -7,9 +7,9 @@
   would leave out every name that starts with `_` or `.`);
 - `_nginx.conf` (nginx): included in the `server` block that serves OUT (docs: Deploying), it
   sends the security headers `serve` sends (the CSP among them), answers every alias and former
-  URL with a 301, serves `404.html` for a missing page, gives feeds their media types and the
-  cover thumbnails their long cache, and keeps the build's own files (`_headers`, `_redirects`,
-  itself, the manifests) from being served.
+  URL with a 301, serves `404.html` for a missing page, gives each file the media type `serve`
+  gives it (feeds included) and the cover thumbnails their long cache, and keeps the build's
+  own files (`_headers`, `_redirects`, itself, the manifests) from being served.
 
 nginx reads a `location = PATH` against the request's decoded, normalised path, so each path is
 written decoded and quoted; `add_header` in a `location` replaces the server's, so a location
@@ -31,6 +31,21 @@ FEED_TYPES = {  # as web/routes/seo.py serves them (nginx's mime.types says text
     "application/rss+xml": (urls.FEED_FILES["rss"], urls.THREAD_FEED_FILES["rss"]),
     "application/atom+xml": (urls.FEED_FILES["atom"], urls.THREAD_FEED_FILES["atom"]),
 }
+# the types of the site's own files, as `serve` sends them (media files: web.http.media)
+PAGE_TYPES = {
+    ".html": "text/html",
+    ".css": "text/css",
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".xml": "application/xml",  # sitemaps (feeds: FEED_TYPES)
+    ".txt": "text/plain",
+    ".json": "application/json",
+}
+# the types sent with `; charset=utf-8`, as `serve` sends them
+CHARSET_TYPES = (
+    "text/html", "text/css", "text/javascript", "text/plain", "text/csv", "text/vtt",
+    "application/xml", "application/rss+xml", "application/atom+xml",
+)  # fmt: skip
 # files of the build, never pages: `_headers`, `_redirects`, this file, `.masthead-*`
 PRIVATE = r"^/(_headers|_redirects|_nginx\.conf|\.masthead-[^/]*|\.nojekyll)$"
 
@@ -63,7 +78,9 @@ def nginx_conf(
     lines = [
         "# written by masthead build: include it in the server block whose root is this folder",
         "absolute_redirect off;  # a redirect names a path on the host the reader asked",
+        f"types {{ {' '.join(_types())} }}",
         "charset utf-8;",
+        f"charset_types {' '.join(CHARSET_TYPES)};",
         "error_page 404 /404.html;",
         *adds(headers),
         f"location ~ {_quoted(PRIVATE, literal=True)} {{ return 404; }}",
@@ -84,6 +101,16 @@ def nginx_conf(
         target = _quoted(new.replace("$", "%24"))  # the same URL (RFC 3986 §2.1)
         lines.append(f"location = {_path(old)} {{ return 301 {target}; }}")
     return ("\n".join(lines) + "\n").encode()
+
+
+def _types() -> list[str]:
+    """nginx `types` entries (`image/png png;`): each extension with the type `serve` gives it."""
+    from masthead.web.http.media import MEDIA_TYPES
+
+    by_type: dict[str, list[str]] = {}
+    for ext, media in {**PAGE_TYPES, **MEDIA_TYPES}.items():
+        by_type.setdefault(media.partition(";")[0], []).append(ext.lstrip("."))
+    return [f"{media} {' '.join(exts)};" for media, exts in sorted(by_type.items())]
 
 
 def _path(url_path: str) -> str:

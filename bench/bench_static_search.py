@@ -198,6 +198,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--words", type=int, default=300, help="frequent words per language")
     ap.add_argument("--sample", type=int, default=15, help="queries per language for bytes")
     ap.add_argument("--show", type=int, default=10, help="missed queries listed")
+    ap.add_argument("--jobs", type=int, default=1, help="build processes (masthead build --jobs)")
+    ap.add_argument(
+        "--work", type=Path, help="keep the site, database and export here (a rerun continues)"
+    )
     args = ap.parse_args(argv)
 
     import masthead
@@ -214,15 +218,19 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"<!-- masthead from {Path(masthead.__file__).parent} -->")
     with tempfile.TemporaryDirectory(prefix="masthead-static-search-") as tmp:
-        work = Path(tmp)
+        work = args.work or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
         if args.posts:
             from bench_search import make_site
 
-            root = make_site(args.posts, work, 1)
+            root = work / f"site-{args.posts}"
+            if not root.is_dir():
+                root = make_site(args.posts, work, 1)
             what = f"{args.posts:,} posts of make_corpus.py (seed 1)"
         else:
             root = work / "site"
-            shutil.copytree(args.corpus, root)
+            if not root.is_dir():
+                shutil.copytree(args.corpus, root)
             what = f"{args.corpus.name} (real posts)"
         site = load_site(
             root, {"database": str(work / "site.db"), "base_url": "https://bench.example.org"}
@@ -230,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         out = work / "public"
         log(f"building {what} ...")
         t0 = time.perf_counter()
-        report = build(site, out)
+        report = build(site, out, jobs=args.jobs)
         build_s = time.perf_counter() - t0
         ids = fragment_urls(out)
         bundle = sum(p.stat().st_size for p in (out / "pagefind").rglob("*") if p.is_file())

@@ -207,6 +207,35 @@ def test_the_export_searches_under_its_own_csp_which_adds_only_wasm(demo_export,
         page.close()
 
 
+def test_without_wasm_unsafe_eval_the_export_cannot_search(demo_export, browser):
+    """'wasm-unsafe-eval' is what Pagefind strictly needs: under the same policy without it the
+    search page cannot search, and says so."""
+    inner = static_host(demo_export)
+
+    async def without_wasm(scope, receive, send):  # type: ignore[no-untyped-def]
+        async def strip(message):  # type: ignore[no-untyped-def]
+            if message["type"] == "http.response.start":
+                headers = [
+                    (k, v.replace(b" 'wasm-unsafe-eval'", b"")) for k, v in message["headers"]
+                ]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await inner(scope, receive, strip)
+
+    with uvicorn_server(without_wasm) as base:
+        page = browser.new_page()
+        page.goto(base + "/search/?q=typography")
+        csp = page.evaluate(
+            "fetch(location.href).then(r => r.headers.get('content-security-policy'))"
+        )
+        assert "script-src 'self';" in csp
+        page.wait_for_selector(".search-results:not([hidden])", timeout=60_000)
+        assert page.locator(".list__count").inner_text() == "Search could not load its index."
+        assert page.locator(".search-hits .hit").count() == 0
+        page.close()
+
+
 # --- the files --------------------------------------------------------------------------------
 
 

@@ -15,7 +15,10 @@ static server maps a request to a file):
   `noindex`) at the old path, and all of them in `_redirects` (Netlify and Cloudflare Pages:
   `/old/ /new/ 301` per line);
 - `_headers` (Netlify and Cloudflare Pages): the security headers `serve` sends, the
-  Content-Security-Policy among them.
+  Content-Security-Policy among them; `_nginx.conf` and `.nojekyll` (export/hosts.py);
+- without `api_url`, the search index in `pagefind/` and the search pages `/search/`
+  (export/search_index.py); the pages are then those of an export (`create_app(export=True)`:
+  that search, and the comments as of the build with no form).
 
 Every page, feed and file is fetched through the real ASGI app (`web.app.create_app`, called
 in process as a server calls it, with `Accept-Encoding: identity`), so its bytes are what

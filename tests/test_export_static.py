@@ -139,7 +139,8 @@ def test_an_export_served_by_http_server_finds_both_sample_posts_and_shows_its_c
             hit = page.locator(".search-hits .hit", has=page.locator(f'a[href="{POST_ZH}"]'))
             assert "中文" in hit.locator(".hit__meta").inner_text()
             assert hit.locator(".hit__snippet mark").count() >= 1
-            assert " " not in hit.locator(".hit__title").inner_text()  # shown as written
+            assert hit.locator(".hit__title").inner_text() == "长文阅读的排版"  # as written
+            assert hit.locator(".hit__meta time").inner_text() == "2025年2月18日"
 
         # the language and tag filters: in the query, and as the form's lists
         page.goto(base + "/search/?q=" + quote("lang:zh 排版"))

@@ -16,10 +16,11 @@
   var HAN = new RegExp("[" + H + "]+", "g");
   var P = "\\u2010-\\u2027\\u3000-\\u303f\\uff00-\\uffef"; // CJK and general punctuation
   var MARKS = "((?:</?mark>)*) ((?:</?mark>)*)";
-  var AFTER_HAN = new RegExp("([" + H + "])" + MARKS + "(?=[" + H + P + "])", "g");
-  var BEFORE_HAN = new RegExp("([" + P + "])" + MARKS + "(?=[" + H + "])", "g");
+  // a space the index added: between Han characters, and from punctuation and digits beside one
+  var AFTER_HAN = new RegExp("([" + H + "])" + MARKS + "(?=[" + H + P + "0-9])", "g");
+  var BEFORE_HAN = new RegExp("([" + P + "0-9])" + MARKS + "(?=[" + H + "])", "g");
   var PAIR = new RegExp("([" + H + "])(?=[" + H + "])", "g");
-  function joined(text) { // the indexed text as the page has it, but for spaces next to Latin
+  function joined(text) { // the indexed text as the page has it (but for spaces beside letters)
     return text.replace(AFTER_HAN, "$1$2$3").replace(BEFORE_HAN, "$1$2$3").trim();
   }
   var form = root.querySelector("form");

@@ -153,6 +153,56 @@ def serve(folder: Path) -> tuple[socketserver.TCPServer, str]:
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
+def posts_only(site, out: Path):  # type: ignore[no-untyped-def]
+    """What `build` writes for the search alone: each post's page, the search pages and the
+    static files (through the same app, `export=True`), then the index (export/search_index.py).
+    A page already in OUT (from an interrupted run) is kept as it is."""
+    import asyncio
+
+    from masthead.export import search_index
+    from masthead.export.build import BuildReport, Client, asset_urls, file_for
+    from masthead.store import export as export_store
+    from masthead.web.app import create_app
+
+    now = time.time()
+
+    class Files:
+        def __init__(self) -> None:
+            self.root, self.previous, self.kept = out, set(), set()
+
+        def write(self, rel: str, data: bytes) -> None:
+            path = out / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            self.kept.add(rel)
+
+    async def run() -> BuildReport:
+        app = create_app(site, clock=lambda: now, send_mail=False, export=True)
+        app.state.masthead.compressed = False
+        client = Client(app, site.settings.base_url)
+        files = Files()
+        async with app.router.lifespan_context(app):
+            conn = app.state.masthead.db.read()
+            posts = [r.url for r in export_store.published_urls(conn, now) if r.kind == "post"]
+            todo = posts + search_index.page_urls(site) + asset_urls(site)
+            for n, url in enumerate(todo, start=1):
+                rel = file_for(url)
+                if rel is None:
+                    continue
+                if (out / rel).is_file() and url in posts:
+                    files.kept.add(rel)
+                    continue
+                status, body = await client.get(url)
+                if status == 200:
+                    files.write(rel, body)
+                if n % 1000 == 0:
+                    log(f"{n:,} of {len(todo):,}")
+            await search_index.write(files, set(files.kept))
+        return BuildReport(written=len(files.kept))
+
+    return asyncio.run(run())
+
+
 def fragment_urls(out: Path) -> dict[str, str]:
     """Pagefind page id (`en_1a2b3c4`) → the URL its fragment names."""
     urls = {}
@@ -200,6 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show", type=int, default=10, help="missed queries listed")
     ap.add_argument("--jobs", type=int, default=1, help="build processes (masthead build --jobs)")
     ap.add_argument(
+        "--posts-only",
+        action="store_true",
+        help="export only what the search reads (post pages, search pages, /static/), not the "
+        "lists and feeds: the same index, sooner; a page already in OUT is kept",
+    )
+    ap.add_argument(
         "--work", type=Path, help="keep the site, database and export here (a rerun continues)"
     )
     args = ap.parse_args(argv)
@@ -238,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         out = work / "public"
         log(f"building {what} ...")
         t0 = time.perf_counter()
-        report = build(site, out, jobs=args.jobs)
+        report = posts_only(site, out) if args.posts_only else build(site, out, jobs=args.jobs)
         build_s = time.perf_counter() - t0
         ids = fragment_urls(out)
         bundle = sum(p.stat().st_size for p in (out / "pagefind").rglob("*") if p.is_file())

@@ -168,7 +168,9 @@ def posts_only(site, out: Path):  # type: ignore[no-untyped-def]
 
     class Files:
         def __init__(self) -> None:
-            self.root, self.previous, self.kept = out, set(), set()
+            self.root, self.kept = out, set()
+            index = out / search_index.FOLDER  # an index already there is kept if still good
+            self.previous = {p.relative_to(out).as_posix() for p in index.rglob("*") if p.is_file()}
 
         def write(self, rel: str, data: bytes) -> None:
             path = out / rel

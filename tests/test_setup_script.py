@@ -12,6 +12,8 @@ import subprocess  # nosec B404: runs the script under test
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).parent.parent / "scripts" / "test.py"
 APT_LINE = (
     "error: the browser tests need Chromium and a Chinese font: run  sudo apt-get install "
@@ -64,7 +66,9 @@ sys.modules[spec.name] = script
 spec.loader.exec_module(script)
 found = script.survey(os.environ, default_chromium={str(tmp_path / "chromium")!r})
 assert found.chromium is None, found
-machine = dataclasses.replace(found, root=False, distro="debian", zh_font=False, venv_module=True)
+machine = dataclasses.replace(
+    found, root=False, distro="debian", zh_font=False, venv_module=True, nginx=True
+)
 sys.exit(script.preflight(machine))
 """
     done = subprocess.run(
@@ -95,6 +99,33 @@ def test_as_root_the_check_plans_the_installs_instead():
     ready = dataclasses.replace(none, chromium="/usr/bin/chromium", zh_font=True)
     assert script.plan(ready) == []
     assert script.plan(dataclasses.replace(ready, root=False)) == []
+
+
+def test_nginx_is_installed_with_apt_as_root_and_named_otherwise():
+    script = load()
+    ready = script.Machine(
+        root=True,
+        distro="debian",
+        chromium_env=None,
+        chromium="/usr/bin/chromium",
+        zh_font=True,
+        venv_module=True,
+        nginx=False,
+    )
+    assert script.plan(ready) == ["nginx"]
+    assert script.plan(dataclasses.replace(ready, distro="ubuntu")) == ["nginx"]
+    bare = dataclasses.replace(ready, chromium=None, zh_font=False)
+    assert script.plan(bare) == ["chromium", "fonts-wqy-zenhei", "nginx"]
+    assert script.plan(dataclasses.replace(bare, distro="ubuntu")) == [
+        "fonts-wqy-zenhei",
+        "nginx",
+        "playwright-chromium",
+    ]
+    with pytest.raises(script.Missing) as missing:
+        script.plan(dataclasses.replace(ready, root=False))
+    assert str(missing.value) == "error: the tests need nginx: run  sudo apt-get install nginx"
+    found = script.survey({})
+    assert found.nginx == (script.nginx_path() is not None)
 
 
 def test_a_chromium_env_names_the_browser(tmp_path):

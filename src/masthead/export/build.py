@@ -18,7 +18,10 @@ static server maps a request to a file):
   `noindex`) at the old path, and all of them in `_redirects` (Netlify and Cloudflare Pages:
   `/old/ /new/ 301` per line);
 - `_headers` (Netlify and Cloudflare Pages): the security headers `serve` sends, the
-  Content-Security-Policy among them.
+  Content-Security-Policy among them; `_nginx.conf` and `.nojekyll` (export/hosts.py);
+- without `api_url`, the search index in `pagefind/` and the search pages `/search/`
+  (export/search_index.py); the pages are then those of an export (`create_app(export=True)`:
+  that search, and the comments as of the build with no form).
 
 Every page, feed and file is what `masthead serve` sends for its URL with the same base URL:
 page, feed and sitemap endpoints are called directly, through the same `respond` and renderer
@@ -59,6 +62,7 @@ from urllib.parse import quote, unquote, urlsplit
 from masthead.config import Site
 from masthead.content import cards, thumbs, urls
 from masthead.errors import ConfigError
+from masthead.export import hosts, search_index
 from masthead.export.client import BuildError, Client
 from masthead.export.made import Made, Mark, Versions, fingerprint, record
 from masthead.store import export as export_store
@@ -503,6 +507,8 @@ def build(
             output.keep_previous()
             if stale:
                 asyncio.run(_refresh(site, now, output, report, versions, stale, done))
+        if search_index.wanted(site):  # after every page is written (step 2 to 3)
+            asyncio.run(search_index.write(output, set(output.kept)))
     except BaseException:
         output.save()
         raise
@@ -549,7 +555,7 @@ def _open(site: Site, now: float) -> Direct:
     from masthead.export.direct import Direct
     from masthead.web.app import create_app
 
-    app = create_app(site, index=False, clock=_Fixed(now), send_mail=False)
+    app = create_app(site, index=False, clock=_Fixed(now), send_mail=False, export=True)
     state = app.state.masthead
     state.compressed = False
     state.bulk = True
@@ -616,7 +622,7 @@ async def _fetch_all(
     progress: Progress,
 ) -> None:
     conn = fetcher.state.db.read()
-    pages = page_urls(site, conn, now)
+    pages = page_urls(site, conn, now) + search_index.page_urls(site)
     assets = asset_urls(site)
     moves = redirects(site, conn, now, pages)
     # the sitemap first: a sitemap index names its parts
@@ -654,8 +660,9 @@ async def _fetch_all(
     output.write(REDIRECTS_FILE, redirects_file(moves))
     from masthead.web.http.security import security_headers
 
-    headers = security_headers(site.settings, base_url(site))
+    headers = security_headers(site.settings, base_url(site), wasm=search_index.wanted(site))
     output.write(HEADERS_FILE, headers_file(headers, svgs))
+    hosts.write(output, headers, moves, svgs)
     progress(total, total)
 
 

@@ -87,6 +87,7 @@ def create_app(
     served: str | None = None,
     send_mail: bool = True,
     replicate: bool = False,
+    export: bool = False,
 ) -> FastAPI:
     """Build the app for `site`. With `index=True` the index is brought up to date first
     (incremental: unchanged files are not parsed again). `clock` gives seconds since the epoch
@@ -99,12 +100,13 @@ def create_app(
     collected and sent in the background, by one app of several serving one site (notify/runner.py),
     unless `send_mail=False` (a static build: `masthead build`). With `replicate=True`
     (`masthead serve`) and `[replica] url` set, Litestream replicates the database while the app
-    serves, run by one app of several serving one site (replica/supervisor.py)."""
+    serves, run by one app of several serving one site (replica/supervisor.py). `export=True`
+    renders pages for `masthead build`'s files (`SiteState.self_contained`)."""
     db = Database(site.database_path, checkpoints=not site.replicated)
     if index:
         index_and_log(site, db)
     base = address.base_url(site.settings, dev=dev, served=served)
-    state = SiteState(site=site, db=db, dev=dev, clock=clock, base_url=base.url)
+    state = SiteState(site=site, db=db, dev=dev, clock=clock, base_url=base.url, export=export)
     app = fastpath.App(
         title=site.settings.title,
         version=masthead.__version__,

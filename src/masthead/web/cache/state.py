@@ -149,6 +149,7 @@ class SiteState:
     compressed: bool = True  # pages keep gzip and brotli bodies (off for `masthead build`)
     bulk: bool = False  # every page is rendered (`masthead build`): read site-wide tables once
     cache_bytes: int = CACHE_BYTES  # the page cache's budget (a build renders each page once)
+    export: bool = False  # pages for `masthead build`'s files (see `self_contained`)
     clock: Callable[[], float] = time.time
     _cache: OrderedDict[tuple, Page] = field(default_factory=OrderedDict)
     _bytes: int = 0
@@ -159,6 +160,13 @@ class SiteState:
     _memo: tuple[tuple[int, int], dict[tuple, Any]] = ((-1, -1), {})
 
     reloader: Any = None
+
+    @property
+    def self_contained(self) -> bool:
+        """Whether pages are for an export with no masthead behind it (`masthead build` without
+        `api_url`): the search box reads the index in the files (export/search_index.py) and a
+        post shows its approved comments as of the build, with no form that could not post."""
+        return self.export and not self.site.settings.api_url
 
     def reload_version(self) -> int:
         """The live-reload version a page is rendered at (`--dev`), 0 otherwise."""

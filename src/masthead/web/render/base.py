@@ -70,6 +70,14 @@ class Base:
         """`/archive/` in `lang`: `/archive/` or `/zh/archive/`."""
         return urls.lang_path(lang.prefix, path)
 
+    def search_url(self, lang: Language) -> str:
+        """Where a search form of `lang` sends its query: this site's `/search`, that masthead's
+        on an export with `api_url`, and on an export with no masthead behind it the page
+        `/search/` of the files, which searches their index (export/search_index.py)."""
+        if self.state.self_contained:
+            return self.lang_path(lang, "/search/")
+        return (self.site.settings.api_url or "") + self.lang_path(lang, "/search")
+
     def body_html(self, html: str, lang: str) -> str:
         """A stored post body as a page shows it, the allowlist its last step: the text of
         standalone `ref`/`relref` links made their targets' permalinks (`content.refs.show`),

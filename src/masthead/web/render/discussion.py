@@ -24,7 +24,7 @@ from typing import Any
 from masthead.comments import rules, threads
 from masthead.comments.text import initials
 from masthead.config import Language, Site
-from masthead.i18n import gettext, long_datetime
+from masthead.i18n import gettext, long_date, long_datetime
 from masthead.notify.sender import off_reason
 from masthead.store import comments as store
 from masthead.store.rows import PostRow
@@ -146,13 +146,23 @@ def thread_view(
 
 
 def block(
-    conn: sqlite3.Connection, row: PostRow, site: Site, lang: Language, now: float, page: int
+    conn: sqlite3.Connection,
+    row: PostRow,
+    site: Site,
+    lang: Language,
+    now: float,
+    page: int,
+    *,
+    frozen: bool = False,
 ) -> dict[str, Any] | None:
     """The context of a post's comments block, or None when the post has none (a page, or
     front matter `comments: false`). A `page` the thread does not have (below 1, past the
-    end) shows its nearest page."""
+    end) shows its nearest page. `frozen` (an export with no masthead behind it): the whole
+    thread on one page as of `now`, with no form or reply link (nothing could post them)."""
     if row.kind != "post" or not row.comments:
         return None
+    if frozen:
+        return _frozen(conn, row, site, lang, now)
     view = thread_view(conn, row.translation_key, site, page, nearest=True)
     nodes = [node_context(n, site, lang) for n in view.nodes]
     langs = {n.comment.lang for n in view.walk() if n.comment is not None and not n.removed}
@@ -167,6 +177,34 @@ def block(
         "pagination": page_of(view, row.url) if view.pages > 1 else None,
         "open": is_open(row, site, now),
         # several languages in this thread: the reader may show only the page's own
+        "filter": len(site.languages) > 1 and bool(langs - {lang.code}),
+    }
+
+
+def _frozen(
+    conn: sqlite3.Connection, row: PostRow, site: Site, lang: Language, now: float
+) -> dict[str, Any]:
+    """The comments block of a static copy: every approved comment of the thread, on one page
+    (a static host has no `?cpage=`), "comments as of" the build's day, and no form."""
+    s = site.settings
+    rows = store.public_thread(conn, row.translation_key)
+    view = threads.build(
+        rows, depth=s.comments_depth, order=s.comments_order, per_page=len(rows) or 1
+    )
+    nodes = [node_context(n, site, lang) for n in view.nodes]
+    langs = {n.comment.lang for n in view.walk() if n.comment is not None and not n.removed}
+    langs.discard("")
+    total = view.total
+    count = gettext(lang.locale, "n_comments_one" if total == 1 else "n_comments", n=total)
+    day = long_date(datetime.fromtimestamp(now, UTC).astimezone(site.tz), lang.locale)
+    return {
+        **form_context(site, row.url, lang),
+        "nodes": nodes,
+        "total": total,
+        "count_text": count,
+        "pagination": None,
+        "open": False,
+        "as_of": gettext(lang.locale, "comments_as_of" if total else "no_comments_as_of", date=day),
         "filter": len(site.languages) > 1 and bool(langs - {lang.code}),
     }
 

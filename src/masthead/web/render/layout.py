@@ -238,8 +238,10 @@ class Layout(Base):
             "jsonld": Markup(jsonld.script(structured)) if structured else None,  # nosec B704
             "switcher": self.switcher(versions, lang),
             "home": lang.root,
-            # an exported page searches on the masthead at `api_url` (same form, no script)
-            "search_url": (self.site.settings.api_url or "") + self.lang_path(lang, "/search"),
+            # an exported page searches on the masthead at `api_url` (same form, no script), or
+            # with no masthead behind it in the files' own index (`static_search`)
+            "search_url": self.search_url(lang),
+            "static_search": self.state.self_contained,
             "nav": {
                 "archive": self.lang_path(lang, "/archive/"),
                 "tags": self.lang_path(lang, "/tags/"),

@@ -94,8 +94,10 @@ class ListPages(Layout):
             if taxonomy == people.TAXONOMY:
                 structured.append(self.profile(lang, base, name, bio))
         elif page == 1:  # the home page: the site and its search
-            where = self.site.settings.api_url or self.absolute("")
-            search = where + self.lang_path(lang, "/search") + "?q={search_term_string}"
+            search = self.search_url(lang)
+            if search.startswith("/"):
+                search = self.absolute(search)
+            search += "?q={search_term_string}"
             site_node = jsonld.website(
                 name=settings.title,
                 url=self.absolute(lang.root),

@@ -49,7 +49,9 @@ class PostPage(SeriesPages):
         if row is None:
             raise NotFound("no such post")
         self.state.reads_thread(row.translation_key)  # cached until its thread changes
-        comments = discussion.block(conn, row, self.site, lang, now, comment_page)
+        comments = discussion.block(
+            conn, row, self.site, lang, now, comment_page, frozen=self.state.self_contained
+        )
         terms = store.terms_of(conn, [row.id])[row.id]
         others = store.translations(conn, row, now, drafts=self.state.dev)
         versions = {row.lang: row.url, **{o.lang: o.url for o in others}}

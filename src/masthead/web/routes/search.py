@@ -329,8 +329,38 @@ def _is_lang_filter(typed: str) -> bool:
 
 
 def to_search(request: Request) -> Response:
-    """`/search/` is `/search`: a redirect, the query kept."""
+    """`/search/` is `/search`: a redirect, the query kept. In an export with no masthead behind
+    it (`SiteState.self_contained`) it is the search page of the files (`static_page`)."""
+    if request.app.state.masthead.self_contained:
+        html, status = static_page(renderer(request), language(request))
+        return Response(html, status, media_type="text/html; charset=utf-8")
     return redirect(urls.lang_path(language(request).prefix, "/search"), request.url.query)
+
+
+def static_page(rendering: Renderer, lang: Language) -> tuple[str, int]:
+    """The search page of an export with no masthead behind it: the form, and the results that
+    static/js/static-search.js finds in the export's Pagefind index (export/search_index.py);
+    without script, a note that search on this copy needs JavaScript."""
+    path = urls.lang_path(lang.prefix, "/search/")
+    return rendering.page(
+        "search_static.html",
+        lang,
+        path=path,
+        title=gettext(lang.locale, "search"),
+        versions={
+            code: urls.lang_path(o.prefix, "/search/")
+            for code, o in rendering.site.languages.items()
+        },
+        noindex=True,
+        search_path=path,
+        languages_json=json.dumps(
+            {
+                o.code: {"name": o.name, "hreflang": o.hreflang}
+                for o in rendering.site.languages.values()
+            },
+            ensure_ascii=False,
+        ),
+    )
 
 
 def _hit_view(hit: Any, rendering: Renderer, lang: Language) -> dict[str, Any]:

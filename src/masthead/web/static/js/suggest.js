@@ -5,7 +5,8 @@
 // click opens a post. Requests wait until typing pauses (DELAY ms), the last one only counts,
 // and they ask /api/search with suggest=1: not recorded in the search log. The query the reader
 // settles on is recorded once: by the search page when the form is sent, or by one plain
-// /api/search request when a suggestion is opened. Without script the form works as before.
+// /api/search request when a suggestion is opened. Without script the form works as before. An
+// export with no masthead behind it (the form has data-static) has no suggestions.
 (function () {
   "use strict";
   if (!window.fetch || !window.AbortController) return;
@@ -182,5 +183,6 @@
     });
   }
 
-  document.querySelectorAll("form.search-form").forEach(setup);
+  // not on an export with no masthead behind it (data-static): no /api/search to ask
+  document.querySelectorAll("form.search-form:not([data-static])").forEach(setup);
 })();

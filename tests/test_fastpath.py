@@ -285,10 +285,8 @@ def test_every_bump_of_the_change_signal_moves_its_stamp(tmp_path: Path) -> None
 
 
 def test_the_page_cache_is_bounded_by_bytes(
-    make_site: Callable[..., Site], statements: list[str], monkeypatch: pytest.MonkeyPatch
+    make_site: Callable[..., Site], statements: list[str]
 ) -> None:
-    from masthead.web.cache import state as state_module
-
     site = make_site({f"posts/p{n}.md": post(f"Post {n}", body="Words. " * 200) for n in range(3)})
     app = create_app(site)
     with uvicorn_server(app) as base, httpx.Client(base_url=base) as client:
@@ -297,7 +295,7 @@ def test_the_page_cache_is_bounded_by_bytes(
         assert client.get("/posts/p0/").status_code == 200
         assert statements == [], "a hit"
         one_page = app.state.masthead.cached(("post", "/posts/p0/"), lambda: ("", 200)).size
-        monkeypatch.setattr(state_module, "CACHE_BYTES", one_page)
+        app.state.masthead.cache_bytes = one_page  # the budget (state.CACHE_BYTES by default)
         assert client.get("/posts/p1/").status_code == 200  # p0 out
         statements.clear()
         assert "Post 0" in client.get("/posts/p0/").text

@@ -38,8 +38,8 @@ def statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real_open = db_module._open
 
-    def traced_open(path: Path) -> sqlite3.Connection:
-        conn = real_open(path)
+    def traced_open(path: Path, **options: bool) -> sqlite3.Connection:
+        conn = real_open(path, **options)
         conn.set_trace_callback(seen.append)
         return conn
 

@@ -24,7 +24,7 @@ from masthead.content.discover import skipped, walk
 from masthead.content.model import Post
 from masthead.content.post import NotRendered, parse_post
 from masthead.errors import ContentError, ContentIssue
-from masthead.indexing.static_files import check_static
+from masthead.indexing.static_files import check_static, line_mentioning
 from masthead.store import check as check_store
 from masthead.store.posts import DUPLICATE_RULE
 
@@ -67,7 +67,7 @@ def check_site(site: Site) -> list[ContentIssue]:
                 continue  # a folder that is no post is a file beside it: _missing_files checks it
             if urls.resolve_ref(ref, table, site.settings.content_dir, post.lang) is None:
                 target = urls.unquote(ref)
-                line = _line_mentioning(site, post.source, target.rsplit("/", 1)[-1])
+                line = line_mentioning(site, post.source, target.rsplit("/", 1)[-1])
                 issues.append(
                     ContentIssue(
                         post.source,
@@ -127,7 +127,7 @@ def _missing_files(
                 out.append(
                     ContentIssue(
                         post.source,
-                        _line_mentioning(site, post.source, name),
+                        line_mentioning(site, post.source, name),
                         f"file not found: {name} (looked for {site.settings.content_dir}/{rel})",
                         "warning",
                     )
@@ -148,7 +148,7 @@ def _broken_covers(site: Site, posts: list[Post]) -> list[ContentIssue]:
             continue
         why = thumbs.problem(path) if _is_file(path) else None
         if why is not None:
-            line = _line_mentioning(site, post.source, rel.rsplit("/", 1)[-1])
+            line = line_mentioning(site, post.source, rel.rsplit("/", 1)[-1])
             reason = f"cover {rel.rsplit('/', 1)[-1]}: {why}; list cards show no thumbnail"
             out.append(ContentIssue(post.source, line, reason, "warning"))
     return out
@@ -160,18 +160,6 @@ def _is_file(path: Path) -> bool:
         return path.is_file()
     except (OSError, ValueError):
         return False
-
-
-def _line_mentioning(site: Site, source: str, needle: str) -> int:
-    """1-based line of the first mention of `needle` in a content file (0 if none)."""
-    try:
-        text = (site.root / source).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return 0
-    for number, line in enumerate(text.splitlines(), start=1):
-        if needle in line:
-            return number
-    return 0
 
 
 def _skipped(site: Site) -> list[ContentIssue]:
@@ -203,7 +191,7 @@ def _translation_clashes(site: Site, posts: list[Post]) -> list[ContentIssue]:
             out.append(
                 ContentIssue(
                     post.source,
-                    _line_mentioning(site, post.source, "translationKey"),
+                    line_mentioning(site, post.source, "translationKey"),
                     f"translationKey {key!r} is also claimed by {holder.source} in language "
                     f"{post.lang!r}: one post per language can have it",
                     "warning",
@@ -227,7 +215,7 @@ def _behind(site: Site, posts: list[Post]) -> list[ContentIssue]:
         dates = [p.date.timestamp() for p in group]
         if translations.original_of(group, default, dates) is None:
             for post in group:
-                line = _line_mentioning(site, post.source, "translation_of")
+                line = line_mentioning(site, post.source, "translation_of")
                 reason = "translation_of names an original, but no post of its translation "
                 reason += "group is one (every post has translation_of)"
                 out.append(ContentIssue(post.source, line, reason, "warning"))
@@ -236,7 +224,7 @@ def _behind(site: Site, posts: list[Post]) -> list[ContentIssue]:
             out.append(
                 ContentIssue(
                     post.source,
-                    _line_mentioning(site, post.source, "translation_of"),
+                    line_mentioning(site, post.source, "translation_of"),
                     f"translation behind its original {original.source}: the original changed "
                     f"since translation_of {post.translation_of} (now {original.body_hash}); "
                     f"bring it up to date, then run: masthead translation mark-current "

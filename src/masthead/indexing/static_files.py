@@ -133,7 +133,7 @@ def _missing_links(
             out.append(
                 ContentIssue(
                     post.source,
-                    _line_mentioning(site, post.source, name),
+                    line_mentioning(site, post.source, name),
                     f"link to {path}: no such file in {where}/ (looked for {where}/{rel})",
                     "warning",
                 )
@@ -141,7 +141,7 @@ def _missing_links(
     return out
 
 
-def _line_mentioning(site: Site, source: str, needle: str) -> int:
+def line_mentioning(site: Site, source: str, needle: str) -> int:
     """1-based line of the first mention of `needle` in a content file (0 if none)."""
     try:
         text = (site.root / source).read_text(encoding="utf-8", errors="replace")

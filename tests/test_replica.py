@@ -28,6 +28,7 @@ from support.cli import one_line_error
 from support.replica import (
     ACCESS_KEY,
     SECRET_KEY,
+    comment_bodies,
     in_step,
     moto_s3,
     replica_env,
@@ -117,8 +118,9 @@ def test_litestream_configuration_follows_the_settings(tmp_path):
     assert db["path"] == str(site.database_path)
     assert db["replica"] == {
         "url": "s3://bkt/db?endpoint=http://127.0.0.1:9",
-        "sync-interval": "250ms",
+        "sync-interval": "62ms",  # a quarter of the interval: the upload's own time fits in it
     }
+    assert db["monitor-interval"] == "50ms"  # a tenth, 50 ms at least
     assert config["snapshot"] == {"interval": "72h", "retention": "72h"}
     assert "secret" not in json.dumps(config).lower() and "key" not in json.dumps(db).lower()
 
@@ -263,6 +265,29 @@ def test_serve_runs_one_litestream_among_its_workers_and_stops_it_cleanly(tmp_pa
 
 
 @pytest.mark.server
+def test_a_comment_is_acknowledged_once_it_is_on_the_replica(tmp_path):
+    """A sync interval of 10 minutes: Litestream's own uploads come every 150 s, so only the
+    acknowledgement's wait (replica/durable.py) can put the comment on the replica before the
+    answer. A restore right after the 201 holds it."""
+    replica = tmp_path / "replica"
+    site = tmp_path / "site"
+    write_site(site, POST, replica_toml(replica.as_uri(), sync_interval=600))
+    with serve(site) as served:
+
+        def replicating() -> bool:
+            return served.health()["replica"]["status"] == "ok"  # type: ignore[index]
+
+        until(replicating, what="Litestream reports")
+        answer = comment(served.url, "Safe before the answer.")
+        assert answer.status_code == 201, answer.text
+        restored = tmp_path / "restored"
+        write_site(restored, POST, replica_toml(replica.as_uri(), sync_interval=600))
+        done = run_masthead("restore", str(restored), "--from-replica", "--yes")
+        assert done.returncode == 0, done.stderr
+        assert "Safe before the answer." in comment_bodies(restored / ".masthead" / "site.db")
+
+
+@pytest.mark.server
 def test_an_unreachable_replica_leaves_the_site_serving_and_the_dashboard_says_since_when(
     tmp_path,
 ):
@@ -389,6 +414,21 @@ def test_a_lag_shorter_than_the_grace_is_not_behind_and_an_old_report_says_nothi
         "unknown"
     )
     assert state.summary(None, "s3://b/x", 1.0, 0.0)["status"] == "unknown"
+
+
+def test_a_replica_that_keeps_up_with_steady_writes_is_never_behind():
+    """Writes all the time: each poll sees the newest transaction missing, but the one missing
+    at the poll before has arrived. In step for as long as it goes on, with a true age."""
+    report = state.Report(url="s3://b/x", sync_interval=1.0, state="starting", checked_at=100.0)
+    report = report.observe(10, 10, 100.0)
+    for second in range(1, 60):
+        at = 100.0 + second
+        report = report.observe(10 + 5 * second, 10 + 5 * (second - 1), at)
+        summary = state.summary(report, "s3://b/x", 1.0, at)
+        assert summary["status"] == "ok", (second, summary)
+        assert summary["age"] == 1.0  # the replica holds the database as of the poll before
+    stalled = report.observe(400, 10 + 5 * 58, 170.0)  # nothing new arrived for 11 s
+    assert state.summary(stalled, "s3://b/x", 1.0, 170.0)["status"] == "behind"
 
 
 def overview(site_root: Path, report: state.Report) -> str:

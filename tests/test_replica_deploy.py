@@ -50,6 +50,7 @@ def masthead(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.xdist_group("replica-under-load")  # with the kill -9 tests, one at a time
 def test_primary_static_copy_and_standby_as_separate_processes(tmp_path):
     replica = tmp_path / "replica"
     port = free_port()

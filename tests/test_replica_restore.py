@@ -101,6 +101,7 @@ def post_for(url: str, clients: int, seconds: float) -> list[tuple[str, float]]:
     return acks
 
 
+@pytest.mark.xdist_group("replica-under-load")  # one at a time: each loads both cores for 30 s
 @pytest.mark.parametrize("store", ["s3", "file"])
 def test_kill_9_loses_no_comment_acknowledged_a_sync_interval_before(tmp_path, store):
     with replica_url(tmp_path, store) as url:

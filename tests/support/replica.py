@@ -179,12 +179,16 @@ def replica_status(health: dict[str, object]) -> str:
 
 
 def in_step(served: Served) -> dict[str, object]:
-    """Wait until the served site's replica holds every local transaction; its report."""
+    """Wait until the served site's replica holds every transaction committed before this
+    call; its report. Only a report checked after the call counts: an older one may predate
+    the last commits and show a replica in step with a past transaction."""
+    since = time.time()
 
     def caught_up() -> dict[str, object] | None:
         replica = served.health()["replica"]
         assert isinstance(replica, dict)
-        ok = replica["status"] == "ok" and replica["position"] == replica["txid"]
+        fresh = float(replica.get("checked_at") or 0) > since  # type: ignore[arg-type]
+        ok = fresh and replica["status"] == "ok" and replica["position"] == replica["txid"]
         return replica if ok and replica["txid"] else None
 
     return until(caught_up, what="the replica in step", interval=0.1)

@@ -212,8 +212,9 @@ class ReplicaSettings(BaseModel):
         1.0,
         gt=0,
         le=3600,
-        description="Seconds between two uploads of the write-ahead log to the replica: at most "
-        "this much of the last writes is lost with the machine.",
+        description="Seconds within which a committed change reaches the replica: at most this "
+        "much of the last writes is lost with the machine. Litestream uploads the write-ahead "
+        "log four times per interval (only when something changed), so the upload itself fits.",
     )
     retention: StrictInt = Field(
         24,

@@ -87,9 +87,9 @@ def redact(text: str, environ: dict[str, str] | None = None) -> str:
 
 def config_text(site: Site, socket: Path) -> str:
     """Litestream's configuration for `site` (YAML): the database, its replica at
-    `[replica] url` synced every `sync_interval` seconds, snapshots and history kept for
-    `retention` hours, the control socket at `socket` (what `supervisor.py` polls) and a
-    short last sync when it is stopped."""
+    `[replica] url` uploaded to several times per `sync_interval` (`upload_ms`), snapshots
+    and history kept for `retention` hours, the control socket at `socket` (what
+    `supervisor.py` polls) and a short last sync when it is stopped."""
     replica = site.settings.replica
     hours = f"{replica.retention}h"
     config = {
@@ -100,17 +100,31 @@ def config_text(site: Site, socket: Path) -> str:
             {
                 "path": str(site.database_path),
                 "busy-timeout": "10s",
-                # how often Litestream looks at the WAL: a small part of the sync interval, so
-                # a commit waits for at most about one sync interval before its upload
-                "monitor-interval": f"{min(1000, max(50, round(replica.sync_interval * 250)))}ms",
+                "monitor-interval": f"{monitor_ms(replica.sync_interval)}ms",
                 "replica": {
                     "url": replica.url,
-                    "sync-interval": f"{round(replica.sync_interval * 1000)}ms",
+                    "sync-interval": f"{upload_ms(replica.sync_interval)}ms",
                 },
             }
         ],
     }
     return yaml.safe_dump(config, sort_keys=False)
+
+
+def upload_ms(sync_interval: float) -> int:
+    """Litestream's own sync interval, in ms: a quarter of `[replica] sync_interval`.
+
+    The setting promises that a committed change is on the replica within `sync_interval`.
+    A change waits for Litestream to see the WAL (`monitor_ms`), then for its next upload, then
+    for the upload itself (a PUT that takes longer on a busy machine or a slow store): uploading
+    four times per interval leaves most of it for the upload. Litestream uploads only when there
+    is something new, so an idle site makes no requests."""
+    return max(50, round(sync_interval * 250))
+
+
+def monitor_ms(sync_interval: float) -> int:
+    """How often Litestream looks at the WAL, in ms: a tenth of the sync interval, 50 ms to 1 s."""
+    return min(1000, max(50, round(sync_interval * 100)))
 
 
 def timestamp(when: datetime) -> str:

@@ -42,15 +42,23 @@ class Report:
     state: str  # "starting", "replicating", "exited" (restarted soon), "stopped" (server stopped)
     checked_at: float
     pid: int = 0  # Litestream's
+    socket: str = ""  # Litestream's control socket, for `durable.wait_replicated` in any worker
     txid: int = 0
     replicated_txid: int = 0
     replicated_at: float | None = None
     behind_since: float | None = None
+    waiting_txid: int = 0  # the transaction missing from the replica since `behind_since`
     error: str = ""
 
     def observe(self, txid: int, replicated: int, at: float) -> Report:
         """This report after Litestream said the database is at `txid` and the replica at
-        `replicated`, at time `at`."""
+        `replicated`, at time `at`.
+
+        Under a steady stream of writes the replica seldom holds the very last transaction
+        when asked, though it keeps up: so "behind since" is the time a transaction was first
+        seen missing that is still missing. Once the replica has it, the replica holds the
+        database as it was then (`replicated_at`), and the wait starts again from now for
+        what is missing now."""
         if replicated >= txid:
             return replace(
                 self,
@@ -60,16 +68,30 @@ class Report:
                 replicated_txid=replicated,
                 replicated_at=at,
                 behind_since=None,
+                waiting_txid=0,
                 error="",
             )
-        since = self.behind_since if self.behind_since is not None else at
+        if self.behind_since is not None and replicated >= self.waiting_txid:
+            return replace(
+                self,
+                state="replicating",
+                checked_at=at,
+                txid=txid,
+                replicated_txid=replicated,
+                replicated_at=self.behind_since,
+                behind_since=at,
+                waiting_txid=txid,
+                error="",
+            )
+        first = self.behind_since is None
         return replace(
             self,
             state="replicating",
             checked_at=at,
             txid=txid,
             replicated_txid=max(replicated, 0),
-            behind_since=since,
+            behind_since=at if first else self.behind_since,
+            waiting_txid=txid if first else self.waiting_txid,
         )
 
 

@@ -74,13 +74,19 @@ class _UnixHTTP(http.client.HTTPConnection):
         self.sock = sock
 
 
-def ask(sock: Path, database: Path, timeout: float = 5.0) -> tuple[int, int]:
+def ask(
+    sock: Path, database: Path, timeout: float = 5.0, *, upload: bool = False
+) -> tuple[int, int]:
     """(local transaction ID, replicated transaction ID) of `database`, from the Litestream
-    listening on `sock` (POST /sync: it folds the WAL into its local log, uploads nothing).
+    listening on `sock` (POST /sync: it folds the WAL into its local log and, with `upload`,
+    also uploads what the replica lacks before it answers, within `timeout` seconds).
     Raises OSError or ValueError when it does not answer."""
-    conn = _UnixHTTP(sock, timeout)
+    conn = _UnixHTTP(sock, timeout + 1 if upload else timeout)
     try:
-        body = json.dumps({"path": str(database)})
+        request: dict[str, Any] = {"path": str(database)}
+        if upload:
+            request.update(wait=True, timeout=max(1, round(timeout)))
+        body = json.dumps(request)
         conn.request("POST", "/sync", body, {"Content-Type": "application/json"})
         response = conn.getresponse()
         data: dict[str, Any] = json.loads(response.read() or b"{}")
@@ -216,8 +222,10 @@ async def _watch(
     is set or Litestream exits."""
     database = site.database_path.resolve()
     report = _saved(
-        site, replace(report, state="starting", pid=running.process.pid, checked_at=time.time())
-    )
+        site,
+        replace(report, state="starting", pid=running.process.pid, socket=str(running.sock),
+                checked_at=time.time()),
+    )  # fmt: skip
     while not stop.is_set():
         code = running.exited()
         if code is not None:

@@ -42,6 +42,7 @@ from masthead.comments.submit import Outcome, Submission, submit
 from masthead.config import Language
 from masthead.config.origins import origin_of
 from masthead.errors import BadRequest, CommentError
+from masthead.replica import durable
 from masthead.store import comments as store
 from masthead.store import posts as posts_store
 from masthead.store import site_secrets
@@ -405,6 +406,10 @@ async def _submit(
         scripted_elapsed=elapsed,
         staff_user=_staff(request),
     )
+    if state.site.replicated and not outcome.duplicate:
+        # acknowledged once on the replica too (replica/durable.py): a machine that dies
+        # after the answer does not take the comment with it
+        await run_in_threadpool(durable.wait_replicated, state.site)
     return secret, who, outcome
 
 

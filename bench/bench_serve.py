@@ -14,12 +14,17 @@ What it does
      with `Accept-Encoding: identity`, to OUT/<its path>/index.html (the same bytes by
      construction). The body sizes are checked equal before anything is timed.
   3. Starts nginx (worker_processes 2, sendfile, open_file_cache, access_log off: a production
-     setup serving static files) and `masthead serve SITE --no-watch` with each worker count
-     in --workers (when `serve` has no --workers option, only the one-process server runs).
+     setup serving static files) and, for each worker count in --workers and each interface in
+     --interfaces: `rsgi`, `masthead serve SITE --no-watch --server granian` (granian's RSGI
+     interface, web/cache/rsgi.py); `asgi`, the same worker app over granian's ASGI interface
+     (`granian --interface asgi --factory masthead.cli.server:worker_app`: the ASGI fast path,
+     as `serve` ran before RSGI).
   4. For each request kind it runs wrk (-t2 -c64 -dD) against every server in turn, --runs
      rounds alternating between servers (the machine is shared and noisy: side by side in one
-     run is the only fair comparison), and prints req/s of each run, the median, and the
-     median ratio to nginx.
+     run is the only fair comparison), and prints, per round, req/s, the server's CPU per
+     request (utime + stime of every process of its tree over the run, from /proc, divided by
+     the requests wrk counted; it varies far less than req/s on a loaded machine), each as a
+     ratio to nginx's in the same round, and the 1-minute load average after the round.
 Request kinds: `get` (200, no Accept-Encoding: identity bodies on both sides), `get-br`
 (masthead's brotli body; nginx still sends identity, as Debian's nginx has no brotli module
 enabled), `304` (If-None-Match with the server's own ETag), `head` (with ApacheBench, `ab -k -i
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import os
 import platform
 import re
@@ -137,14 +143,25 @@ def make_site(workdir: Path, posts: int, seed: int) -> Path:
     return site
 
 
-def start_masthead(site: Path, workers: int | None) -> tuple[subprocess.Popen, int]:
+def start_masthead(
+    site: Path, workers: int | None, interface: str = "rsgi"
+) -> tuple[subprocess.Popen, int]:
+    """`masthead serve` (granian, RSGI), or its worker app over granian's ASGI interface."""
     port = free_port()
-    args = ["serve", str(site), "--no-watch", "--port", str(port)]
-    if workers is not None:
-        args += ["--workers", str(workers)]
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    if interface == "asgi":
+        served = f"http://127.0.0.1:{port}"
+        plan = {"root": str(site), "served": served, "dev": False, "watch": False}
+        env["_MASTHEAD_SERVE_WORKER"] = json.dumps(plan)  # cli/server.py WORKER_ENV
+        cmd = ["-m", "granian", "--interface", "asgi", "--factory", "--host", "127.0.0.1",
+               "--port", str(port), "--workers", str(workers or 1), "--no-ws",
+               "masthead.cli.server:worker_app"]  # fmt: skip
+    else:
+        cmd = ["-m", "masthead", "serve", str(site), "--no-watch", "--port", str(port)]
+        if workers is not None:
+            cmd += ["--workers", str(workers), "--server", "granian"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "masthead", *args],
+        [sys.executable, *cmd],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -194,20 +211,47 @@ def export(site: Path, out: Path, port: int, path: str) -> None:
     target.write_bytes(body)
 
 
-def wrk(port: int, path: str, seconds: int, headers: dict[str, str]) -> float:
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (utime + stime) used so far by process `pid` and all its descendants."""
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
+        parents[int(entry.name)] = int(fields[1])
+        ticks[int(entry.name)] = int(fields[11]) + int(fields[12])
+    tree, frontier = {pid}, [pid]
+    while frontier:
+        parent = frontier.pop()
+        for child, ppid in parents.items():
+            if ppid == parent and child not in tree:
+                tree.add(child)
+                frontier.append(child)
+    return sum(ticks.get(p, 0) for p in tree) / os.sysconf("SC_CLK_TCK")
+
+
+def wrk(port: int, path: str, seconds: int, headers: dict[str, str]) -> tuple[float, int]:
+    """(requests/s, requests) of one wrk run."""
     cmd = ["wrk", "-t2", "-c64", f"-d{seconds}s", "--latency"]
     for name, value in headers.items():
         cmd += ["-H", f"{name}: {value}"]
     cmd.append(f"http://127.0.0.1:{port}{path}")
     text = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+    count = int(re.search(r"(\d+) requests in", text).group(1))
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
     if errors:
         raise SystemExit(f"wrk saw {errors.group(1)} non-2xx/3xx responses on port {port}")
-    return rps
+    return rps, count
 
 
-def ab_head(port: int, path: str, seconds: int) -> float:
+def ab_head(port: int, path: str, seconds: int) -> tuple[float, int]:
+    """(requests/s, requests) of one ab run of HEAD requests."""
     cmd = ["ab", "-k", "-i", "-c64", "-t", str(seconds), "-n", "100000000", "-q"]
     text = subprocess.run(
         [*cmd, f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True, check=True
@@ -215,7 +259,8 @@ def ab_head(port: int, path: str, seconds: int) -> float:
     failed = re.search(r"Non-2xx responses:\s+(\d+)", text)
     if failed:
         raise SystemExit(f"ab saw {failed.group(1)} non-2xx responses on port {port}")
-    return float(re.search(r"Requests per second:\s+([\d.]+)", text).group(1))
+    rps = float(re.search(r"Requests per second:\s+([\d.]+)", text).group(1))
+    return rps, int(re.search(r"Complete requests:\s+(\d+)", text).group(1))
 
 
 def pick_post(site: Path) -> str:
@@ -249,7 +294,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
     ap.add_argument("--runs", type=int, default=3, help="alternating rounds")
-    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--workers", type=int, nargs="+", default=[2])
+    ap.add_argument("--interfaces", nargs="+", default=["rsgi", "asgi"], choices=["rsgi", "asgi"])
     ap.add_argument("--kinds", nargs="+", default=["get", "get-br", "304", "head"])
     args = ap.parse_args()
     for tool in ("nginx", "wrk", "ab"):
@@ -263,35 +309,25 @@ def main() -> int:
         log(machine())
         site = make_site(work, args.posts, args.seed)
         path = pick_post(site)
-        workers: list[int | None] = list(args.workers)
-        if not has_option("serve", "--workers"):
-            log("this checkout's serve has no --workers: one process only")
-            workers = [None]
-        servers: dict[str, int] = {}
-        first, first_port = start_masthead(site, workers[0])
-        procs.append(first)
-        wait_ready(first_port, path, first)
+        setups = [(w, i) for w in args.workers for i in args.interfaces]
+        servers: dict[str, tuple[subprocess.Popen, int]] = {}
+        for w, interface in setups:
+            proc, port = start_masthead(site, w, interface)
+            procs.append(proc)
+            wait_ready(port, path, proc)
+            servers[f"masthead {interface}, {w} workers"] = (proc, port)
+        first_port = next(iter(servers.values()))[1]
         out = work / "out"
         export(site, out, first_port, path)
         subprocess.run(["chmod", "-R", "a+rX", str(work)], check=True)
         nginx, nginx_port = start_nginx(out, work / "nginx", 2)
         procs.append(nginx)
         wait_ready(nginx_port, path, nginx)
-        servers["nginx (2 workers)"] = nginx_port
-
-        def label(w):
-            return "masthead" if w is None else f"masthead --workers {w}"
-
-        servers[label(workers[0])] = first_port
-        for w in workers[1:]:
-            proc, port = start_masthead(site, w)
-            procs.append(proc)
-            wait_ready(port, path, proc)
-            servers[label(w)] = port
+        servers = {"nginx (2 workers)": (nginx, nginx_port), **servers}
 
         ident = {
             name: fetch(port, path, {"Accept-Encoding": "identity"})
-            for name, port in servers.items()
+            for name, (_, port) in servers.items()
         }
         sizes = {name: len(body) for name, (_, _, body) in ident.items()}
         if len(set(sizes.values())) != 1:
@@ -301,24 +337,32 @@ def main() -> int:
         for enc in ("gzip", "br"):
             _status, headers, body = fetch(first_port, path, {"Accept-Encoding": enc})
             encoded[enc] = (headers.get("content-encoding", "identity"), len(body))
+        for _ in range(20):  # every worker has the page cached
+            for _, port in servers.values():
+                fetch(port, path)
 
-        results: dict[tuple[str, str], list[float]] = {}
+        # (kind, server) -> [(req/s, CPU µs per request)] per round; (kind, round) -> load
+        results: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        loads: dict[tuple[str, int], float] = {}
         for kind in args.kinds:
             for rnd in range(args.runs):
-                for name, port in servers.items():
+                for name, (proc, port) in servers.items():
                     headers: dict[str, str] = {}
                     if kind == "get-br":
                         headers["Accept-Encoding"] = "br"
                     elif kind == "304":
                         headers["If-None-Match"] = ident[name][1].get("etag", '"none"')
+                    before = tree_cpu(proc.pid)
                     if kind == "head":
-                        rps = ab_head(port, path, args.duration)
+                        rps, count = ab_head(port, path, args.duration)
                     else:
-                        rps = wrk(port, path, args.duration, headers)
-                    results.setdefault((kind, name), []).append(rps)
-                    log(f"{kind:7} round {rnd + 1} {name:24} {rps:10.0f} req/s")
+                        rps, count = wrk(port, path, args.duration, headers)
+                    cpu = (tree_cpu(proc.pid) - before) / max(count, 1) * 1e6
+                    results.setdefault((kind, name), []).append((rps, cpu))
+                    log(f"{kind:7} round {rnd + 1} {name:28} {rps:10.0f} req/s {cpu:7.1f} µs/req")
+                loads[(kind, rnd)] = os.getloadavg()[0]
 
-        print(f"### `bench/bench_serve.py --posts {args.posts}`\n")
+        print(f"### `bench/bench_serve.py {' '.join(sys.argv[1:])}`\n")
         print(f"Machine: {machine()}.\n")
         print(
             f"Page `{path}` of {args.posts} generated posts (seed {args.seed}): identity "
@@ -328,17 +372,33 @@ def main() -> int:
         )
         print(
             f"`wrk -t2 -c64 -d{args.duration}s` (head: `ab -k -i -c64 -t {args.duration}`), "
-            f"{args.runs} alternating rounds; requests/s.\n"
+            f"{args.runs} alternating rounds; requests/s, server CPU µs per request "
+            "(utime + stime of the process tree), each × nginx in the same round.\n"
         )
-        print("| request | server | runs | median | × nginx |")
-        print("|---|---|---|---|---|")
+        print("| request | round | load | server | req/s | × nginx | CPU µs/req | × nginx |")
+        print("|---|---:|---:|---|---:|---:|---:|---:|")
+        base_name = "nginx (2 workers)"
         for kind in args.kinds:
-            base = statistics.median(results[(kind, "nginx (2 workers)")])
+            for rnd in range(args.runs):
+                base_rps, base_cpu = results[(kind, base_name)][rnd]
+                for name in servers:
+                    rps, cpu = results[(kind, name)][rnd]
+                    print(
+                        f"| {kind} | {rnd + 1} | {loads[(kind, rnd)]:.1f} | {name} | {rps:.0f} | "
+                        f"{rps / base_rps:.2f} | {cpu:.1f} | {cpu / base_cpu:.2f} |"
+                    )
+        print("\nMedians of the per-round ratios:\n")
+        print("| request | server | req/s × nginx | CPU/req × nginx |")
+        print("|---|---|---:|---:|")
+        for kind in args.kinds:
+            base = results[(kind, base_name)]
             for name in servers:
+                if name == base_name:
+                    continue
                 runs = results[(kind, name)]
-                med = statistics.median(runs)
-                shown = ", ".join(f"{r:.0f}" for r in runs)
-                print(f"| {kind} | {name} | {shown} | {med:.0f} | {med / base:.2f} |")
+                rps_ratio = statistics.median(r[0] / b[0] for r, b in zip(runs, base, strict=True))
+                cpu_ratio = statistics.median(r[1] / b[1] for r, b in zip(runs, base, strict=True))
+                print(f"| {kind} | {name} | {rps_ratio:.2f} | {cpu_ratio:.2f} |")
         return 0
     finally:
         for proc in procs:

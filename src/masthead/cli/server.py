@@ -1,22 +1,27 @@
 """How `masthead serve` runs: one port, the index brought up to date once, N workers.
 
 Two servers (`--server`):
-- uvicorn (the default; uvloop + httptools): the parent binds and listens on the socket; one
-  worker runs in this process (always so under `--dev`: live reload and template changes live in
-  one process's memory), N under uvicorn's `Multiprocess` supervisor sharing the socket. A worker
-  that dies is logged ("Child process [PID] died") and replaced.
-- granian (ASGI interface, lifespan on): granian's supervisor starts N worker processes. On Linux
+- uvicorn (`--server uvicorn`, always under `--dev`; uvloop + httptools): the parent binds and
+  listens on the socket; one worker runs in this process (always so under `--dev`: live reload
+  and template changes live in one process's memory), N under uvicorn's `Multiprocess`
+  supervisor sharing the socket. A worker that dies is logged ("Child process [PID] died") and
+  replaced.
+- granian (the default in production): granian's supervisor starts N worker processes,
+  serving over granian's RSGI interface (cache hits answered natively, the FastAPI app behind
+  them: web/cache/rsgi.py), or its ASGI interface when `trusted_proxies` is set (granian reads
+  X-Forwarded-* for ASGI only); the app's lifespan runs either way. On Linux
   each binds its own socket with SO_REUSEPORT, so the port is held for them by `reserve`: a socket
   bound first and never listened on (it takes no connection), kept open until `serve` exits. A
   worker that dies is logged ("Unexpected exit from worker-N") and replaced; a worker still busy
   `KILL_AFTER` seconds after SIGTERM (a request that never ends) is killed. granian always sends a
-  `Server` header (docs/deploying.md, "Which server"), hence not the default.
+  `Server` header (docs/deploying.md, "Which server").
 Either way the URL printed is the one listened on (`--port 0`: resolved once), workers build the
 app with `worker_app` (a factory; the options travel in the `WORKER_ENV` variable), and SIGINT
 or SIGTERM stops every worker. Forwarding headers (`X-Forwarded-For`, `X-Forwarded-Proto`) are
 believed only from the proxies `trusted_proxies` names (`forwarded_trust`; uvicorn's
 `FORWARDED_ALLOW_IPS` variable overrides it); by default none, so the client is the socket peer
-(C52), and a warning is logged the first time a request carries such headers. All workers share
+(C52), and a warning is logged the first time a request carries such headers (one the fast
+path does not answer: a page's first request is one). All workers share
 the one SQLite file (WAL) and see each other's
 commits through the index generation; one of them watches the files (indexing/watch_lock.py).
 """
@@ -179,15 +184,27 @@ def worker_app() -> Any:
     app = create_app(
         site, dev=plan.dev, index=False, watch=plan.watch, served=plan.served, replicate=True
     )
-    warm_up_soon(app)  # before the first reader, if it can, rather than during their request
     trusted = forwarded_trust(site.settings)
     if not trusted:
-        return ForwardingWarning(app)
+        app.add_middleware(ForwardingWarning)  # behind the fast path: misses only
+    warm_up_soon(app)  # before the first reader, if it can, rather than during their request
     if plan.server != "granian":
         return app  # uvicorn reads X-Forwarded-* itself (proxy_options)
+    if not trusted:  # granian's RSGI interface (`granian_interface`)
+        from masthead.web.cache.rsgi import RSGIApp
+
+        return RSGIApp(app)
     from granian.utils.proxies import wrap_asgi_with_proxy_headers
 
     return wrap_asgi_with_proxy_headers(app, trusted)
+
+
+def granian_interface(settings: Settings) -> str:
+    """The interface granian serves the app over: RSGI (cache hits answered natively,
+    web/cache/rsgi.py) when no proxy is trusted, else ASGI, where granian's proxy-header
+    wrapper sets the client and scheme its access log and the app see (it has none for RSGI).
+    """
+    return "asgi" if forwarded_trust(settings) else "rsgi"
 
 
 def forwarded_trust(settings: Settings) -> list[str]:
@@ -212,7 +229,8 @@ class ForwardingWarning:
     """ASGI middleware for a server that trusts no proxy: logs one warning, the first time a
     request carries `X-Forwarded-For`, `X-Real-IP` or `Forwarded` (they are ignored: behind a
     reverse proxy, `trusted_proxies` must name it, or every reader shares its address), then
-    only passes requests on."""
+    only passes requests on. Installed in the app's middleware (`add_middleware`), behind the
+    fast path: cache hits never pay for it, and a page's first request is a miss."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -260,8 +278,9 @@ def serve_one(app: Any, sock: socket.socket, *, access_log: bool) -> None:
             super().handle_exit(sig, frame)
 
     settings = app.state.masthead.site.settings
-    served = app if forwarded_trust(settings) else ForwardingWarning(app)
-    Server(uvicorn.Config(served, **_options(access_log, settings))).run(sockets=[sock])
+    if not forwarded_trust(settings):
+        app.add_middleware(ForwardingWarning)  # behind the fast path: misses only
+    Server(uvicorn.Config(app, **_options(access_log, settings))).run(sockets=[sock])
 
 
 def index_once(site: Site) -> None:
@@ -305,11 +324,12 @@ def serve_granian(plan: Plan, host: str, port: int, *, workers: int, access_log:
     from granian.constants import Interfaces
 
     os.environ[WORKER_ENV] = json.dumps(asdict(plan))  # the workers inherit it
+    settings = load_site(plan.root, plan.overrides).settings
     Granian(
         "masthead.cli.server:worker_app",
         address=host,
         port=port,
-        interface=Interfaces.ASGI,  # with lifespan: each worker's watcher and search log
+        interface=Interfaces(granian_interface(settings)),  # the app's lifespan runs either way
         workers=workers,
         factory=True,
         respawn_failed_workers=True,

@@ -61,7 +61,8 @@ class Page:
     coding's tag is derived from it, web/cache/conditional.py), `modified` the Last-Modified date of
     the document (feeds, sitemaps and static files; None for HTML pages), `headers` extra
     `(name, value)` pairs it is sent with, `version` the `SiteState` version it was rendered
-    at. `prepared` holds the headers `conditional_response` built for it, per coding.
+    at. `prepared` holds the headers `conditional_response` built for it, per coding (and,
+    keyed `(coding, status)`, the text headers the RSGI fast path sends: web/cache/rsgi.py).
     `mark` is the comments version it shows (`Seen.mark`): () when it shows no comments."""
 
     bodies: dict[str, bytes]
@@ -73,7 +74,7 @@ class Page:
     headers: tuple[tuple[str, str], ...] = ()
     version: tuple = ()
     mark: tuple = ()
-    prepared: dict[str, Any] = field(default_factory=dict)
+    prepared: dict[Any, Any] = field(default_factory=dict)
     key: tuple = ()  # its key in the page cache
     paths: set[str] = field(default_factory=set)  # request paths the fast path finds it by
     codings: tuple[str, ...] = ()  # those of `bodies`, in the server's order of preference

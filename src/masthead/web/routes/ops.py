@@ -35,7 +35,8 @@ def router(dev: bool) -> APIRouter:
 
 
 def healthz(request: Request) -> dict[str, Any]:
-    """Liveness: the database answers; reports the index generation, the worker's pid and,
+    """Liveness: the database answers; reports the index generation, the worker's pid, the
+    server interface it is served over (`asgi`, or `rsgi` under granian: web/cache/rsgi.py) and,
     for a replicated site, the replica's state (replica/state.py: status ok, behind, ...; the
     replicated position and its age; never a credential)."""
     site = site_state(request).site
@@ -44,6 +45,7 @@ def healthz(request: Request) -> dict[str, Any]:
     return {
         "status": "ok",
         "pid": os.getpid(),  # which worker answered (`serve --workers N`)
+        "interface": getattr(request.app.state, "interface", "asgi"),
         "generation": store.generation(conn),
         "posts": store.count_posts(conn),
         "watch": asdict(watcher.stats) if watcher else None,

@@ -9,10 +9,10 @@ A plain script, not a test. Run from the repository root (Debian's nginx, wrk an
 
 What it does
   1. Generates a site of N posts (bench/make_corpus.py, plain layout, --seed) and indexes it.
-  2. Exports it with `masthead build SITE OUT` when this checkout has that command (the file nginx
-     serves is then the exported one); otherwise writes the post's page, fetched from masthead
-     with `Accept-Encoding: identity`, to OUT/<its path>/index.html (the same bytes by
-     construction). The body sizes are checked equal before anything is timed.
+  2. Writes the post's page, fetched from masthead with `Accept-Encoding: identity`, to
+     OUT/<its path>/index.html for nginx (the same bytes by construction; `masthead build`'s
+     page is made for a static host, with comments as of the build and no form). The body
+     sizes are checked equal before anything is timed.
   3. Starts nginx (worker_processes 2, sendfile, open_file_cache, access_log off: a production
      setup serving static files) and, for each worker count in --workers and each interface in
      --interfaces: `rsgi`, `masthead serve SITE --no-watch --server granian` (granian's RSGI
@@ -199,11 +199,8 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 def export(site: Path, out: Path, port: int, path: str) -> None:
-    """The post's file for nginx: `masthead build` when available, else the served bytes."""
-    if has_option("build", "--base-url"):
-        log("exporting with masthead build …")
-        masthead("build", str(site), str(out), check=True, stdout=subprocess.DEVNULL)
-        return
+    """The post's file for nginx: the bytes masthead serves for it (a `masthead build` page is
+    made for a static host: comments as of the build, no form, so not the same bytes)."""
     status, _, body = fetch(port, path, {"Accept-Encoding": "identity"})
     assert status == 200, status
     target = out / path.strip("/") / "index.html"

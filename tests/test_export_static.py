@@ -336,9 +336,12 @@ def test_tags_are_words_and_a_filter_of_the_index(tmp_path):
 def test_a_word_as_typed_leads_to_the_stem_the_live_search_indexed(tmp_path):
     from support.sites import post, write_site
 
+    code = "```python\nrecords = text.splitlines()\n```\n"  # words only in code too
     toml = 'title = "T"\nbase_url = "https://t.example"\n'
     site = write_site(
-        tmp_path / "site", {"posts/a.md": post("A", body="Running connections, café.\n")}, toml
+        tmp_path / "site",
+        {"posts/a.md": post("A", body="Running connections, café.\n\n" + code)},
+        toml,
     )
     out = tmp_path / "out"
     build(site, out)
@@ -346,6 +349,7 @@ def test_a_word_as_typed_leads_to_the_stem_the_live_search_indexed(tmp_path):
     assert shard_entry(out, "connections") == ["connect"]
     assert search_index.decode(shard_entry(out, "run")) == [0]
     assert search_index.decode(shard_entry(out, "cafe")) == [0]  # remove_diacritics
+    assert shard_entry(out, "records") == ["record"]
 
 
 def test_a_rebuilt_index_leaves_no_file_it_does_not_reference(tmp_path):

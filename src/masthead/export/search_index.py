@@ -172,10 +172,10 @@ def _make(
         if post_id in number:
             tags_of.setdefault(number[post_id], []).append(name)
     lists: dict[str, list[int]] = {}
-    for term, post_id in static_search.terms(conn):
-        n = number.get(post_id)
-        if n is not None:
-            lists.setdefault(term, []).append(n)
+    for term, post_ids in static_search.terms(conn):
+        held = [number[i] for i in post_ids if i in number]
+        if held:
+            lists[term] = held
     for n, (_id, _url, _title, lang, *_rest) in enumerate(posts):
         lists.setdefault(f"lang:{lang}", []).append(n)
     for n, names in tags_of.items():

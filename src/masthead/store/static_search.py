@@ -10,12 +10,15 @@ tables of its own in `temp` (the vocabulary view, and the words to stem).
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
+import unicodedata
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 Post = tuple[int, str, str, str, str, str]  # id, url, title, lang, date, text (`posts`)
 _SEARCHABLE = "kind = 'post' AND draft = 0 AND shadowed = 0 AND date_ts <= :now"
+_WORD = re.compile(r"[^\W_]+")  # a unicode61 token, near enough: `stems` says what FTS5 makes
 _STEMMER = "porter unicode61 remove_diacritics 2"  # search_fts's tokenizer (store/migrations.py)
 
 
@@ -50,24 +53,32 @@ def tags(conn: sqlite3.Connection, now: float) -> list[tuple[int, str]]:
     return [(r[0], r[1]) for r in rows]
 
 
-def terms(conn: sqlite3.Connection) -> Iterator[tuple[str, int]]:
-    """Every `(term, post id)` pair of the full-text index, once, in term order (every
-    column: title, tags, categories, excerpt, body, code, the search-mode words and the
-    bigrams)."""
+def terms(conn: sqlite3.Connection) -> Iterator[tuple[str, list[int]]]:
+    """Every term of the full-text index with the ids of the posts holding it (in any column:
+    title, tags, categories, excerpt, body, code, the search-mode words and the bigrams)."""
     conn.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.static_search_vocab "
         "USING fts5vocab(main, search_fts, 'instance')"
     )
-    last: tuple[str, int] | None = None
-    for term, doc in conn.execute("SELECT term, doc FROM temp.static_search_vocab"):
-        if (term, doc) != last:
-            last = (term, doc)
-            yield last
+    rows = conn.execute(
+        "SELECT term, group_concat(doc) FROM "
+        "(SELECT DISTINCT term, doc FROM temp.static_search_vocab) GROUP BY term"
+    )
+    for term, docs in rows:
+        yield term, [int(d) for d in docs.split(",")]
 
 
 def words(conn: sqlite3.Connection) -> list[str]:
-    """The words of the posts as typed (lower case, without diacritics; not stemmed)."""
-    return [r[0] for r in conn.execute("SELECT term FROM search_vocab")]
+    """The words of the posts as typed (lower case, without diacritics; not stemmed): those of
+    `search_words` (every column but the code), then those of the code."""
+    found = [r[0] for r in conn.execute("SELECT term FROM search_vocab")]
+    seen = set(found)
+    for (code,) in conn.execute("SELECT code FROM search_docs WHERE code != ''"):
+        for word in _WORD.findall(_folded(code)):
+            if word not in seen:
+                seen.add(word)
+                found.append(word)
+    return found
 
 
 def stems(conn: sqlite3.Connection, words: Iterable[str]) -> dict[str, str]:
@@ -100,3 +111,9 @@ def digest(conn: sqlite3.Connection, ids: list[int]) -> str:
         if row[0] in wanted:
             h.update(repr(tuple(row)).encode())
     return h.hexdigest()
+
+
+def _folded(text: str) -> str:
+    """Lower case without diacritics, as unicode61's `remove_diacritics` reads it."""
+    decomposed = unicodedata.normalize("NFD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))

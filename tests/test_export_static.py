@@ -403,3 +403,21 @@ def test_a_comment_only_refresh_keeps_the_index_or_leaves_no_stale_file(tmp_path
         and stray not in json.loads((out / MANIFEST).read_text())["files"]
     )
     assert index_files(out) == referenced(out)
+
+
+def test_a_scheduled_post_joins_the_index_when_it_comes_due(tmp_path):
+    from support.sites import post, write_site
+
+    toml = 'title = "T"\nbase_url = "https://t.example"\n'
+    files = {
+        "posts/old.md": post("Old", "2024-01-01", body="Harbour.\n"),
+        "posts/due.md": post("Due", "2030-01-01", body="Harbour.\n"),
+    }
+    site = write_site(tmp_path / "site", files, toml)
+    out = tmp_path / "out"
+    build(site, out, clock=lambda: datetime(2029, 1, 1, tzinfo=UTC).timestamp())
+    assert search_index.decode(shard_entry(out, "harbour")) == [0]
+    build(site, out, clock=lambda: datetime(2031, 1, 1, tzinfo=UTC).timestamp())
+    assert search_index.decode(shard_entry(out, "harbour")) == [0, 1]
+    assert json.loads((out / "search-index/d/1.json").read_text())["url"] == "/posts/due/"
+    assert index_files(out) == referenced(out)

@@ -21,9 +21,10 @@ index fetches a few tens of KB. A query fetches only what its words need:
 
 The language and tag filters are terms too (`lang:en`, `tag:` and the tag's name in lower case).
 
-Incremental: the index is made again only when what it is made from changed (a digest of it in
-`STAMP`); else the previous build's files are kept as they are. A new index releases the old
-one's files first (`Writer.release`), so that the build removes those it does not write again.
+Incremental: the index is made again only when what it is made from changed (the content
+files, the index generation, the published posts: a hash of them in `STAMP`); else the previous
+build's files are kept as they are. A new index releases the old one's files first
+(`Writer.release`), so that the build removes those it does not write again.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
+import masthead
 from masthead.config import Site
 from masthead.content import urls
 from masthead.i18n import long_date
@@ -137,11 +139,9 @@ def write(site: Site, output: Writer, now: float) -> int:
     root = output.root
     conn = static_search.open_reader(site.database_path)
     try:
-        posts = static_search.posts(conn, now)
-        tags = static_search.tags(conn, now)
-        digest = hashlib.sha256(json.dumps([FORMAT, posts, tags]).encode())
-        digest.update(static_search.digest(conn, [p[0] for p in posts]).encode())
-        stamp = digest.hexdigest()
+        locales = {code: lang.locale for code, lang in site.languages.items()}
+        made_of = [FORMAT, masthead.__version__, locales, static_search.fingerprint(conn, now)]
+        stamp = hashlib.sha256(json.dumps(made_of).encode()).hexdigest()
         kept = sorted(r for r in output.previous if r.startswith(FOLDER + "/"))
         meta = _meta(root / FOLDER / META)
         same = meta is not None and _read(root / STAMP) == stamp and set(kept) == files(meta)
@@ -150,7 +150,8 @@ def write(site: Site, output: Writer, now: float) -> int:
             output.write(STAMP, stamp.encode())
             return len(kept)
         output.release(FOLDER + "/")
-        written = _make(site, output, conn, posts, tags, stamp[:16])
+        posts = static_search.posts(conn, now)
+        written = _make(site, output, conn, posts, static_search.tags(conn, now), stamp[:16])
     finally:
         conn.close()
     output.write(STAMP, stamp.encode())

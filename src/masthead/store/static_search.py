@@ -103,13 +103,20 @@ def stems(conn: sqlite3.Connection, words: Iterable[str]) -> dict[str, str]:
     return {listed[i]: t[0] for i, t in made.items() if len(t) == 1}
 
 
-def digest(conn: sqlite3.Connection, ids: list[int]) -> str:
-    """A hash of what the full-text index holds of the posts `ids` (their `search_docs` rows)."""
+def fingerprint(conn: sqlite3.Connection, now: float) -> str:
+    """A hash of what the index of the posts published at `now` is made from: the content
+    files (their SHA-256), the index generation, and which posts are published (id, URL,
+    date), so that a scheduled post coming due changes it. Cheap: no text is read."""
     h = hashlib.sha256()
-    wanted = set(ids)
-    for row in conn.execute("SELECT * FROM search_docs ORDER BY post_id"):
-        if row[0] in wanted:
-            h.update(repr(tuple(row)).encode())
+    for row in conn.execute("SELECT path, sha256 FROM sources ORDER BY path"):
+        h.update(f"{row[0]}\0{row[1]}\n".encode())
+    generation = conn.execute("SELECT value FROM site_state WHERE key = 'generation'").fetchone()
+    h.update(f"generation {generation[0] if generation else 0}\n".encode())
+    rows = conn.execute(
+        f"SELECT id, url, date_ts FROM posts WHERE {_SEARCHABLE} ORDER BY id", {"now": now}
+    )
+    for row in rows:
+        h.update(f"{row[0]}\0{row[1]}\0{row[2]}\n".encode())
     return h.hexdigest()
 
 

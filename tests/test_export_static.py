@@ -337,6 +337,7 @@ def test_a_word_as_typed_leads_to_the_stem_the_live_search_indexed(tmp_path):
     from support.sites import post, write_site
 
     code = "```python\nrecords = text.splitlines()\n```\n"  # words only in code too
+    code += "\nContainers, containerization.\n"  # the stem of the second is `container`
     toml = 'title = "T"\nbase_url = "https://t.example"\n'
     site = write_site(
         tmp_path / "site",
@@ -350,6 +351,9 @@ def test_a_word_as_typed_leads_to_the_stem_the_live_search_indexed(tmp_path):
     assert search_index.decode(shard_entry(out, "run")) == [0]
     assert search_index.decode(shard_entry(out, "cafe")) == [0]  # remove_diacritics
     assert shard_entry(out, "records") == ["record"]
+    assert shard_entry(out, "container") == ["contain"]  # as the live search stems the query
+    assert shard_entry(out, "containerization") == ["=container"]
+    assert search_index.decode(shard_entry(out, "=container")) == [0]
 
 
 def test_a_rebuilt_index_leaves_no_file_it_does_not_reference(tmp_path):

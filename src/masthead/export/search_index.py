@@ -15,7 +15,8 @@ index fetches a few tens of KB. A query fetches only what its words need:
 - `s/N.json`: shard N, the terms whose FNV-1a hash (of their UTF-8 bytes) is N modulo the number
   of shards, each with its posting list (`encode`), or `[term]` for a word as typed whose stem
   is another term (`running` → `run`: the browser has no Porter stemmer, so the words of the
-  posts map to their stems), or a number `n` when the list is long: it is then in `t/n.txt`;
+  posts map to their stems; a term that is also such a word is keyed `=term`), or a number `n`
+  when the list is long: it is then in `t/n.txt`;
 - `d/N.json`: post N (oldest first): URL, title, date (as the post's language writes it),
   language, tags and the start of its text (`TEXT_BYTES`), for the hits shown and their snippet.
 
@@ -43,6 +44,7 @@ import masthead
 from masthead.config import Site
 from masthead.content import urls
 from masthead.i18n import long_date
+from masthead.search.segment import HAN
 from masthead.store import static_search
 
 log = logging.getLogger(__name__)
@@ -54,6 +56,7 @@ FORMAT = 1
 SHARD_BYTES = 16_000  # about this much of inline posting lists per shard
 LONG = 2_000  # a posting list of more characters is a file of its own
 TEXT_BYTES = 12_000  # of a post's text in its d/N.json, for the snippet (UTF-8)
+SHADOWED = "="  # before a term that is also a word leading to another term (see `_make`)
 DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVabcdefghijklmnopqrstuvwxyz_-WXYZ"  # 32 last, 32 more
 
 
@@ -182,24 +185,34 @@ def _make(
     for n, names in tags_of.items():
         for name in dict.fromkeys(t.lower() for t in names):
             lists.setdefault(f"tag:{name}", []).append(n)
+    # a word as typed whose stem is another term leads there; where that word is a term too
+    # (`container`, the stem of `containerization`, and a word whose stem is `contain`), the
+    # term's list goes under `SHADOWED` and the word: a key no token can be
+    typed = dict.fromkeys(static_search.words(conn))  # and the terms: `container`, typed, is
+    typed.update((t, None) for t in lists if ":" not in t and not HAN.search(t))  # `contain`
+    stemmed = static_search.stems(conn, typed)
+    leads = {w: stem for w, stem in stemmed.items() if stem != w and stem in lists}
+
+    def key(term: str) -> str:
+        return SHADOWED + term if term in leads else term
+
     entries: dict[str, str | list[str] | int] = {}
     long: list[str] = []
     for term, ids in lists.items():
         ids.sort()
         text = encode(ids)
         if len(text) > LONG:
-            entries[term] = len(long)
+            entries[key(term)] = len(long)
             long.append(text)
         else:
-            entries[term] = text
-    for word, stem in static_search.stems(conn, static_search.words(conn)).items():
-        if stem != word and stem in lists and word not in lists:
-            entries[word] = [stem]
+            entries[key(term)] = text
+    for word, stem in leads.items():
+        entries[word] = [key(stem)]
     size = sum(len(k) + (len(v) if isinstance(v, str) else 8) for k, v in entries.items())
     shards = max(1, math.ceil(size / SHARD_BYTES))
     grouped: list[dict[str, str | list[str] | int]] = [{} for _ in range(shards)]
-    for key in sorted(entries):
-        grouped[fnv1a(key) % shards][key] = entries[key]
+    for name in sorted(entries):
+        grouped[fnv1a(name) % shards][name] = entries[name]
     counts = {"posts": len(posts), "shards": shards, "long": len(long)}
     meta = {"format": FORMAT, "version": version, **counts}
     out = output.write

@@ -113,6 +113,13 @@
     });
     return parts;
   }
+  // the site's code of a language named by its code or its BCP 47 tag (`zh-Hans`: `zh`)
+  function language(name) {
+    var lower = name.toLowerCase();
+    return Object.keys(languages).filter(function (code) {
+      return code.toLowerCase() === lower || (languages[code].hreflang || "").toLowerCase() === lower;
+    })[0] || name;
+  }
   // the posts matching `text` and `filters`, newest first; null when there is nothing to match
   async function find(text, filters) {
     var wanted = [], unwanted = [];
@@ -122,7 +129,7 @@
       if (minus) unwanted.push(all(parts));
       else wanted = wanted.concat(parts);
     });
-    if (filters.lang) wanted.push(posts("lang:" + filters.lang));
+    if (filters.lang) wanted.push(posts("lang:" + language(filters.lang)));
     if (filters.tag) wanted.push(posts("tag:" + filters.tag.toLowerCase()));
     if (!wanted.length) return null;
     var found = await all(wanted);

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Recall and bytes per query of an export's own search (Pagefind), against the live search.
+"""Recall and bytes per query of an export's own search (export/search_index.py), against the
+live search.
 
 A plain script, not a test. It imports masthead from PYTHONPATH:
 
@@ -11,27 +12,27 @@ Method
            Kubernetes corpus (tests/data/k8s-blog, CC BY 4.0: the project's real English and
            Chinese posts)
   export   `masthead build` (export.build.build) of that site with no api_url, so it carries its
-           Pagefind index; its wall time and the index's size on disk
+           own search index (/search-index/); its wall time and the index's size on disk
   queries  en: bench_search.py's queries that the export's search box takes (plain words, two
            words, lang: and tag: filters), then the --words most frequent English words of the
            posts; zh: bench_zh_recall.py's set, the --words most frequent jieba words (rjieba,
            two or more characters, all Han)
   live     `SearchService.rank(q, Options())`: every hit of the live search, as URLs
   static   the export served by http.server, opened in headless Chromium; in its search page,
-           Pagefind's `search()` with every language merged, as static/js/static-search.js
-           does: every result, as URLs (the results' fragments on disk name them)
+           static/js/static-search.js's own search (`mastheadStaticSearch`): every result, as
+           URLs (the posts' d/N.json files on disk name them)
   recall   per language: (query, post) pairs of the live search also found by the export, of
            all the live search's pairs; `extra`: pairs only the export found
-  bytes    for --sample queries of each language, a new browser context each (cold cache):
+  bytes    for the first --sample queries of each language and the --sample with the most
+           hits (the frequent words: the worst case), a new browser context each (cold cache):
            the search page loaded with ?q=, until its first hits are drawn (the network idle);
-           the bytes of every
-           response under /pagefind/ (what a query fetches), median and maximum
+           the bytes of every response under /search-index/ and of static-search.js (what a
+           query fetches), median and maximum; and of the whole page (HTML, CSS, fonts too)
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import http.server
 import json
 import os
@@ -116,6 +117,8 @@ STOP = frozenset(
     }
 )
 
+# what a query fetches: the index's files and the script that reads them
+SEARCH_FILES = re.compile(r"/search-index/|/static-search\.js")
 # Runs in the export's search page: static-search.js's own search (`mastheadStaticSearch`), with
 # the query's lang: and tag: words as its filters; every result's id (its fragment's name).
 SEARCH_ALL = """async (queries) => {
@@ -130,7 +133,7 @@ SEARCH_ALL = """async (queries) => {
       else words.push(w);
     }
     const found = await window.mastheadStaticSearch(words.join(" "), filters);
-    out.push(found.map((r) => r.id));
+    out.push(found);
   }
   return out;
 }"""
@@ -153,24 +156,27 @@ def serve(folder: Path) -> tuple[socketserver.TCPServer, str]:
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
-def posts_only(site, out: Path):  # type: ignore[no-untyped-def]
-    """What `build` writes for the search alone: each post's page, the search pages and the
-    static files (through the same app, `export=True`), then the index (export/search_index.py).
-    A page already in OUT (from an interrupted run) is kept as it is."""
+def search_only(site, out: Path):  # type: ignore[no-untyped-def]
+    """What `build` writes for the search alone: the search pages and the static files (through
+    the same app, `export=True`), then the index (export/search_index.py, made from the
+    database: it reads no page)."""
     import asyncio
 
     from masthead.export import search_index
     from masthead.export.build import BuildReport, Client, asset_urls, file_for
-    from masthead.store import export as export_store
+    from masthead.indexing.indexer import index_site
+    from masthead.store.db import Database
     from masthead.web.app import create_app
 
     now = time.time()
+    db = Database(site.database_path)
+    index_site(site, db)
+    db.close()
 
     class Files:
         def __init__(self) -> None:
             self.root, self.kept = out, set()
-            index = out / search_index.FOLDER  # an index already there is kept if still good
-            self.previous = {p.relative_to(out).as_posix() for p in index.rglob("*") if p.is_file()}
+            self.previous: set[str] = set()
 
         def write(self, rel: str, data: bytes) -> None:
             path = out / rel
@@ -178,39 +184,34 @@ def posts_only(site, out: Path):  # type: ignore[no-untyped-def]
             path.write_bytes(data)
             self.kept.add(rel)
 
-    async def run() -> BuildReport:
+        def keep(self, rels) -> None:  # type: ignore[no-untyped-def]
+            self.kept.update(rels)
+
+        def release(self, prefix: str) -> None:
+            pass
+
+    async def run() -> None:
         app = create_app(site, clock=lambda: now, send_mail=False, export=True)
         app.state.masthead.compressed = False
         client = Client(app, site.settings.base_url)
-        files = Files()
         async with app.router.lifespan_context(app):
-            conn = app.state.masthead.db.read()
-            posts = [r.url for r in export_store.published_urls(conn, now) if r.kind == "post"]
-            todo = posts + search_index.page_urls(site) + asset_urls(site)
-            for n, url in enumerate(todo, start=1):
+            for url in search_index.page_urls(site) + asset_urls(site):
                 rel = file_for(url)
-                if rel is None:
-                    continue
-                if (out / rel).is_file() and url in posts:
-                    files.kept.add(rel)
-                    continue
                 status, body = await client.get(url)
-                if status == 200:
+                if rel is not None and status == 200:
                     files.write(rel, body)
-                if n % 1000 == 0:
-                    log(f"{n:,} of {len(todo):,}")
-            await search_index.write(files, set(files.kept))
-        return BuildReport(written=len(files.kept))
 
-    return asyncio.run(run())
+    files = Files()
+    asyncio.run(run())
+    search_index.write(site, files, now)
+    return BuildReport(written=len(files.kept))
 
 
-def fragment_urls(out: Path) -> dict[str, str]:
-    """Pagefind page id (`en_1a2b3c4`) → the URL its fragment names."""
+def post_urls(out: Path) -> dict[int, str]:
+    """The index's post number → the post's URL (its d/N.json)."""
     urls = {}
-    for path in (out / "pagefind" / "fragment").glob("*.pf_fragment"):
-        data = gzip.decompress(path.read_bytes()).removeprefix(b"pagefind_dcd")
-        urls[path.stem] = json.loads(data)["url"]
+    for path in (out / "search-index" / "d").glob("*.json"):
+        urls[int(path.stem)] = json.loads(path.read_bytes())["url"]
     return urls
 
 
@@ -252,10 +253,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show", type=int, default=10, help="missed queries listed")
     ap.add_argument("--jobs", type=int, default=1, help="build processes (masthead build --jobs)")
     ap.add_argument(
-        "--posts-only",
+        "--search-only",
         action="store_true",
-        help="export only what the search reads (post pages, search pages, /static/), not the "
-        "lists and feeds: the same index, sooner; a page already in OUT is kept",
+        help="export only what the search needs (its pages, /static/, the index), not the "
+        "posts, lists and feeds: the same index, sooner",
     )
     ap.add_argument(
         "--work", type=Path, help="keep the site, database and export here (a rerun continues)"
@@ -296,10 +297,11 @@ def main(argv: list[str] | None = None) -> int:
         out = work / "public"
         log(f"building {what} ...")
         t0 = time.perf_counter()
-        report = posts_only(site, out) if args.posts_only else build(site, out, jobs=args.jobs)
+        report = search_only(site, out) if args.search_only else build(site, out, jobs=args.jobs)
         build_s = time.perf_counter() - t0
-        ids = fragment_urls(out)
-        bundle = sum(p.stat().st_size for p in (out / "pagefind").rglob("*") if p.is_file())
+        ids = post_urls(out)
+        index = [p for p in (out / "search-index").rglob("*") if p.is_file()]
+        bundle = sum(p.stat().st_size for p in index)
 
         db = Database(site.database_path)
         service = SearchService(site, db)
@@ -337,53 +339,55 @@ def main(argv: list[str] | None = None) -> int:
                     log(f"{len(qs)} queries in {time.perf_counter() - t0:.1f} s")
                     for q, hits in zip(qs, got, strict=True):
                         found[q] = {unquote(ids[h]) for h in hits}
-                fetched: dict[str, list[int]] = {}
+                fetched: dict[str, list[tuple[int, int, str]]] = {}
                 for lang, qs in sets.items():
                     fetched[lang] = []
-                    sample = [q for q in qs if live[q]][: args.sample]
+                    hit = [q for q in qs if live[q]]
+                    most = sorted(hit, key=lambda q: -len(live[q]))[: args.sample]
+                    sample = list(dict.fromkeys(hit[: args.sample] + most))
                     for q in sample:
                         context = browser.new_context()
                         tab = context.new_page()
-                        sizes: list[int] = []
+                        sizes: list[tuple[str, int]] = []
                         tab.on(
                             "requestfinished",
-                            lambda r, s=sizes: (
-                                s.append(r.sizes()["responseBodySize"])
-                                if "/pagefind/" in r.url
-                                else None
-                            ),
+                            lambda r, s=sizes: s.append((r.url, r.sizes()["responseBodySize"])),
                         )
                         prefix = "/zh" if lang == "zh" else ""
                         tab.goto(f"{base}{prefix}/search/?q={quote(q)}")
                         tab.wait_for_selector(".search-results:not([hidden])", timeout=60_000)
                         tab.wait_for_load_state("networkidle")
-                        fetched[lang].append(sum(sizes))
+                        search = sum(n for url, n in sizes if SEARCH_FILES.search(url))
+                        fetched[lang].append((search, sum(n for _, n in sizes), q))
                         context.close()
                 browser.close()
         finally:
             server.shutdown()
 
-    print(f"\n#### Static search (Pagefind) against the live search: {what}\n")
+    print(f"\n#### Static search against the live search: {what}\n")
     print(
         f"Export: {report.files:,} files in {build_s:.1f} s; "
-        f"the Pagefind bundle {bundle / 1e6:.1f} MB.\n"
+        f"the search index {bundle / 1e6:.1f} MB in {len(index):,} files.\n"
     )
     print(
         "| queries | language | (query, post) pairs of the live search | found by the export "
-        "| recall | queries at 100% | pairs only the export found | bytes per query, median | max |"
+        "| recall | queries at 100% | pairs only the export found | bytes per query, median "
+        "| max | the whole page, max |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     missed: list[tuple[int, str, int]] = []
     for lang, qs in sets.items():
         pairs = sum(len(live[q]) for q in qs)
         got = sum(len(live[q] & found[q]) for q in qs)
         extra = sum(len(found[q] - live[q]) for q in qs)
         full = sum(live[q] <= found[q] for q in qs)
-        sizes = fetched[lang]
+        sizes = [s for s, _, _ in fetched[lang]]
+        worst = max(fetched[lang])
         print(
             f"| {len(qs)} | {lang} | {pairs:,} | {got:,} | {100 * got / max(pairs, 1):.2f}% "
             f"| {full}/{len(qs)} | {extra:,} | {statistics.median(sizes) / 1e3:.0f} KB "
-            f"| {max(sizes) / 1e3:.0f} KB |"
+            f"| {worst[0] / 1e3:.0f} KB (`{worst[2]}`) "
+            f"| {max(t for _, t, _ in fetched[lang]) / 1e3:.0f} KB |"
         )
         missed += [(len(live[q] - found[q]), q, len(live[q])) for q in qs if live[q] - found[q]]
     if missed:

@@ -78,7 +78,7 @@ BUILD_FILES = (
 
 
 def built(rel: str) -> bool:
-    return rel in BUILD_FILES or rel.startswith("pagefind/")
+    return rel in BUILD_FILES or rel.startswith("search-index/")
 
 
 def redirects(out: Path) -> dict[str, str]:
@@ -349,12 +349,20 @@ def test_a_second_build_writes_only_what_changed_and_removes_what_is_gone(tmp_pa
     after = snapshot(out)
     # the manifest records the index generation the pages were made from: it moved
     changed = {rel for rel in after if after[rel] != before.get(rel)} - {MANIFEST}
-    # the search index is made again (export/search_index.py): a file named for its content
-    index = {rel for rel in changed if rel.startswith("pagefind/")}
-    assert any(rel.startswith("pagefind/fragment/") for rel in index)
+    # the search index is made again (export/search_index.py): p3's post file and the shards
+    # of its words
+    index = {rel for rel in changed if rel.startswith("search-index/")}
+    assert any(rel.startswith("search-index/s/") for rel in index)
+    p3_file = next(
+        rel
+        for rel in after
+        if rel.startswith("search-index/d/")
+        and json.loads((out / rel).read_text())["url"] == "/posts/p3/"
+    )
+    assert p3_file in index  # p3's post, with its new words
     assert ".masthead-search.json" in changed
     gone = {rel for rel in before if rel not in after}
-    assert gone and all(rel.startswith("pagefind/") for rel in gone)  # p3's old fragment
+    assert all(rel.startswith("search-index/") for rel in gone)  # shards it has no more
     assert set(edited.changed) == changed and edited.written == len(changed)
     assert edited.removed == len(gone)
     assert "posts/p3/index.html" in changed and "feed.xml" in changed
@@ -391,13 +399,10 @@ def test_workers_write_what_one_process_writes(tmp_path):
     one = build(site, tmp_path / "one", jobs=1)
     two = build(site, tmp_path / "two", jobs=2)
     assert two.files == one.files > 2 * 64  # past PARALLEL_MIN: the workers ran
-    # the search index: the same pages (content-named fragments); Pagefind numbers them in the
-    # order its threads read them, so its meta and filter files may differ in bytes
+    # the search index too: made from the database, after the pages
     first, second = snapshot_bytes(tmp_path / "one"), snapshot_bytes(tmp_path / "two")
-    fragments = [
-        sorted(r for r in s if r.startswith("pagefind/fragment/")) for s in (first, second)
-    ]
-    assert fragments[0] == fragments[1] and len(fragments[0]) == 40
+    index = [{r: d for r, d in s.items() if r.startswith("search-index/")} for s in (first, second)]
+    assert index[0] == index[1] and len([r for r in index[0] if "/d/" in r]) == 40
     assert {r: d for r, d in second.items() if not built(r) and r != MANIFEST} == {
         r: d for r, d in first.items() if not built(r) and r != MANIFEST
     }

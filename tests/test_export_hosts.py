@@ -114,7 +114,7 @@ def test_redirects_and_headers_parse_and_say_what_serve_does(export):
             assert (out / new.strip("/") / "index.html").is_file()
     headers = parse_headers((out / "_headers").read_text(encoding="utf-8"))
     every = dict(headers)["/*"]
-    assert every == security_headers(site.settings, BASE, wasm=True)
+    assert every == security_headers(site.settings, BASE)
     svgs = [p.relative_to(out).as_posix() for p in (out / "media").rglob("*.svg")]
     assert svgs
     for rel in svgs:
@@ -217,7 +217,7 @@ def test_nginx_redirects_every_alias_with_301(export, nginx):
 def test_nginx_sends_the_security_headers_the_404_page_and_the_right_types(export, nginx):
     root, out = export
     site = load_site(root, {"base_url": BASE})
-    wanted = {k.lower(): v for k, v in security_headers(site.settings, BASE, wasm=True)}
+    wanted = {k.lower(): v for k, v in security_headers(site.settings, BASE)}
     old = next(iter(OLD_PATHS))
     for path in ("/", "/posts/moving-from-hugo/", "/static/css/site.css", "/no/such/page/", old):
         r = httpx.get(nginx + path)
@@ -253,12 +253,9 @@ def test_nginx_sends_the_security_headers_the_404_page_and_the_right_types(expor
             assert _type(got) == _type(served), (path, got, served)
             if _type(served) == "text/html":
                 assert got.lower().replace(" ", "") == "text/html;charset=utf-8"
-    # Pagefind's files are fetched by its script, which reads them whatever their type
-    assert (
-        httpx.get(nginx + "/pagefind/pagefind.js")
-        .headers["content-type"]
-        .startswith(("application/javascript", "text/javascript"))
-    )
+    # the search index's files (export/search_index.py), which its script reads as JSON
+    for path in ("/search-index/index.json", "/search-index/s/0.json", "/search-index/d/0.json"):
+        assert _type(httpx.get(nginx + path).headers["content-type"]) == "application/json", path
 
 
 def _type(value: str) -> str:

@@ -19,7 +19,7 @@ static server maps a request to a file):
   `/old/ /new/ 301` per line);
 - `_headers` (Netlify and Cloudflare Pages): the security headers `serve` sends, the
   Content-Security-Policy among them; `_nginx.conf` and `.nojekyll` (export/hosts.py);
-- without `api_url`, the search index in `pagefind/` and the search pages `/search/`
+- without `api_url`, the search index in `search-index/` and the search pages `/search/`
   (export/search_index.py); the pages are then those of an export (`create_app(export=True)`:
   that search, and the comments as of the build with no form).
 
@@ -50,7 +50,7 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -355,6 +355,18 @@ class Output:
         self.unchanged += len(self._carried)
         self.marks.update((r, m) for r, m in self.made.marks.items() if r in self.previous)
 
+    def keep(self, rels: Collection[str]) -> None:
+        """Keep the files `rels` of the previous build as they are (this build made them too)."""
+        self.kept.update(rels)
+
+    def release(self, prefix: str) -> None:
+        """Forget that files under `prefix` were kept from the previous build (a search index
+        made again): those this build does not write again are removed by `finish`."""
+        for rel in [r for r in self._carried if r.startswith(prefix)]:
+            self._carried.discard(rel)
+            self.kept.discard(rel)
+            self.unchanged -= 1
+
     def mark(self, rel: str, mark: Mark | None) -> None:
         """Record (or forget) what comments file `rel` shows."""
         if mark is None:
@@ -508,7 +520,7 @@ def build(
             if stale:
                 asyncio.run(_refresh(site, now, output, report, versions, stale, done))
         if search_index.wanted(site):  # after every page is written (step 2 to 3)
-            asyncio.run(search_index.write(output, set(output.kept)))
+            search_index.write(site, output, now)
     except BaseException:
         output.save()
         raise
@@ -660,7 +672,7 @@ async def _fetch_all(
     output.write(REDIRECTS_FILE, redirects_file(moves))
     from masthead.web.http.security import security_headers
 
-    headers = security_headers(site.settings, base_url(site), wasm=search_index.wanted(site))
+    headers = security_headers(site.settings, base_url(site))
     output.write(HEADERS_FILE, headers_file(headers, svgs))
     hosts.write(output, headers, moves, svgs)
     progress(total, total)

@@ -1,67 +1,63 @@
-"""Search in the exported files: the Pagefind index of an export with no masthead behind it.
+"""Search in the exported files: the search index of an export with no masthead behind it.
 
 An export without `api_url` has no server to ask, so `masthead build` writes a search index into
-its files and its search box reads that (`SiteState.self_contained`, static/js/static-search.js).
-The index is Pagefind's (https://pagefind.app, PyPI `pagefind[extended]`: the extended binary
-segments Chinese), written into `pagefind/` from the exported post pages, which mark what is
-indexed (templates/post.html, only in such an export): the post's text (`data-pagefind-body`), its
-title and date (`data-pagefind-meta`), its language and tags (`data-pagefind-filter`). The parts
-of a post page the live search does not index either (the byline, links to translations and
-other posts, the comments) are left out by `EXCLUDED`.
+its files (`FOLDER`) and its search page reads that (`SiteState.self_contained`,
+static/js/static-search.js).
 
-Pagefind splits its index into chunks and fragments that a query fetches as it needs them; it
-runs as WebAssembly, so the page's CSP allows `'wasm-unsafe-eval'` (web/http/security.py), the
-one source it adds.
+The index is made from the live search's own full-text index (store/static_search.py): for every
+term FTS5 stored (the Porter stems of the words, the Chinese words jieba cut and the bigrams of
+every Han run, `search.segment`) the posts that hold it, so that the export's search finds what
+the live search finds. Pagefind was the first choice; it fetched up to 13.7 MB for a frequent
+word at 10,000 posts (its posting lists carry every position; docs/performance.md), and this
+index fetches a few tens of KB. A query fetches only what its words need:
 
-`page_urls` are the export's search pages (`/search/`, `/zh/search/`): the form sends its query
-there; without script that page says search needs JavaScript.
+- `index.json`: the number of posts and of shards;
+- `s/N.json`: shard N, the terms whose FNV-1a hash (of their UTF-8 bytes) is N modulo the number
+  of shards, each with its posting list (`encode`), or `[term]` for a word as typed whose stem
+  is another term (`running` → `run`: the browser has no Porter stemmer, so the words of the
+  posts map to their stems; a term that is also such a word is keyed `=term`), or a number `n`
+  when the list is long: it is then in `t/n.txt`;
+- `d/N.json`: post N (oldest first): URL, title, date (as the post's language writes it),
+  language, tags and the start of its text (`TEXT_BYTES`), for the hits shown and their snippet.
 
-Incremental: the index is rebuilt only when an exported HTML file changed (their names, sizes and
-mtimes, which a build leaves alone when the bytes are the same, fingerprint it in `STAMP`);
-otherwise the previous build's index files are kept as they are.
+The language and tag filters are terms too (`lang:en`, `tag:` and the tag's name in lower case).
+
+Incremental: the index is made again only when what it is made from changed (the content
+files, the index generation, the published posts: a hash of them in `STAMP`); else the previous
+build's files are kept as they are. A new index releases the old one's files first
+(`Writer.release`), so that the build removes those it does not write again.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
-import re
-import tempfile
-from asyncio.subprocess import PIPE, STDOUT
-from collections.abc import Collection, Iterable
+import math
+import sqlite3
+from collections.abc import Collection
+from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
+import masthead
 from masthead.config import Site
 from masthead.content import urls
-from masthead.errors import MastheadError
+from masthead.i18n import long_date
 from masthead.search.segment import HAN
+from masthead.store import static_search
 
 log = logging.getLogger(__name__)
 
-FOLDER = "pagefind"  # the bundle's folder in OUT, and its URL path /pagefind/
+FOLDER = "search-index"  # the index's folder in OUT, and its URL path /search-index/
+META = "index.json"
 STAMP = ".masthead-search.json"  # what the index was made from (a build's own file)
-# what the live search does not index on a post page either (search/document.py: title, tags,
-# categories, excerpt, body, code)
-EXCLUDED = (
-    ".post-meta",
-    ".post-translations",
-    ".post-links",
-    "#mh-comments",
-    ".toc-rail",
-    ".toc-sheet",
-)
-INDEX_LANGUAGE = "en"  # one index: English words stemmed, Han characters words of their own
-_HAN_CHAR = HAN.pattern[:-1]  # one Han character
-_HAN_EDGE = re.compile(f"(?<=\\S)(?={_HAN_CHAR})|(?<={_HAN_CHAR})(?=\\S)")
-# Pagefind's own search interfaces: the export draws its results itself (static-search.js)
-UNUSED = ("pagefind-ui.", "pagefind-modular-ui.", "pagefind-component-ui.", "pagefind-highlight.")
-
-
-class SearchIndexError(MastheadError):
-    """Pagefind could not index the export (it is missing, or it failed)."""
+FORMAT = 1
+SHARD_BYTES = 16_000  # about this much of inline posting lists per shard
+LONG = 2_000  # a posting list of more characters is a file of its own
+TEXT_BYTES = 12_000  # of a post's text in its d/N.json, for the snippet (UTF-8)
+SHADOWED = "="  # before a term that is also a word leading to another term (see `_make`)
+DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVabcdefghijklmnopqrstuvwxyz_-WXYZ"  # 32 last, 32 more
 
 
 class Writer(Protocol):
@@ -72,6 +68,10 @@ class Writer(Protocol):
     previous: set[str]
 
     def write(self, rel: str, data: bytes) -> None: ...
+
+    def keep(self, rels: Collection[str]) -> None: ...
+
+    def release(self, prefix: str) -> None: ...
 
 
 def wanted(site: Site) -> bool:
@@ -87,119 +87,177 @@ def page_urls(site: Site) -> list[str]:
     return [urls.lang_path(lang.prefix, "/search/") for lang in site.languages.values()]
 
 
-def fingerprint(root: Path, pages: Iterable[str]) -> str:
-    """A hash of the HTML files `pages` (OUT-relative) as they are on disk: name, size, mtime."""
-    h = hashlib.sha256()
-    for rel in sorted(p for p in pages if p.endswith(".html")):
-        try:
-            st = (root / rel).stat()
-        except OSError:
-            continue
-        h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()
+def fnv1a(text: str) -> int:
+    """The 32-bit FNV-1a hash of `text`'s UTF-8 bytes (static-search.js computes the same)."""
+    h = 0x811C9DC5
+    for byte in text.encode("utf-8"):
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h
 
 
-async def write(output: Writer, pages: Collection[str]) -> int:
-    """Index the exported pages (`pages`: OUT-relative file names written by this build) into
-    `OUT/pagefind/` through `output`; the number of index files. Kept as it is when no HTML file
-    changed since the index was made. Raises `SearchIndexError` when Pagefind fails."""
+def encode(ids: list[int]) -> str:
+    """Sorted post numbers as the gaps between them (the first from -1), each in base 32 with
+    the digits of `DIGITS`: the last digit of a number from its first 32, the others from its
+    last 32 (a gap under 32 is one character)."""
+    out: list[str] = []
+    last = -1
+    for n in ids:
+        gap = n - last
+        last = n
+        digits = [DIGITS[gap & 31]]
+        gap >>= 5
+        while gap:
+            digits.append(DIGITS[32 + (gap & 31)])
+            gap >>= 5
+        out.extend(reversed(digits))
+    return "".join(out)
+
+
+def decode(text: str) -> list[int]:
+    """The post numbers of `encode`'s text (what static-search.js does)."""
+    out: list[int] = []
+    last, gap = -1, 0
+    for ch in text:
+        d = DIGITS.index(ch)
+        gap = gap * 32 + (d & 31)
+        if d < 32:
+            last += gap
+            out.append(last)
+            gap = 0
+    return out
+
+
+def files(meta: dict[str, int]) -> set[str]:
+    """Every file (OUT-relative) the index described by `meta` (its index.json) is made of."""
+    listed = {f"{FOLDER}/{META}"}
+    listed |= {f"{FOLDER}/s/{n}.json" for n in range(meta["shards"])}
+    listed |= {f"{FOLDER}/t/{n}.txt" for n in range(meta["long"])}
+    listed |= {f"{FOLDER}/d/{n}.json" for n in range(meta["posts"])}
+    return listed
+
+
+def write(site: Site, output: Writer, now: float) -> int:
+    """Write the index of the posts published at `now` into `OUT/FOLDER/` through `output`; the
+    number of its files. Kept as it is when what it is made from did not change."""
     root = output.root
-    stamp = json.dumps(
-        {
-            "pagefind": _version(),
-            "excluded": EXCLUDED,
-            "han": "spaced",  # indexed_html
-            "pages": fingerprint(root, pages),
-        }
-    )
-    kept = sorted(r for r in output.previous if r.startswith(FOLDER + "/"))
-    if kept and _read(root / STAMP) == stamp and all((root / r).is_file() for r in kept):
-        for rel in kept:
-            output.write(rel, (root / rel).read_bytes())
-        output.write(STAMP, stamp.encode())
-        return len(kept)
-    with tempfile.TemporaryDirectory(prefix="masthead-pagefind-") as tmp:
-        await _index(root, sorted(pages), Path(tmp))
-        written = 0
-        bundle = Path(tmp) / "bundle"
-        for path in sorted(bundle.rglob("*")):
-            rel = path.relative_to(bundle).as_posix()
-            if path.is_file() and not rel.startswith(UNUSED):
-                output.write(f"{FOLDER}/{rel}", path.read_bytes())
-                written += 1
+    conn = static_search.open_reader(site.database_path)
+    try:
+        locales = {code: lang.locale for code, lang in site.languages.items()}
+        made_of = [FORMAT, masthead.__version__, locales, static_search.fingerprint(conn, now)]
+        stamp = hashlib.sha256(json.dumps(made_of).encode()).hexdigest()
+        kept = sorted(r for r in output.previous if r.startswith(FOLDER + "/"))
+        meta = _meta(root / FOLDER / META)
+        same = meta is not None and _read(root / STAMP) == stamp and set(kept) == files(meta)
+        if same and all((root / r).is_file() for r in kept):
+            output.keep(kept)
+            output.write(STAMP, stamp.encode())
+            return len(kept)
+        output.release(FOLDER + "/")
+        posts = static_search.posts(conn, now)
+        written = _make(site, output, conn, posts, static_search.tags(conn, now), stamp[:16])
+    finally:
+        conn.close()
     output.write(STAMP, stamp.encode())
     return written
 
 
-async def _index(root: Path, pages: list[str], into: Path) -> None:
-    """Run Pagefind over the exported post pages among `pages` (those marking a
-    `data-pagefind-body`), its bundle written into `into`. Pagefind reads each page as
-    `indexed_html` gives it (a copy in a staging folder), as one language (`INDEX_LANGUAGE`):
-    one index for the whole site."""
-    stage = into / "pages"
-    bundle = into / "bundle"
-    found = 0
-    for rel in pages:
-        if not rel.endswith(".html"):
-            continue
-        data = (root / rel).read_bytes()
-        if b"data-pagefind-body" in data:
-            path = stage / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(indexed_html(data.decode("utf-8")), encoding="utf-8")
-            found += 1
-    if not found:
-        return
-    config = {
-        "site": str(stage),
-        "output_path": str(bundle),
-        "force_language": INDEX_LANGUAGE,
-        "exclude_selectors": list(EXCLUDED),
-    }
-    (into / "pagefind.json").write_text(json.dumps(config), encoding="utf-8")
-    binary = _binary()
-    proc = await asyncio.create_subprocess_exec(
-        str(binary), "--silent", cwd=into, stdout=PIPE, stderr=STDOUT
-    )
-    said, _ = await proc.communicate()
-    if proc.returncode != 0 or not (bundle / "pagefind-entry.json").is_file():
-        text = said.decode("utf-8", "replace").strip().splitlines()
-        raise SearchIndexError(
-            f"{root}: Pagefind failed (exit status {proc.returncode}): {' '.join(text[-3:])}"
-        )
-    log.info("search index: %d posts", found)
+def _make(
+    site: Site,
+    output: Writer,
+    conn: sqlite3.Connection,
+    posts: list[static_search.Post],
+    tags: list[tuple[int, str]],
+    version: str,
+) -> int:
+    """Write the index (see the module) of `posts` (`static_search.posts`), tagged `tags`."""
+    number = {post_id: n for n, (post_id, *_rest) in enumerate(posts)}
+    tags_of: dict[int, list[str]] = {}
+    for post_id, name in tags:
+        if post_id in number:
+            tags_of.setdefault(number[post_id], []).append(name)
+    lists: dict[str, list[int]] = {}
+    for term, post_ids in static_search.terms(conn):
+        held = [number[i] for i in post_ids if i in number]
+        if held:
+            lists[term] = held
+    for n, (_id, _url, _title, lang, *_rest) in enumerate(posts):
+        lists.setdefault(f"lang:{lang}", []).append(n)
+    for n, names in tags_of.items():
+        for name in dict.fromkeys(t.lower() for t in names):
+            lists.setdefault(f"tag:{name}", []).append(n)
+    # a word as typed whose stem is another term leads there; where that word is a term too
+    # (`container`, the stem of `containerization`, and a word whose stem is `contain`), the
+    # term's list goes under `SHADOWED` and the word: a key no token can be
+    typed = dict.fromkeys(static_search.words(conn))  # and the terms: `container`, typed, is
+    typed.update((t, None) for t in lists if ":" not in t and not HAN.search(t))  # `contain`
+    stemmed = static_search.stems(conn, typed)
+    leads = {w: stem for w, stem in stemmed.items() if stem != w and stem in lists}
+
+    def key(term: str) -> str:
+        return SHADOWED + term if term in leads else term
+
+    entries: dict[str, str | list[str] | int] = {}
+    long: list[str] = []
+    for term, ids in lists.items():
+        ids.sort()
+        text = encode(ids)
+        if len(text) > LONG:
+            entries[key(term)] = len(long)
+            long.append(text)
+        else:
+            entries[key(term)] = text
+    for word, stem in leads.items():
+        entries[word] = [key(stem)]
+    size = sum(len(k) + (len(v) if isinstance(v, str) else 8) for k, v in entries.items())
+    shards = max(1, math.ceil(size / SHARD_BYTES))
+    grouped: list[dict[str, str | list[str] | int]] = [{} for _ in range(shards)]
+    for name in sorted(entries):
+        grouped[fnv1a(name) % shards][name] = entries[name]
+    counts = {"posts": len(posts), "shards": shards, "long": len(long)}
+    meta = {"format": FORMAT, "version": version, **counts}
+    out = output.write
+    for n, shard in enumerate(grouped):
+        out(f"{FOLDER}/s/{n}.json", _json(shard))
+    for n, text in enumerate(long):
+        out(f"{FOLDER}/t/{n}.txt", text.encode())
+    for n, (_id, url, title, lang, date, text) in enumerate(posts):
+        language = site.languages.get(lang)
+        locale = language.locale if language else lang
+        doc = {
+            "url": url,
+            "title": title,
+            "date": long_date(datetime.fromisoformat(date), locale),
+            "lang": lang,
+            "tags": tags_of.get(n, []),
+            "text": _cut(text.strip(), TEXT_BYTES),
+        }
+        out(f"{FOLDER}/d/{n}.json", _json(doc))
+    out(f"{FOLDER}/{META}", _json(meta))
+    log.info("search index: %d posts, %d terms, %d shards", len(posts), len(entries), shards)
+    return len(files(counts))
 
 
-def _binary() -> Path:
-    """The Pagefind executable of the `pagefind[extended]` package (or PAGEFIND_BINARY_PATH)."""
+def _cut(text: str, limit: int) -> str:
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    return data[:limit].decode("utf-8", "ignore")
+
+
+def _json(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _meta(path: Path) -> dict[str, int] | None:
+    """The counts of an index.json (`files`), or None."""
     try:
-        from pagefind.service import get_executable
-    except ImportError as exc:  # pragma: no cover - a dependency of masthead
-        raise SearchIndexError(f"Pagefind is not installed ({exc})") from None
-    binary = get_executable()
-    if binary is None or not binary.is_file():
-        raise SearchIndexError("Pagefind's executable is missing: pip install 'pagefind[extended]'")
-    return binary
-
-
-def indexed_html(html: str) -> str:
-    """A page as Pagefind indexes it: a space on each side of every Han character (unless there
-    is one), so that each is a word of its own, apart from the punctuation and Latin letters
-    next to it, and a query's Han run is found as the phrase of its characters (static-search.js)
-    wherever a post holds it, as the live search finds any Han string a post contains
-    (search/segment.py). Pagefind's own Chinese segmentation (jieba, while the browser cuts the
-    query with its own, ICU's) found only some. The exported page is left as it is; the search
-    page takes these spaces out of the titles and snippets it shows."""
-    return _HAN_EDGE.sub(" ", html)
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("pagefind")
-    except PackageNotFoundError:  # pragma: no cover
-        return ""
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    keys = ("posts", "shards", "long")
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), int) for k in keys):
+        return None
+    return {k: data[k] for k in keys}
 
 
 def _read(path: Path) -> str | None:

@@ -66,19 +66,10 @@ def content_security_policy(extra: dict[str, list[str]]) -> str:
     return "; ".join(" ".join([name, *sources]) for name, sources in policy.items())
 
 
-WASM = "'wasm-unsafe-eval'"  # WebAssembly, never JavaScript, compiled from bytes (CSP3 §6.1.1)
-
-
-def security_headers(
-    settings: Settings, base_url: str, *, wasm: bool = False
-) -> list[tuple[str, str]]:
+def security_headers(settings: Settings, base_url: str) -> list[tuple[str, str]]:
     """The headers every response carries, as `(name, value)` pairs; HSTS only when `base_url`
-    (the site's effective base URL, `SiteState.base_url`) is https. `wasm`: scripts may run
-    WebAssembly (`'wasm-unsafe-eval'`): the search of an export with no masthead behind it
-    (Pagefind, export/search_index.py), and nothing else."""
+    (the site's effective base URL, `SiteState.base_url`) is https."""
     extra = settings.security.csp
-    if wasm:
-        extra = {**extra, "script-src": [*extra.get("script-src", []), WASM]}
     if settings.api_url:  # exported pages send the search form (and fetch) to a masthead
         api = origin_of(settings.api_url)
         extra = {**extra, **{d: [*extra.get(d, []), api] for d in ("form-action", "connect-src")}}

@@ -339,7 +339,7 @@ def to_search(request: Request) -> Response:
 
 def static_page(rendering: Renderer, lang: Language) -> tuple[str, int]:
     """The search page of an export with no masthead behind it: the form, and the results that
-    static/js/static-search.js finds in the export's Pagefind index (export/search_index.py);
+    static/js/static-search.js finds in the export's own search index (export/search_index.py);
     without script, a note that search on this copy needs JavaScript."""
     path = urls.lang_path(lang.prefix, "/search/")
     return rendering.page(

@@ -327,17 +327,18 @@ LINES = "e => e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).
 CLIPPED = "e => e.scrollHeight > e.clientHeight + 1"
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize(("scheme", "ui"), [("light", "en"), ("dark", "en"), ("light", "zh")])
 def test_a_one_paragraph_row_is_compact_with_actions_on_hover_focus_and_touch(
-    browser, site, base, scheme
+    browser, site, base, scheme, ui
 ):
     """Issue 29, item 4 (WordPress's edit-comments.php): at 1280 px a one-paragraph comment's
     row is at most 120 px, a one-line one and one of three lines (439 characters) alike, with
-    nothing of its text hidden; its actions show on hover and keyboard focus, always on touch."""
+    nothing of its text hidden, in either theme and interface language; its actions show on
+    hover and keyboard focus, always on touch."""
     ids = add_texts(site)
     page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
     sign_in(page, base)
-    page.goto(f"{base}/guanli/comments?status=pending")
+    page.goto(f"{base}/guanli/comments?status=pending&ui={ui}")
     one_line = page.locator("tr.g-row", has_text="Comment 24")
     three = page.locator(ids["paragraph"])
     assert one_line.locator(".guanli-ip").count() == 1  # a real row: with its IP hash

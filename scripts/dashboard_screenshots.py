@@ -30,10 +30,20 @@ from masthead.web.app import create_app
 
 PASSWORD = "a long sample password"  # pragma: allowlist secret
 POST = "---\ntitle: Harbour lights\ndate: 2024-03-01\n---\n\nThe harbour at night.\n"
+SHORT = "Lovely photos of the harbour at night: which lens did you use?"
 BODY = (
     "Thanks for this: I tried the sourdough schedule over the weekend and the crumb came out "
-    "far more open than with my old recipe. Would a longer cold proof change the crust?"
+    "far more open than with my old recipe. Would a longer cold proof change the crust? I left "
+    "the second loaf in the fridge for eighteen hours and it spread a little on the stone, so I "
+    "wonder whether my starter was past its peak or the dough simply needed a tighter shape "
+    "before it went in. Any advice on hydration for a weaker flour would be welcome too."
 )
+LONG = "\n\n".join([BODY, BODY.replace("Thanks for this: ", "And: ")])
+BODIES = [SHORT, BODY, LONG, BODY, SHORT, BODY]
+
+
+def html(body: str) -> str:
+    return "".join(f"<p>{p}</p>" for p in body.split("\n\n"))
 
 
 def sample_site(root: Path) -> Path:
@@ -51,7 +61,7 @@ def sample_site(root: Path) -> Path:
             cs.NewComment(
                 thread=thread, post_url="/posts/harbour/", parent_id=None, lang="en",
                 status=status, author_name=f"Reader {i}", author_email=f"r{i}@example.org",
-                author_url="", body=BODY, body_html=f"<p>{BODY}</p>",
+                author_url="", body=BODIES[i], body_html=html(BODIES[i]),
                 created=time.time() - 3600 * i, reason="held: first comment",
                 ip_hash=f"{i:032x}",
             ),

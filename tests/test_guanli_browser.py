@@ -295,23 +295,69 @@ def test_radios_and_checkboxes_sit_on_their_texts_line(browser, site, base, widt
     page.close()
 
 
-def test_a_one_paragraph_row_is_compact_with_actions_on_hover_focus_and_touch(browser, site, base):
+PARAGRAPH = (  # one paragraph of 439 characters: three lines at 1280 px
+    "Thanks for this: I tried the sourdough schedule over the weekend and the crumb came out "
+    "far more open than with my old recipe. Would a longer cold proof change the crust? I left "
+    "the second loaf in the fridge for eighteen hours and it spread a little on the stone, so I "
+    "wonder whether my starter was past its peak or the dough simply needed a tighter shape "
+    "before it went in. Any advice on hydration for a weaker flour would be welcome too."
+)
+LONG = PARAGRAPH + "\n\n" + PARAGRAPH.replace("Thanks", "Last words") + " The very end."
+
+
+def add_texts(site) -> dict[str, str]:
+    """A one-paragraph comment and a long (two-paragraph) one, the newest pending ones: their
+    rows' ids by name."""
+    db = Database(site.database_path)
+    thread = db.read().execute("SELECT translation_key FROM posts WHERE url = '/posts/harbour/'")
+    key = thread.fetchone()[0]
+    ids = {}
+    for name, body in (("long", LONG), ("paragraph", PARAGRAPH)):
+        html = "".join(f"<p>{p}</p>" for p in body.split("\n\n"))
+        comment = new_comment(key, body, body_html=html, post_url="/posts/harbour/",
+                              status="pending", author_name=f"Reader {name}",
+                              author_email=f"{name}@example.org", ip_hash="f" * 32,
+                              created=time.time() + len(ids))  # fmt: skip
+        ids[name] = f"#g-{cs.add(db, comment, 'reader')}"
+    db.close()
+    return ids
+
+
+LINES = "e => e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight)"
+CLIPPED = "e => e.scrollHeight > e.clientHeight + 1"
+
+
+@pytest.mark.parametrize(("scheme", "ui"), [("light", "en"), ("dark", "en"), ("light", "zh")])
+def test_a_one_paragraph_row_is_compact_with_actions_on_hover_focus_and_touch(
+    browser, site, base, scheme, ui
+):
     """Issue 29, item 4 (WordPress's edit-comments.php): at 1280 px a one-paragraph comment's
-    row is at most 120 px; its actions show on hover and keyboard focus, always on touch."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    row is at most 120 px, a one-line one and one of three lines (439 characters) alike, with
+    nothing of its text hidden, in either theme and interface language; its actions show on
+    hover and keyboard focus, always on touch."""
+    ids = add_texts(site)
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
     sign_in(page, base)
-    page.goto(f"{base}/guanli/comments?status=pending")
-    first = page.locator("tr.g-row").first
-    assert first.locator(".guanli-ip").count() == 1  # a real row: with its IP hash
-    assert first.bounding_box()["height"] <= 120
-    tools = first.locator(".guanli-tools")
+    page.goto(f"{base}/guanli/comments?status=pending&ui={ui}")
+    one_line = page.locator("tr.g-row", has_text="Comment 24")
+    three = page.locator(ids["paragraph"])
+    assert one_line.locator(".guanli-ip").count() == 1  # a real row: with its IP hash
+    assert round(one_line.locator(".guanli-text").evaluate(LINES)) == 1
+    assert round(three.locator(".guanli-text").evaluate(LINES)) == 3
+    for row in (one_line, three):
+        assert row.bounding_box()["height"] <= 120, row.bounding_box()
+        assert row.locator(".guanli-text").evaluate(CLIPPED) is False
+        assert row.locator(".guanli-expand").is_hidden()
+        who = row.locator(".guanli-who")  # author and meta: one line
+        assert round(who.evaluate(LINES)) == 1
+    tools = three.locator(".guanli-tools")
     opacity = "e => getComputedStyle(e).opacity"
     page.mouse.move(5, 5)
     assert tools.evaluate(opacity) == "0"
-    first.hover()
+    three.hover()
     assert tools.evaluate(opacity) == "1"
     page.mouse.move(5, 5)
-    first.locator(".guanli-act").first.focus()
+    three.locator(".guanli-act").first.focus()
     assert tools.evaluate(opacity) == "1"
     page.close()
     touch = browser.new_context(viewport={"width": 390, "height": 800}, is_mobile=True,
@@ -321,6 +367,95 @@ def test_a_one_paragraph_row_is_compact_with_actions_on_hover_focus_and_touch(br
     phone.goto(f"{base}/guanli/comments?status=pending")
     assert phone.locator("tr.g-row .guanli-tools").first.evaluate(opacity) == "1"
     touch.close()
+
+
+def test_a_long_comment_is_clamped_with_show_all_one_key_away(browser, site, base):
+    """A comment longer than three lines keeps its row compact: the text is clamped and "Show
+    all", a button that says whether it is open, shows the rest (from the keyboard too)."""
+    ids = add_texts(site)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    sign_in(page, base)
+    page.goto(f"{base}/guanli/comments?status=pending")
+    row = page.locator(ids["long"])
+    text, button = row.locator(".guanli-text"), row.locator(".guanli-expand")
+    assert row.bounding_box()["height"] <= 120
+    assert text.evaluate(CLIPPED) is True
+    assert button.is_visible() and button.get_attribute("aria-expanded") == "false"
+    assert button.get_attribute("aria-controls") == text.get_attribute("id")
+    page.mouse.move(5, 5)
+    button.focus()
+    page.keyboard.press("Enter")
+    assert button.get_attribute("aria-expanded") == "true"
+    assert text.evaluate(CLIPPED) is False
+    assert "The very end." in text.inner_text()
+    assert row.bounding_box()["height"] > 120
+    found = Axe().run(page).response["violations"]
+    assert [(v["id"], len(v["nodes"])) for v in found] == []
+    page.keyboard.press("Enter")
+    assert button.get_attribute("aria-expanded") == "false"
+    assert text.evaluate(CLIPPED) is True
+    page.close()
+    plain = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
+    nojs = plain.new_page()
+    sign_in(nojs, base)
+    nojs.goto(f"{base}/guanli/comments?status=pending")
+    assert nojs.locator(ids["long"]).locator(".guanli-text").evaluate(CLIPPED) is False
+    plain.close()
+
+
+def test_a_phone_shows_the_first_comment_whole_on_the_first_screen(browser, site, base):
+    """At 390 px a comment's row was 435 px and the first one began below the bulk bar's four
+    lines: now the first row ends on the first screen, a 439-character comment's row is at most
+    260 px (its text clamped to four lines, "Show all" under it), and its actions are shown."""
+    ids = add_texts(site)
+    touch = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                has_touch=True)  # fmt: skip
+    phone = touch.new_page()
+    sign_in(phone, base)
+    phone.goto(f"{base}/guanli/comments?status=pending")
+    first = phone.locator("tr.g-row").first
+    assert first.get_attribute("id") == ids["paragraph"][1:]
+    box = first.bounding_box()
+    assert box["y"] + box["height"] <= 844, box
+    assert box["height"] <= 260, box
+    assert first.locator(".guanli-act--approve").is_visible()
+    assert first.locator(".guanli-expand").is_visible()
+    short = phone.locator("tr.g-row", has_text="Comment 24").bounding_box()
+    assert short["height"] <= 200, short
+    touch.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_overview_reads_at_a_glance(browser, site, base, width):
+    """Issue 29, item 4 (WordPress's dashboard): the counts first, each a link to its view of
+    the moderation queue, then the recent comments, on the first screen at 1280 and 390 px."""
+    ids = add_texts(site)
+    height = 900 if width == 1280 else 844
+    page = browser.new_page(viewport={"width": width, "height": height})
+    sign_in(page, base)
+    page.goto(f"{base}/guanli/")
+    tiles = page.locator(".guanli-counts a")
+    said = {a.get_attribute("href"): a.inner_text().split()[0] for a in tiles.all()}
+    assert said == {
+        "/guanli/comments?status=pending": "27",
+        "/guanli/comments?status=approved": "0",
+        "/guanli/comments?status=spam": "0",
+        "/guanli/comments?status=trash": "0",
+        "/guanli/content": "0",
+    }
+    tops = {round(a.bounding_box()["y"]) for a in tiles.all()}
+    assert len(tops) == (1 if width == 1280 else 3), tops  # one strip; two columns on a phone
+    recent = page.locator(".guanli-recent__list > li")
+    assert recent.count() == 5
+    assert "Reader paragraph" in recent.first.inner_text()
+    assert recent.nth(1).locator(".guanli-recent__go").get_attribute("href") == (
+        f"/guanli/comments?status=pending{ids['long']}"
+    )
+    first = recent.first.bounding_box()
+    assert first["y"] + first["height"] <= height, first
+    page.click(".guanli-counts a[href$=pending]")
+    assert page.url.endswith("/guanli/comments?status=pending")
+    page.close()
 
 
 def test_the_filter_bar_is_one_line_at_1280_and_folds_on_a_phone(browser, site, base):

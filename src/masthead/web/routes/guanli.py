@@ -248,8 +248,29 @@ def to_dashboard() -> Response:
     return RedirectResponse("/guanli/", 301)
 
 
+RECENT = 5  # comments in the overview's "Recent comments"
+
+
+def recent_comments(conn: Any, request: Request) -> list[dict[str, Any]]:
+    """The newest pending and approved comments (WordPress's Activity box: spam and trash
+    left out), each with its post's title and its date in the site's zone."""
+    rows = [
+        c
+        for status in ("pending", "approved")
+        for c in moderation.listing(conn, moderation.Filter(status=status), per_page=RECENT)[0]
+    ]
+    rows = sorted(rows, key=lambda c: (c.created, c.id), reverse=True)[:RECENT]
+    titles = posts_store.titles_by_url(conn, [c.post_url for c in rows])
+    return [
+        {"c": c, "title": titles.get(c.post_url, c.post_url), "date": when(request, c.created)}
+        for c in rows
+    ]
+
+
 def overview(request: Request) -> Response:
-    """The overview: comments per status and the sessions of the signed-in editor (of every
+    """The overview, as quick to read as WordPress's dashboard: the comments per status (each
+    a link to its moderation queue view), the recent comments, the site's health (content
+    errors, the replica), then the charts and the sessions of the signed-in editor (of every
     user, for an admin), each revocable."""
     signed = signed_in(request)
     if signed is None:
@@ -269,6 +290,8 @@ def overview(request: Request) -> Response:
         user=signed.user,
         csrf=signed.session.csrf,
         counts=moderation.status_counts(conn),
+        recent=recent_comments(conn, request),
+        content_errors=sum(1 for i in posts_store.issues(conn) if i.severity == "error"),
         bars=bars(series),
         total=sum(c for _, c in series),
         top=[{**dict(r), "title": titles.get(r["post_url"], r["post_url"])} for r in top],

@@ -18,6 +18,34 @@
     fold.open = used;
   }
 
+  // a long comment is clamped to a few lines (guanli.css), with "Show all" right under it: a
+  // button that says whether the text is open (aria-expanded); short ones are left alone
+  function clamp(text) {
+    var button = text.parentNode.querySelector(".guanli-expand");
+    if (!button || button.getAttribute("aria-expanded") === "true") return;
+    text.classList.add("is-clamped");
+    var over = text.scrollHeight > text.clientHeight + 1;
+    if (!over) text.classList.remove("is-clamped");
+    button.hidden = !over;
+  }
+  var texts = Array.prototype.slice.call(document.querySelectorAll(".g-row .guanli-text"));
+  texts.forEach(clamp);
+  var resized = null;
+  window.addEventListener("resize", function () {
+    window.clearTimeout(resized);
+    resized = window.setTimeout(function () { texts.forEach(clamp); }, 100);
+  });
+  document.addEventListener("click", function (e) {
+    var button = e.target && e.target.closest && e.target.closest(".guanli-expand");
+    if (!button) return;
+    var text = document.getElementById(button.getAttribute("aria-controls"));
+    var open = button.getAttribute("aria-expanded") !== "true";
+    if (!button.dataset.more) button.dataset.more = button.textContent;
+    button.setAttribute("aria-expanded", open ? "true" : "false");
+    button.textContent = open ? button.dataset.less : button.dataset.more;
+    text.classList.toggle("is-clamped", !open);
+  });
+
   function ticked() {
     return document.querySelectorAll('.g-row input[name="ids"]:checked').length;
   }

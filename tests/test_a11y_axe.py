@@ -14,7 +14,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from support.a11y_rig import AXE_JS, assert_author_page_covered, demo_server, npm_tool, pages
+from support.a11y_rig import (
+    AXE_JS,
+    assert_author_page_covered,
+    assert_series_and_behind_covered,
+    demo_server,
+    npm_tool,
+    pages,
+)
 
 pytestmark = pytest.mark.gate  # the accessibility, HTML and performance gates (pyproject)
 
@@ -54,9 +61,13 @@ def test_axe_finds_no_violation(browser, base):
                 checked += 1
             page.close()
     assert version.startswith("4.10."), version
-    assert checked >= len(WIDTHS) * len(SCHEMES) * 9
+    assert checked >= len(WIDTHS) * len(SCHEMES) * 12
     assert not found, f"{len(found)} axe violations:\n" + "\n".join(found)
 
 
 def test_the_gate_covers_an_author_page(base):
     assert_author_page_covered(base)
+
+
+def test_the_gate_covers_a_series_and_a_translation_behind(base):
+    assert_series_and_behind_covered(base)

@@ -26,13 +26,28 @@ graph TD
 
 After.
 """
+# on the first screen: a drawing lower than its source (at 390 px) and one higher than it
+HELD = (
+    "Intro.\n\n```mermaid\ngraph LR\n  G[Tide gauge] --> R[Reduce soundings]\n"
+    "  S[Survey lines] --> R\n  R --> C[Chart]\n```\n\nBetween.\n\n"
+    "```mermaid\ngraph TD\n  A[Write] --> B{Review}\n  B -->|ok| C[Publish]\n```\n\n"
+    + "\n\n".join(f"Paragraph {i} after the diagrams, long enough to scroll." for i in range(60))
+)
+SHIFTS = """window.__shifts = [];
+new PerformanceObserver(list => {
+  for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shifts.push(e.value);
+}).observe({type: "layout-shift", buffered: true});"""
 DRAWN = "figure.diagram-mermaid.is-drawn .diagram__drawing svg"
 NODE_FILL = "getComputedStyle(document.querySelector('.diagram__drawing svg .node rect')).fill"
 
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory) -> Iterator[str]:
-    files = {"posts/d.md": post("Diagram", body=BODY), "posts/p.md": post("Plain")}
+    files = {
+        "posts/d.md": post("Diagram", body=BODY),
+        "posts/p.md": post("Plain"),
+        "posts/held.md": post("Two diagrams", body=HELD),
+    }
     site = write_site(tmp_path_factory.mktemp("diagrams") / "site", files)
     with uvicorn_server(create_app(site), timeout=15) as url:
         yield url
@@ -85,4 +100,33 @@ def test_without_javascript_the_source_shows_as_a_code_block(browser: Browser, b
     code = page.locator("figure.diagram-mermaid .code-block pre code")
     assert code.is_visible() and "A[Write] --> B{Review}" in code.inner_text()
     assert not [u for u in context.requests if "/vendor/mermaid/" in u]  # type: ignore[attr-defined]
+    context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_drawing_a_diagram_on_the_screen_moves_nothing(browser: Browser, base: str, width: int):
+    """The text below a diagram drawn while the reader sees it stays where it was (no layout
+    shift); once the figure is off the screen it takes the drawing's own height."""
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    page = context.new_page()
+    page.goto(base + "/posts/held/", wait_until="load")
+    page.evaluate(SHIFTS)
+    page.wait_for_function(
+        "() => document.querySelectorAll('figure.diagram-mermaid.is-drawn svg').length === 2",
+        timeout=60_000,
+    )
+    heights = page.evaluate(
+        "[...document.querySelectorAll('figure.diagram-mermaid')].map(f => [f.style.minHeight,"
+        " f.querySelector('svg').style.maxHeight])"
+    )
+    assert any(h != ["", ""] for h in heights), heights  # the drawings differ from the sources
+    page.evaluate("requestAnimationFrame(() => requestAnimationFrame(() => window.__frames = 1))")
+    page.wait_for_function("() => window.__frames === 1")
+    assert page.evaluate("window.__shifts") == [], heights
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('figure.diagram-mermaid')]"
+        ".every(f => !f.style.minHeight && !f.querySelector('svg').style.maxHeight)",
+        timeout=30_000,
+    )
     context.close()

@@ -16,7 +16,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from support.a11y_rig import VNU_JAR, demo_server, java, npm_tool, pages
+from support.a11y_rig import (
+    VNU_JAR,
+    assert_series_and_behind_covered,
+    demo_server,
+    java,
+    npm_tool,
+    pages,
+)
 
 pytestmark = pytest.mark.gate  # the accessibility, HTML and performance gates (pyproject)
 
@@ -33,6 +40,7 @@ def _check(files: list[Path]) -> list[dict]:
 
 def test_nu_checker_finds_no_error(tmp_path):
     with demo_server(tmp_path) as base:
+        assert_series_and_behind_covered(base)
         files = []
         for name, path in pages(base).items():
             response = httpx.get(base + path)
@@ -50,5 +58,5 @@ def test_nu_checker_finds_no_error(tmp_path):
     ]
     warnings = [m["message"] for m in messages if m["type"] == "info" and m.get("subType")]
     print("\n".join(warnings))
-    assert len(files) >= 9 and checked <= {f.name for f in files}
+    assert len(files) >= 12 and checked <= {f.name for f in files}
     assert not errors, f"{len(errors)} Nu errors:\n" + "\n".join(errors)

@@ -35,6 +35,7 @@ DEMO_PAGES = (
     "/zh/posts/typography-for-long-reads/",
     "/posts/kubelet-syncloop-pleg/",
     "/zh/posts/kubelet-syncloop-pleg/",
+    "/series/kubelet-source-code-deep-dive/",
     "/posts/moving-from-hugo/",
     "/archive/",
     "/zh/archive/",

@@ -36,7 +36,10 @@ PAGES = {
     "home-zh": "/zh/",
     "post": "/posts/typography-for-long-reads/",
     "post-zh": "/zh/posts/typography-for-long-reads/",
-    "post-cover": "/posts/kubelet-syncloop-pleg/",
+    "post-cover": "/posts/kubelet-syncloop-pleg/",  # also part 1 of a series: the series box
+    "post-behind": "/zh/posts/kubelet-syncloop-pleg/",  # a translation behind its original
+    "series": "/series/kubelet-source-code-deep-dive/",
+    "series-zh": "/zh/series/kubelet-source-code-deep-dive/",
     "search": "/search?q=kubelet",
     "tag": "/tags/typography/",
     "archive": "/archive/",
@@ -95,6 +98,22 @@ def pages(base: str) -> dict[str, str]:
     if author:
         out["author"] = author
     return out
+
+
+def assert_series_and_behind_covered(base: str) -> None:
+    """The gates' pages show a series box (both languages), a series page (both languages) and
+    a translation's notice that it is behind its original: the demo content has them."""
+    checks = {
+        "post-cover": 'class="series-box series-box--top"',
+        "post-behind": 'class="translation-behind"',
+        "series": 'class="series-list"',
+        "series-zh": 'class="series-list"',
+    }
+    for name, marker in checks.items():
+        response = httpx.get(base + PAGES[name])
+        assert response.status_code == 200 and marker in response.text, (name, marker)
+    behind = httpx.get(base + PAGES["post-behind"]).text
+    assert 'class="series-box series-box--bottom"' in behind  # the translated series
 
 
 def assert_author_page_covered(base: str) -> None:

@@ -112,6 +112,7 @@
       .concat([sheet]);
     figure.mhSheet = sheet;
     var drawing = figure.querySelector(".diagram__drawing");
+    var before = figure.getBoundingClientRect();
     if (!drawing) {
       drawing = document.createElement("div");
       drawing.className = "diagram__drawing";
@@ -119,7 +120,34 @@
     }
     drawing.replaceChildren(node);
     figure.classList.add("is-drawn");
+    if (before.bottom > 0 && before.top < window.innerHeight) hold(figure, node, before.height);
     return true;
+  }
+
+  // A drawing is seldom as high as its source. While the figure is on the screen it keeps the
+  // height the reader saw, so that the text below it does not jump (a layout shift): a shorter
+  // drawing gets the space below it, a taller one is scaled down to fit. Once the figure is
+  // off the screen it takes the drawing's own height (scroll anchoring keeps what is read in
+  // place).
+  var holding = new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (entry.isIntersecting) return;
+      holding.unobserve(entry.target);
+      entry.target.style.minHeight = "";
+      var svg = entry.target.querySelector(".diagram__drawing svg");
+      if (svg) svg.style.maxHeight = "";
+    });
+  });
+
+  function hold(figure, svg, height) {
+    var grew = figure.getBoundingClientRect().height - height;
+    if (Math.abs(grew) < 0.5) return;
+    if (grew < 0) {
+      figure.style.minHeight = height + "px";
+    } else {
+      svg.style.maxHeight = Math.max(svg.getBoundingClientRect().height - grew, 0) + "px";
+    }
+    holding.observe(figure);
   }
 
   function draw(figure) {

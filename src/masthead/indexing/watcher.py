@@ -251,7 +251,7 @@ class Watcher:
         elif rels:
             changes, gone = self.settle(rels)
             if changes or gone:
-                commit(self.db, changes, gone, site=self.site)
+                commit(self.db, changes, gone, site=self.site, touched_only=True)
                 kinds.add("content")
         self.stats.batches += 1
         self.stats.files += len(rels)

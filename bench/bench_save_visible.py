@@ -270,8 +270,10 @@ def edit_round(server: Server, site: Path, rows: list[tuple[str, str]], label: s
 
 
 def distinct_pages(server: Server, urls: list[str]) -> None:
-    for url in urls:
+    for k, url in enumerate(urls, start=1):
         get(server.port, url)
+        if k % 100 == 0:
+            log(f"  {k} pages")
 
 
 def main() -> int:
@@ -329,6 +331,16 @@ def main() -> int:
                 used += a.edits
                 s = edit_round(server, site, chosen, f"{label}-{rnd}")
                 cpu1 = cpu_seconds(tree(server.proc.pid))
+                load = os.getloadavg()[0]
+                c, af = s["commit"] or [math.nan], s["after"] or [math.nan]
+                print(
+                    f"| {rnd} | {label} | {pct(s['visible'], 50):.0f} "
+                    f"| {pct(s['visible'], 95):.0f} | {pct(c, 50):.0f} | {pct(c, 95):.0f} "
+                    f"| {pct(s['batch'], 50):.1f} | {pct(af, 50):.0f} | {pct(af, 95):.0f} "
+                    f"| {pct(s['miss'], 50):.1f} | {cpu1 - cpu0:.2f} s | {load:.1f} |",
+                    flush=True,
+                )
+                log(f"  visible ms: {' '.join(f'{v:.0f}' for v in s['visible'])}")
                 if a.pages and label == "now" and rnd == a.rounds:  # then the memory
                     urls = [u for _, u in rows[-a.pages :]]
                     distinct_pages(server, urls)
@@ -340,16 +352,6 @@ def main() -> int:
                         )
             finally:
                 server.stop()
-            load = os.getloadavg()[0]
-            c, af = s["commit"] or [math.nan], s["after"] or [math.nan]
-            print(
-                f"| {rnd} | {label} | {pct(s['visible'], 50):.0f} | {pct(s['visible'], 95):.0f} "
-                f"| {pct(c, 50):.0f} | {pct(c, 95):.0f} | {pct(s['batch'], 50):.1f} "
-                f"| {pct(af, 50):.0f} | {pct(af, 95):.0f} | {pct(s['miss'], 50):.1f} "
-                f"| {cpu1 - cpu0:.2f} s | {load:.1f} |",
-                flush=True,
-            )
-            log(f"  visible ms: {' '.join(f'{v:.0f}' for v in s['visible'])}")
     if sizes:
         print("\n| server | pages | process | RSS MiB | PSS MiB | load |")
         print("|---|---:|---|---:|---:|---:|")

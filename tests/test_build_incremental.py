@@ -275,7 +275,8 @@ def test_related_posts_from_memory_are_the_stores(tmp_path):
 
 def test_translations_and_related_read_an_index_not_every_post(tmp_path):
     """The plans SQLite makes for the statements `translations` and `related` run: neither
-    walks every post (translations once did, planned on `posts_list` with no sqlite_stat1)."""
+    walks every post (translations once did, planned on `posts_list` with no sqlite_stat1), and
+    `related` reads the facts of the posts sharing a tag from an index, not their rows."""
     files = {f"posts/n{i:02d}.md": post(f"N {i}", "2024-02-01", tags="[a, b]") for i in range(30)}
     files["posts/n00.zh.md"] = post("中", "2024-02-01", tags="[a]")
     site = write_site(tmp_path / "site", files, TOML)
@@ -299,7 +300,12 @@ def test_translations_and_related_read_an_index_not_every_post(tmp_path):
         assert "posts_translation" in plan and "posts_list" not in plan, plan
         plan = " | ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + related_sql))
         steps = plan.split(" | ")
-        assert steps[0].startswith("SEARCH t USING COVERING INDEX post_terms_posts"), plan
+        terms = "SEARCH t USING COVERING INDEX post_terms_posts (taxonomy=? AND key=?)"
+        assert terms in steps, plan
+        # each post's facts from the index, not its row (which holds its bodies): only the
+        # posts kept are read by their id
+        facts = "SEARCH p USING COVERING INDEX posts_facts (id=?"
+        assert any(step.startswith(facts) for step in steps), plan
         assert "SEARCH p USING INTEGER PRIMARY KEY (rowid=?)" in steps, plan
     finally:
         db.close()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 from urllib.parse import quote, unquote
 
 REF_PREFIX = "/_ref/"
@@ -155,9 +155,40 @@ class Source(NamedTuple):
     published: bool = False  # shown to readers now (not a draft, not scheduled)
 
 
-def resolve_link(
-    url: str, source_urls: dict[str, Source], content_dir: str, lang: str | None
-) -> str:
+class Sources(Protocol):
+    """The posts of content files, as `resolve_ref` asks for them: by path, by path prefix, by
+    the end of the path, by translation group. `SourceTable` holds them all in memory; a
+    server asks its database for the few a page names (`web.cache.state.SourceLookup`)."""
+
+    def get(self, source: str) -> Source | None: ...
+
+    def starting_with(self, prefix: str) -> dict[str, Source]: ...
+
+    def ending_with(self, tails: tuple[str, ...]) -> dict[str, Source]: ...
+
+    def in_group(self, group: str) -> list[Source]: ...
+
+
+class SourceTable:
+    """`Sources` from a dict of every content file's post (`masthead check`, a build)."""
+
+    def __init__(self, table: dict[str, Source]) -> None:
+        self.table = table
+
+    def get(self, source: str) -> Source | None:
+        return self.table.get(source)
+
+    def starting_with(self, prefix: str) -> dict[str, Source]:
+        return {k: v for k, v in self.table.items() if k.startswith(prefix)}
+
+    def ending_with(self, tails: tuple[str, ...]) -> dict[str, Source]:
+        return {k: v for k, v in self.table.items() if ("/" + k).endswith(tails)}
+
+    def in_group(self, group: str) -> list[Source]:
+        return [v for v in self.table.values() if v.group == group]
+
+
+def resolve_link(url: str, sources: Sources, content_dir: str, lang: str | None) -> str:
     """A URL of a stored post body as the page shows it: a `/_ref/{path}#fragment` link becomes
     the permalink of the post it names (see `resolve_ref`) with its fragment; a `/_ref/` link to a
     folder or extensionless path that names no post becomes `/media/{path}` (a file beside the
@@ -166,7 +197,7 @@ def resolve_link(
     if not url.startswith(REF_PREFIX):
         return url
     target, hashmark, fragment = url[len(REF_PREFIX) :].partition("#")
-    found = resolve_ref(target, source_urls, content_dir, lang)
+    found = resolve_ref(target, sources, content_dir, lang)
     if found is None:
         if target.lower().endswith(MARKDOWN_SUFFIXES):
             return url
@@ -174,9 +205,7 @@ def resolve_link(
     return found + hashmark + fragment
 
 
-def resolve_ref(
-    target: str, source_urls: dict[str, Source], content_dir: str, lang: str | None
-) -> str | None:
+def resolve_ref(target: str, sources: Sources, content_dir: str, lang: str | None) -> str | None:
     """The permalink of the content file a `/_ref/` link names, or None when there is none.
 
     `target` is content-relative (as `resolve_relative` wrote it, percent-encoded). A Markdown
@@ -195,35 +224,35 @@ def resolve_ref(
     base = f"{content_dir}/{path}"
     is_file = path.lower().endswith(MARKDOWN_SUFFIXES)
     if is_file:
-        if base in source_urls:
-            return _in_language(source_urls[base], path, source_urls, lang)
+        exact = sources.get(base)
+        if exact is not None:
+            return _in_language(exact, path, sources, lang)
         tails = ["/" + path.rsplit("/", 1)[-1]]
     else:
         variant = re.compile(re.escape(base) + r"(?:\.[^./]+|/index(?:\.[^./]+)?)\.(?:md|markdown)")
-        found = sorted((k for k in source_urls if variant.fullmatch(k)), key=_plain_first)
+        near = sources.starting_with(base + ".") | sources.starting_with(base + "/index")
+        found = sorted((k for k in near if variant.fullmatch(k)), key=_plain_first)
         if found:
-            same = [k for k in found if source_urls[k][1] == lang]
+            same = [k for k in found if near[k].lang == lang]
             key = (same or found)[0]
-            return _in_language(source_urls[key], key, source_urls, lang)
+            return _in_language(near[key], key, sources, lang)
         name = path.rsplit("/", 1)[-1]
         tails = [f"/{name}.md", f"/{name}/index.md"]
-    matches = [(k, v) for k, v in source_urls.items() if ("/" + k).endswith(tuple(tails))]
+    matches = list(sources.ending_with(tuple(tails)).items())
     if len(matches) > 1 and lang:
-        matches = [m for m in matches if m[1][1] == lang] or matches
+        matches = [m for m in matches if m[1].lang == lang] or matches
     if len(matches) != 1:
         return None
-    return _in_language(matches[0][1], matches[0][0], source_urls, lang)
+    return _in_language(matches[0][1], matches[0][0], sources, lang)
 
 
-def _in_language(
-    found: Source, named: str, source_urls: dict[str, Source], lang: str | None
-) -> str:
+def _in_language(found: Source, named: str, sources: Sources, lang: str | None) -> str:
     """The URL of `found` (the post of content file `named`), or of its published translation
     in `lang` when `found` is in another language and `named` does not state its language."""
     if not lang or found.lang == lang or not found.group or _states_language(named, found.lang):
         return found.url
-    for other in source_urls.values():
-        if other.group == found.group and other.lang == lang and other.published:
+    for other in sources.in_group(found.group):
+        if other.lang == lang and other.published:
             return other.url
     return found.url
 

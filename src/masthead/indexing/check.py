@@ -59,7 +59,7 @@ def check_site(site: Site) -> list[ContentIssue]:
                     f"({DUPLICATE_RULE}; set another slug)",
                 )
             )
-    table = {p.source: urls.Source(p.url, p.lang) for p in posts}  # only found or not counts
+    table = urls.SourceTable({p.source: urls.Source(p.url, p.lang) for p in posts})  # found or not
     for post in posts:
         for link in _links(post, urls.REF_PREFIX):
             ref = link.partition("#")[0]
@@ -103,9 +103,7 @@ def _links(post: Post, prefix: str) -> list[str]:
     return [u[len(prefix) :] for u in sanitize.urls_in(post.html) if u.startswith(prefix)]
 
 
-def _missing_files(
-    site: Site, posts: list[Post], table: dict[str, urls.Source]
-) -> list[ContentIssue]:
+def _missing_files(site: Site, posts: list[Post], table: urls.SourceTable) -> list[ContentIssue]:
     """Warnings for covers, images and files beside a post that do not exist (a folder link
     that names no post is a file link)."""
     out: list[ContentIssue] = []

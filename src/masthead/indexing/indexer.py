@@ -395,12 +395,16 @@ def commit(
     *,
     site: Site | None = None,
     final: bool = True,
+    touched_only: bool = False,
 ) -> int:
     """Apply re-parsed files and deletions in one transaction; return the index generation
     (bumped when anything a reader sees may have changed). `touched` files only had their
     mtime change: their source rows are refreshed. The `final` commit of a pass also keeps the
     bodies of originals with translations (`originals.keep_bodies`, reading `site`'s files
-    for originals not parsed in it): earlier batches may not hold the translations yet."""
+    for originals not parsed in it): earlier batches may not hold the translations yet.
+    `touched_only` (the watcher's batches): only in the translation groups these changes touch
+    (with those of every post at a URL they hold or held, which a duplicate slug may have
+    shadowed or shown), read through their indexes, so a saved post reads no other post."""
 
     def record_touched(conn: sqlite3.Connection) -> None:
         for change in touched or []:
@@ -429,7 +433,12 @@ def commit(
         store.follow_renames(conn, hashes, keys)  # old URLs and comments follow a rename
         store.follow_key_changes(conn, parsed)  # and a translationKey added or changed
         if final:
-            originals.keep_bodies(conn, (c.post for c in changes if c.post is not None), site)
+            posts = [c.post for c in changes if c.post is not None]
+            groups = None
+            if touched_only:  # the groups before the change (`keys`, `parsed`) and after it
+                groups = {*keys.values(), *parsed.values(), *(p.translation_key for p in posts)}
+                groups |= store.translation_keys_at(conn, urls)
+            originals.keep_bodies(conn, posts, site, groups, sources)
         # last: a statement after them would flush FTS5's pending terms (`store.write_post`)
         for post_id, change in written:
             if post_id is not None and change.post is not None:

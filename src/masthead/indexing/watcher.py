@@ -53,7 +53,9 @@ from masthead.store.db import Database
 log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 100  # longest a batch waits to collect more events
-STEP_MS = 30  # a batch is closed after this long without a new event
+STEP_MS = 10  # a batch is closed after this long without a new event (watchfiles looks
+# every STEP_MS and closes when a look finds nothing new: a lone save waits 1-2 steps, which
+# at 30 was 30-60 ms of a save's way to its page, against 8 ms for the batch at 50,000 posts)
 SETTLE_LIMIT = 1.0  # seconds without a change after which a file is taken as it is
 SETTLE_CAP = 10.0  # seconds after which a file that never stops changing is taken anyway
 MISSING_GRACE = 0.3  # seconds a vanished file may take to come back (atomic saves)
@@ -251,7 +253,7 @@ class Watcher:
         elif rels:
             changes, gone = self.settle(rels)
             if changes or gone:
-                commit(self.db, changes, gone, site=self.site)
+                commit(self.db, changes, gone, site=self.site, touched_only=True)
                 kinds.add("content")
         self.stats.batches += 1
         self.stats.files += len(rels)

@@ -374,6 +374,15 @@ def sources(conn: sqlite3.Connection) -> dict[str, sqlite3.Row]:
     return {r["path"]: r for r in conn.execute("SELECT * FROM sources")}
 
 
+def translation_keys_at(conn: sqlite3.Connection, urls: Iterable[str]) -> set[str]:
+    """The translation keys of the posts at `urls` (shadowed ones too)."""
+    rows = conn.execute(
+        "SELECT DISTINCT translation_key FROM posts WHERE url IN (SELECT value FROM json_each(:u))",
+        {"u": json.dumps(sorted(set(urls)))},
+    )
+    return {r[0] for r in rows}
+
+
 def translation_keys_of(conn: sqlite3.Connection, paths: list[str]) -> dict[str, str]:
     """The translation key of the post of each content file of `paths` that has one."""
     if not paths:
@@ -541,15 +550,59 @@ def alias_target(conn: sqlite3.Connection, path: str, now: float) -> str | None:
     return row[0] if row else None
 
 
+_SOURCE_COLUMNS = "source, url, lang, kind, translation_key, draft = 0 AND date_ts <= :now"
+
+
+def _source(r: sqlite3.Row | tuple) -> tuple[str, Source]:
+    return r[0], Source(r[1], r[2], f"{r[3]}\0{r[4]}" if r[4] else "", bool(r[5]))
+
+
 def source_urls(conn: sqlite3.Connection, now: float) -> dict[str, Source]:
     """source path → `Source` (url, lang, translation group, published at `now`) of every
-    non-shadowed post, for resolving links to files (`content.urls.resolve_ref`)."""
+    non-shadowed post, for resolving links to files (`content.urls.resolve_ref`). It reads
+    every row: a server asks for the few it needs (`source_post` and the functions after it)."""
+    rows = conn.execute(f"SELECT {_SOURCE_COLUMNS} FROM posts WHERE shadowed = 0", {"now": now})
+    return dict(_source(r) for r in rows)
+
+
+def source_post(conn: sqlite3.Connection, source: str, now: float) -> Source | None:
+    """The `Source` of the content file `source` (site-relative), None when it has no post
+    shown (none, or shadowed). One look-up in the index of `source`."""
+    row = conn.execute(
+        f"SELECT {_SOURCE_COLUMNS} FROM posts WHERE source = :s AND shadowed = 0",
+        {"s": source, "now": now},
+    ).fetchone()
+    return _source(row)[1] if row else None
+
+
+def sources_from(conn: sqlite3.Connection, low: str, high: str, now: float) -> dict[str, Source]:
+    """The `Source` of each content file whose path is in [`low`, `high`) (a prefix's range:
+    the index of `source` is ordered by its bytes), by path."""
     rows = conn.execute(
-        "SELECT source, url, lang, kind, translation_key, draft = 0 AND date_ts <= :now "
-        "FROM posts WHERE shadowed = 0",
-        {"now": now},
+        f"SELECT {_SOURCE_COLUMNS} FROM posts WHERE source >= :lo AND source < :hi "
+        "AND shadowed = 0 ORDER BY source",
+        {"lo": low, "hi": high, "now": now},
     )
-    return {r[0]: Source(r[1], r[2], f"{r[3]}\0{r[4]}" if r[4] else "", bool(r[5])) for r in rows}
+    return dict(_source(r) for r in rows)
+
+
+def source_paths(conn: sqlite3.Connection) -> list[str]:
+    """Every indexed content file's path (shadowed ones too), read from the index of `source`
+    alone, not the posts' rows."""
+    return [r[0] for r in conn.execute("SELECT source FROM posts ORDER BY source")]
+
+
+def sources_in_group(
+    conn: sqlite3.Connection, kind: str, translation_key: str, now: float
+) -> list[Source]:
+    """The `Source` of each post of a translation group (kind and translation key), in the
+    order of their ids."""
+    rows = conn.execute(
+        f"SELECT {_SOURCE_COLUMNS} FROM posts WHERE translation_key = :k AND kind = :kind "
+        "AND shadowed = 0 ORDER BY id",
+        {"k": translation_key, "kind": kind, "now": now},
+    )
+    return [_source(r)[1] for r in rows]
 
 
 def next_scheduled(conn: sqlite3.Connection, now: float) -> float | None:
@@ -643,14 +696,18 @@ def related(
     visible = visible.replace("draft =", "p.draft =")
     rows = conn.execute(
         # CROSS JOIN keeps post_terms the outer loop: the posts of the post's tags by the
-        # covering `post_terms_posts`, each post then by its id; without sqlite_stat1 SQLite
-        # would walk every post of the language and probe its tags instead
-        "SELECT p.id, p.title, p.url, p.date, COUNT(*) AS shared FROM post_terms t "
-        "CROSS JOIN posts p ON p.id = t.post_id "
+        # covering `post_terms_posts`, each post's facts then by its id from the covering
+        # `posts_facts` (its row holds the bodies); without sqlite_stat1 SQLite would walk
+        # every post of the language and probe its tags instead. Only the `limit` posts kept
+        # are read from the table.
+        "WITH best AS (SELECT p.id, COUNT(*) AS shared, p.date_ts, p.source FROM post_terms t "
+        "CROSS JOIN posts p INDEXED BY posts_facts ON p.id = t.post_id "
         "WHERE t.taxonomy = 'tags' AND t.key IN "
         "(SELECT key FROM post_terms WHERE post_id = :id AND taxonomy = 'tags') "
         f"AND p.id != :id AND p.kind = 'post' AND p.lang = :lang AND {visible} "
-        "GROUP BY p.id ORDER BY shared DESC, p.date_ts DESC, p.source LIMIT :limit",
+        "GROUP BY p.id ORDER BY shared DESC, p.date_ts DESC, p.source LIMIT :limit) "
+        "SELECT p.id, p.title, p.url, p.date, b.shared FROM best b CROSS JOIN posts p "
+        "ON p.id = b.id ORDER BY b.shared DESC, b.date_ts DESC, b.source",
         {"id": post.id, "lang": post.lang, "now": now, "limit": limit},
     ).fetchall()
     return rows_of(RelatedPost, rows)

@@ -15,7 +15,9 @@ hashes); the dashboard then says the old text is not kept.
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Collection
 
 from masthead.store.rows import GroupMember, rows_of
 
@@ -57,13 +59,18 @@ def group(
     return rows_of(GroupMember, rows)
 
 
-def originals_to_keep(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+def originals_to_keep(
+    conn: sqlite3.Connection, keys: Collection[str] | None = None
+) -> list[tuple[str, str]]:
     """(source, body hash) of each post without `translation_of` in a group with a translation
-    whose current body is not kept yet: `keep` it."""
+    whose current body is not kept yet: `keep` it. `keys`: only in the groups of those
+    translation keys (read through their index, not every post)."""
+    among = "" if keys is None else "AND p.translation_key IN (SELECT value FROM json_each(:keys)) "
     rows = conn.execute(
         "SELECT p.source, p.body_hash FROM posts p WHERE p.translation_of = '' "
-        f"AND p.body_hash != '' AND p.shadowed = 0 AND {_HAS_TRANSLATION} "
-        "AND p.body_hash NOT IN (SELECT hash FROM original_bodies)"
+        f"AND p.body_hash != '' AND p.shadowed = 0 AND {_HAS_TRANSLATION} {among}"
+        "AND p.body_hash NOT IN (SELECT hash FROM original_bodies)",
+        {"keys": json.dumps(sorted(keys or ()))},
     ).fetchall()
     return [(r[0], r[1]) for r in rows]
 
@@ -77,13 +84,49 @@ def keep(conn: sqlite3.Connection, digest: str, source: str, body: str, now: flo
     )
 
 
-def prune(conn: sqlite3.Connection) -> None:
-    """Forget the bodies no translation names and no original with a translation has now."""
-    conn.execute(
-        "DELETE FROM original_bodies WHERE hash NOT IN "
-        "(SELECT translation_of FROM posts WHERE translation_of != '') AND hash NOT IN "
+def prune(
+    conn: sqlite3.Connection,
+    keys: Collection[str] | None = None,
+    sources: Collection[str] = (),
+) -> None:
+    """Forget the bodies no translation names and no original with a translation has now.
+    `keys` and `sources`: only among the bodies kept for the posts of those translation keys'
+    groups and for those content files (a change to a few posts: every post is read only when
+    one of those bodies is no longer needed in its own group)."""
+    unneeded = (
+        "hash NOT IN (SELECT translation_of FROM posts WHERE translation_of != '') AND hash NOT IN "
         f"(SELECT p.body_hash FROM posts p WHERE p.translation_of = '' AND {_HAS_TRANSLATION})"
     )
+    if keys is None:
+        conn.execute(f"DELETE FROM original_bodies WHERE {unneeded}")
+        return
+    params = {"keys": json.dumps(sorted(keys)), "sources": json.dumps(sorted(sources))}
+    in_groups = "SELECT value FROM json_each(:keys)"
+    candidates = {
+        r[0]
+        for r in conn.execute(
+            "SELECT hash FROM original_bodies WHERE source IN (SELECT value FROM json_each("
+            f":sources)) OR source IN (SELECT source FROM posts WHERE translation_key IN "
+            f"({in_groups}))",
+            params,
+        )
+    }
+    if not candidates:
+        return
+    for named, own, has_translation in conn.execute(
+        f"SELECT translation_of, body_hash, {_HAS_TRANSLATION} FROM posts p "
+        f"WHERE translation_key IN ({in_groups})",
+        params,
+    ):
+        candidates.discard(named)
+        if has_translation and not named:
+            candidates.discard(own)
+    if candidates:  # needed in no group touched: perhaps in another (the same body twice)
+        conn.execute(
+            f"DELETE FROM original_bodies WHERE hash IN (SELECT value FROM json_each(:h)) "
+            f"AND {unneeded}",
+            {"h": json.dumps(sorted(candidates))},
+        )
 
 
 def body(conn: sqlite3.Connection, digest: str) -> tuple[str, float] | None:

@@ -33,7 +33,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar, cast
 
 from masthead.config import Site
-from masthead.content.urls import Source
+from masthead.content.urls import Source, Sources, SourceTable
 from masthead.store import comment_threads
 from masthead.store import posts as store
 from masthead.store.db import Database
@@ -156,7 +156,7 @@ class SiteState:
     _paths: dict[str, Page] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _seen: Seen | None = None
-    _refs: tuple[tuple[int, int], dict[str, Source]] = ((-1, -1), {})
+    _refs: tuple[tuple[int, int], Sources] = ((-1, -1), SourceTable({}))
     _memo: tuple[tuple[int, int], dict[tuple, Any]] = ((-1, -1), {})
 
     reloader: Any = None
@@ -230,17 +230,22 @@ class SiteState:
         if scopes is not None:
             scopes.append(SITE)
 
-    def source_urls(self) -> dict[str, Source]:
-        """The content files' posts, read once per version (a scheduled post that became
-        due is a translation a link may now go to)."""
+    def source_urls(self) -> Sources:
+        """The content files' posts as of this version (a scheduled post that became due is a
+        translation a link may now go to): a build (`bulk`) reads them all once; a server asks
+        SQLite for those a page names (`SourceLookup`), so a change costs no read of every post."""
         version = self.version()
         with self._lock:
             if self._refs[0] == version:
                 return self._refs[1]
-        urls = store.source_urls(self.db.read(), self.now())
+        sources: Sources
+        if self.bulk:
+            sources = SourceTable(store.source_urls(self.db.read(), self.now()))
+        else:
+            sources = SourceLookup(self.db, self.now())
         with self._lock:
-            self._refs = (version, urls)
-        return urls
+            self._refs = (version, sources)
+        return sources
 
     def memo(self, key: tuple, make: Callable[[], T]) -> T:
         """The value `make()` gives, made once per version (an index change or a post becoming
@@ -351,3 +356,44 @@ class SiteState:
             if self._cache.get(page.key) is page:
                 self._cache.move_to_end(page.key)
         return page
+
+
+class SourceLookup:
+    """`content.urls.Sources` read from the index when asked, at time `now` (published or not
+    then), each answer kept: what one version's pages resolve their `/_ref/` links with."""
+
+    def __init__(self, db: Database, now: float) -> None:
+        self.db = db
+        self.now = now
+        self._got: dict[str, Source | None] = {}
+        self._paths: list[str] | None = None
+
+    def get(self, source: str) -> Source | None:
+        if source not in self._got:
+            self._got[source] = store.source_post(self.db.read(), source, self.now)
+        return self._got[source]
+
+    def starting_with(self, prefix: str) -> dict[str, Source]:
+        if not prefix:
+            return store.source_urls(self.db.read(), self.now)
+        # the paths that start with `prefix` sort from it up to the prefix with its last
+        # character's successor (the index orders by bytes, as by code points in UTF-8)
+        high = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        return store.sources_from(self.db.read(), prefix, high, self.now)
+
+    def ending_with(self, tails: tuple[str, ...]) -> dict[str, Source]:
+        """The few posts whose path ends with one of `tails` (a link to a file found nowhere
+        else): every path is read once per version, from the index of paths alone."""
+        if self._paths is None:
+            self._paths = store.source_paths(self.db.read())
+        found = {}
+        for path in self._paths:
+            if ("/" + path).endswith(tails):
+                post = self.get(path)
+                if post is not None:
+                    found[path] = post
+        return found
+
+    def in_group(self, group: str) -> list[Source]:
+        kind, _, key = group.partition("\0")
+        return store.sources_in_group(self.db.read(), kind, key, self.now)

@@ -148,3 +148,25 @@ def test_dry_run_leaves_the_settings_alone(tmp_path: Path) -> None:
     site = empty_site(tmp_path / "site")
     import_wordpress(site, None, EXPORT, dry_run=True)
     assert "[wordpress]" not in (site.root / "masthead.toml").read_text(encoding="utf-8")
+
+
+def test_a_blog_under_a_folder_keeps_its_root(tmp_path: Path, serve) -> None:  # type: ignore[no-untyped-def]
+    export = tmp_path / "blog.xml"
+    text = EXPORT.read_text(encoding="utf-8")
+    blog = "<wp:base_blog_url>https://old.example/blog</wp:base_blog_url>"
+    export.write_text(
+        text.replace("<wp:base_blog_url>https://old.example</wp:base_blog_url>", blog)
+    )
+    site = empty_site(tmp_path / "site")
+    db = Database(site.database_path)
+    try:
+        import_wordpress(site, db, export)
+    finally:
+        db.close()
+    site = load_site(site.root)
+    assert site.settings.wordpress.root == "/blog"
+    client = serve(site)
+    r = client.get("/blog/tag/boats/")
+    assert (r.status_code, r.headers["location"]) == (301, "/tags/boats/")
+    assert client.get("/blog/feed/").headers["location"] == "/feed.xml"
+    assert client.get("/tag/boats/").status_code == 404  # not under the blog's root

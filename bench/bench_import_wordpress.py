@@ -146,7 +146,7 @@ def run(args: list[str]) -> dict[str, float]:
     )
     wall = time.perf_counter() - start
     line = next(x for x in done.stderr.splitlines() if x.startswith("MEMORY "))
-    return {**json.loads(line.removeprefix("MEMORY ")), "wall": wall}
+    return {**json.loads(line.removeprefix("MEMORY ")), "wall": wall, "load": os.getloadavg()[0]}
 
 
 def fresh_site(root: Path, posts: Path | None = None) -> Path:
@@ -177,7 +177,7 @@ def main() -> int:
     print(f"{a.posts} posts, export {size:.1f} MiB; load before {os.getloadavg()[0]:.1f}\n")
     print(
         "| round | run | wall (s) | main CPU (s) | workers' CPU (s) | main peak RSS (MiB) "
-        "| largest worker (MiB) |\n|---:|---|---:|---:|---:|---:|---:|"
+        "| largest worker (MiB) | load after |\n|---:|---|---:|---:|---:|---:|---:|---:|"
     )
     for rnd in range(1, a.rounds + 1):
         site = fresh_site(work / "imported")
@@ -186,10 +186,11 @@ def main() -> int:
         idx = run(["index", str(peer_site), "--full"])
         for name, r in (("import wordpress", imp), ("index --full (peer)", idx)):
             cells = [r["wall"], r["main_cpu"], r["worker_cpu"], r["main_mib"], r["worker_mib"]]
+            cells.append(r["load"])
             print(f"| {rnd} | {name} | " + " | ".join(f"{x:.1f}" for x in cells) + " |")
         print(
             f"| {rnd} | import / index | {imp['wall'] / idx['wall']:.2f} | "
-            f"{imp['main_cpu'] / max(idx['main_cpu'], 0.01):.2f} | | | |",
+            f"{imp['main_cpu'] / max(idx['main_cpu'], 0.01):.2f} | | | | |",
             flush=True,
         )
     print(f"\nload after {os.getloadavg()[0]:.1f}; work folder {work}")

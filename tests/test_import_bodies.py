@@ -62,3 +62,35 @@ def test_a_lexical_document_that_is_not_json_is_named() -> None:
     unknown: list[str] = []
     assert lexical.lexical_html("{not json", unknown) == ""
     assert unknown == ["lexical (not JSON)"]
+
+
+def test_the_parsed_tags_convert_as_beautiful_soups_own() -> None:
+    """`tomarkdown._Tag` answers markdownify's `find_parent` by walking the parents: every
+    body of the fixture exports, and nested `<pre>` and `<code>`, convert as with bs4's Tag."""
+    import re
+
+    from masthead.importing.tomarkdown import Converter
+
+    from support.imports import IMPORTS
+
+    bodies = [
+        "<div><pre><code class='language-py'>a\n\n  b</code></pre><p>x <code>*y*</code></p></div>",
+        "<blockquote><p>q <em>e</em></p><pre>p\n  <b>re</b>\n</pre></blockquote><ul><li>a<ul>"
+        "<li>b <pre>c</pre></li></ul></li></ul><table><tr><td><pre>t</pre></td></tr></table>",
+        "<pre><code>one\n\n\n<span>\n\n\ntwo</span>\n\n\nthree</code></pre>",  # all kept
+    ]
+    for export in (IMPORTS / "wordpress.xml", IMPORTS / "same-blog" / "wordpress.xml"):
+        text = export.read_text(encoding="utf-8")
+        bodies += re.findall(r"<content:encoded><!\[CDATA\[(.*?)\]\]>", text, re.DOTALL)
+    for ghost in ("ghost4.json", "ghost5.json"):
+        data = json.loads((IMPORTS / ghost).read_text(encoding="utf-8"))
+        posts = (data.get("db") or [data])[0]["data"]["posts"]
+        bodies += [post["html"] for post in posts if post.get("html")]
+    assert len(bodies) > 10
+
+    def image(url: str) -> str:
+        return "new-" + url.rsplit("/", 1)[-1]
+
+    for body in bodies:
+        plain = Converter(image, bs4_options="html.parser").convert(body)
+        assert Converter(image).convert(body) == plain, body[:80]

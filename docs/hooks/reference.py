@@ -32,6 +32,7 @@ TABLES = {
     "LanguageSettings": ("[languages.CODE]", "languages-table", "languages.CODE."),
     "MenuItem": ("[[menu.CODE]]", "menu-table", "menu.CODE."),
     "ReplicaSettings": ("[replica]", "replica-table", "replica."),
+    "WordPressSettings": ("[wordpress]", "wordpress-table", "wordpress."),
 }
 
 

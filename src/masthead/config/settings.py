@@ -188,6 +188,32 @@ class ShareCardSettings(BaseModel):
         return value.lower()
 
 
+class WordPressSettings(BaseModel):
+    """Old WordPress archive and feed URLs answered with a 301 (the [wordpress] table, written by
+    `masthead import wordpress`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    archives: StrictBool = Field(
+        False,
+        description="Answer WordPress's category, tag, author and date archives, their /page/N/ "
+        "forms and its feeds (/feed/, /category/x/feed/, /comments/feed/) with a 301 to "
+        "masthead's term page, archive or feed, where no page of the site has that URL.",
+    )
+    root: str = Field(
+        "",
+        description="The path the old blog lived under (/blog for example.com/blog/), stripped "
+        "from old URLs first.",
+    )
+    category_base: str = Field("category", description="WordPress's category base.")
+    tag_base: str = Field("tag", description="WordPress's tag base.")
+    slugs: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="Per taxonomy (categories, tags, authors): WordPress slug to the name the "
+        "term has here, for slugs that are not the term's key (written by the import).",
+    )
+
+
 REPLICA_SCHEMES = ("s3", "gs", "abs", "file", "sftp", "webdav", "webdavs", "nats", "oss")
 
 
@@ -475,6 +501,11 @@ class Settings(BaseModel):
     share_cards: ShareCardSettings = Field(
         default_factory=ShareCardSettings,
         description="The [share_cards] table: the og:image of posts without a cover.",
+    )
+    wordpress: WordPressSettings = Field(
+        default_factory=WordPressSettings,
+        description="The [wordpress] table: old WordPress archive and feed URLs kept "
+        "(archives, root, category_base, tag_base, slugs).",
     )
     replica: ReplicaSettings = Field(
         default_factory=ReplicaSettings,

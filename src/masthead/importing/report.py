@@ -24,6 +24,7 @@ class Report:
     missing: dict[str, list[str]] = field(default_factory=dict)  # file -> items that need it
     unknown_shortcodes: Counter[str] = field(default_factory=Counter)
     comments: list[str] = field(default_factory=list)  # the comment import's own report
+    notes: list[str] = field(default_factory=list)  # settings the import added, ...
 
     def warn(self, item: str, message: str) -> None:
         self.warnings.append((item, message))
@@ -64,6 +65,7 @@ class Report:
         )
         if files:
             out.append(f"  files: {files}")
+        out += [f"  {note}" for note in self.notes]
         for rel in self.kept:
             out.append(f"  kept (edited since the last import, not overwritten): {rel}")
         if self.unknown_shortcodes:

@@ -11,6 +11,10 @@
   `brush: x`) as the fence's info string.
 - `blocks`: Markdown put in place beforehand by the importer (a shortcode it translated, the
   `<!--more-->` divider), each standing in the HTML as a token (`Blocks.token`).
+
+The HTML is parsed into `_Tag`s: markdownify asks every element whether it is inside a `<pre>`
+(`find_parent("pre")`), which Beautiful Soup answers through its general search machinery;
+`_Tag` walks the parents instead, the same answer for a fifth of the conversion's time.
 """
 
 from __future__ import annotations
@@ -66,6 +70,28 @@ def link(url: str, text: str = "") -> str:
     return f"[{shown.replace(']', '')}]({url.replace(' ', '%20').replace(')', '%29')})"
 
 
+class _Tag(Tag):
+    """A Beautiful Soup tag whose `find_parent(name)` walks the parents (same result)."""
+
+    def find_parent(  # type: ignore[override]
+        self, name: Any = None, attrs: Any = None, **kwargs: Any
+    ) -> Tag | None:
+        if isinstance(name, str) and not attrs and not kwargs:
+            node = self.parent
+            while node is not None:
+                if node.name == name:
+                    return node
+                node = node.parent
+            return None
+        return super().find_parent(name, attrs, **kwargs)
+
+
+_SOUP: Any = {  # markdownify types bs4_options as the parser name only
+    "features": "html.parser",
+    "element_classes": {Tag: _Tag},
+}
+
+
 class Converter(MarkdownConverter):
     """markdownify's converter with the rules above; `image(url)` → new link or None."""
 
@@ -76,7 +102,7 @@ class Converter(MarkdownConverter):
             bullets="-",
             escape_misc=False,
             code_language_callback=_language,
-            **options,
+            **{"bs4_options": _SOUP, **options},
         )
 
     def _src(self, url: str) -> str:

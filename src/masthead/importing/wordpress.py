@@ -40,8 +40,10 @@ from urllib.parse import unquote, urlsplit
 
 from masthead.comments.port import service as comments_io
 from masthead.config import Site
+from masthead.config.load import CONFIG_FILE
+from masthead.content.meta import term_key
 from masthead.content.new import slugify
-from masthead.importing import wpbody
+from masthead.importing import toml_out, wpbody
 from masthead.importing.files import MANIFEST, Writer
 from masthead.importing.media import Media, copy_all
 from masthead.importing.postfile import Folders, render
@@ -65,6 +67,7 @@ class Known:
     attached: dict[str, list[str]] = field(default_factory=dict)  # post id -> attachment ids
     hosts: set[str] = field(default_factory=set)  # the old site's host names
     languages: set[str] = field(default_factory=set)  # Polylang's language slugs
+    tags: dict[str, str] = field(default_factory=dict)  # tag slug -> name
     items: int = 0  # items other than attachments
     comments: int = 0
 
@@ -93,6 +96,8 @@ def import_wordpress(
         copy_all(done.copies, writer, report)
         report.wrote(done.rel, writer.write(done.rel, done.data))
     writer.save()
+    if not dry_run:
+        _keep_archive_urls(site, channel, known, report)
     for code in sorted(known.languages):
         if site.resolve_language(code) is None:
             report.warn(f"language {code}", "not in masthead.toml: add [languages." + code + "]")
@@ -107,6 +112,43 @@ def import_wordpress(
     if found.mapped:
         report.comments.insert(2, f"  onto {len(found.mapped)} posts")
     return report
+
+
+def _keep_archive_urls(site: Site, channel: Channel, known: Known, report: Report) -> None:
+    """Add the `[wordpress]` table to masthead.toml (unless it has one): the old category, tag,
+    author, date and feed URLs then answer 301 (`web.wordpress_urls`)."""
+    path = site.root / CONFIG_FILE
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+    except (OSError, UnicodeDecodeError):
+        return  # load_site read it: this cannot happen but for a race; nothing is lost
+    if _WORDPRESS_TABLE.search(text):
+        return
+    root = urlsplit(channel.base_blog_url or channel.link).path.strip("/")
+    slugs = {
+        "categories": {
+            unquote(c.nicename): html.unescape(c.name) for c in known.categories.values()
+        },
+        "tags": {unquote(slug): name for slug, name in known.tags.items()},
+        "authors": dict(known.authors),
+    }
+    table: dict[str, object] = {"archives": True}
+    if root:
+        table["root"] = "/" + root
+    differing = {
+        taxonomy: {slug: name for slug, name in names.items() if slug and term_key(name) != slug}
+        for taxonomy, names in slugs.items()
+    }
+    table["slugs"] = {k: v for k, v in differing.items() if v}
+    lines = toml_out.table("wordpress", table)
+    note = "\n# Old WordPress archive and feed URLs answer 301 (masthead import wordpress)"
+    path.write_text(text.rstrip("\n") + "\n" + note + "\n".join(lines) + "\n", encoding="utf-8")
+    report.notes.append(
+        f"settings: [wordpress] added to {CONFIG_FILE}: old archive and feed URLs answer 301"
+    )
+
+
+_WORDPRESS_TABLE = re.compile(r"^\s*\[\s*wordpress\s*[.\]]", re.MULTILINE)
 
 
 def _first_pass(export: Path, channel: Channel) -> Known:
@@ -126,6 +168,8 @@ def _first_pass(export: Path, channel: Channel) -> Known:
             known.comments += entry.comments
             for term in entry.terms_of("language"):
                 known.languages.add(term.nicename)
+            for term in entry.terms_of("post_tag"):
+                known.tags.setdefault(term.nicename, term.name)
     for url in (channel.link, channel.base_site_url, channel.base_blog_url):
         if url:
             known.hosts.add(urlsplit(url).netloc.lower())

@@ -2,8 +2,8 @@
 the dashboard's own (`guanli.error_page`: in its frame, or what it shows without a session), or
 under `/api/` one JSON shape `{"error": {"status", "message"}}`. A 404 for a path that has moved
 (a post's alias, or the same path without its trailing slash; never under `/guanli/`) is a 301
-to where it lives now; one for a file of the site's `static/` folder serves that file, as Hugo
-serves `static/` at the root."""
+to where it lives now, as is an old WordPress archive or feed URL (`wordpress_urls`); one for a
+file of the site's `static/` folder serves that file, as Hugo serves `static/` at the root."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from starlette.requests import ClientDisconnect
 from masthead.config import Language
 from masthead.errors import HTTPError
 from masthead.store import posts as store
+from masthead.web import wordpress_urls
 from masthead.web.cache.state import SiteState
 from masthead.web.http.forms import CUT_SHORT
 from masthead.web.http.media import Files
@@ -70,6 +71,9 @@ def http_error(request: Request, status: int, message: str) -> Response:
         moved = _moved(request.url.path, state)
         if moved:
             return redirect(moved, request.url.query)
+        archive = wordpress_urls.target(request.url.path, state)
+        if archive:  # an imported blog's `/category/x/`, `/2024/05/`, `/feed/`
+            return redirect(archive)
         found = _static_file(request)
         if found is not None:
             return found

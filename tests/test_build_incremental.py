@@ -23,6 +23,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from masthead.config import load_site
+from masthead.export import search_index
 from masthead.export.build import MANIFEST, build, page_urls
 from masthead.export.client import Client
 from masthead.export.direct import Direct
@@ -157,10 +158,112 @@ def test_an_edited_post_renders_again_and_rewrites_only_changed_files(tmp_path):
         post("Post 5", "2024-03-05", body="New words.\n", tags="[harbour]")
     )
     edited = build(site, out)
-    assert edited.fetched == first.fetched  # the index moved: every page may have changed
+    assert 0 < edited.fetched < first.fetched  # the pages the post changes (export/changes.py)
     changed = {rel for rel, v in snapshot(out).items() if before.get(rel) != v} - {MANIFEST}
     assert set(edited.changed) == changed and "posts/p5/index.html" in changed
     assert "posts/p2/index.html" not in changed
+
+
+NOW = 1_800_000_000.0  # one clock for every build of a test (2027): the same bytes each time
+
+
+def outputs(out: Path) -> dict[str, bytes]:
+    """Every file of an export but its manifest, by OUT-relative name."""
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in out.rglob("*")
+        if p.is_file() and p.name != MANIFEST
+    }
+
+
+def searchable(files: dict[str, bytes]) -> set[str]:
+    """The files of an export's search index (export/search_index.py's folder and stamp)."""
+    return {r for r in files if r.startswith(search_index.FOLDER + "/") or r == search_index.STAMP}
+
+
+def wide_site(root: Path):
+    """Posts in two tags and a category, with a translation, over several list pages."""
+    files: dict[str, str | bytes] = {}
+    for i in range(1, 10):
+        tags = "[harbour]" if i % 2 else "[harbour, storm]"
+        files[f"posts/p{i}.md"] = post(
+            f"Post {i}", f"2024-03-0{i}", body=f"Body {i}.\n", tags=tags, categories="[news]"
+        )
+    files["posts/q1.md"] = post("Quiet", "2024-02-01", tags="[calm]")
+    files["posts/p1.zh.md"] = post("帖子", "2024-03-01", tags="[港口]")
+    files["pages/about.md"] = post("About", "2024-01-01")
+    return write_site(root, files, TOML)
+
+
+EDITS = {
+    "title": ("posts/p3.md", post("Post 3, renamed", "2024-03-03", body="Body 3.\n",
+                                  tags="[harbour]", categories="[news]")),
+    "tags": ("posts/p4.md", post("Post 4", "2024-03-04", body="Body 4.\n",
+                                 tags="[harbour, gale]", categories="[news]")),
+    "date": ("posts/p1.md", post("Post 1", "2024-03-20", body="Body 1.\n",
+                                 tags="[harbour]", categories="[news]")),
+    "slug": ("posts/p6.md", post("Post 6", "2024-03-06", body="Body 6.\n",
+                                 tags="[harbour, storm]", categories="[news]", slug="six")),
+    "new post": ("posts/p0.md", post("Post 0", "2024-03-15", body="New.\n", tags="[calm]")),
+    "removed": ("posts/q1.md", None),
+    "draft": ("posts/p7.md", post("Post 7", "2024-03-07", body="Body 7.\n", tags="[harbour]",
+                                  categories="[news]", draft="true")),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_a_saved_post_renders_only_the_pages_it_changes_and_equals_a_cold_build(tmp_path, edit):
+    site = wide_site(tmp_path / "site")
+    out = tmp_path / "out"
+    first = build(site, out, clock=lambda: NOW)
+    before = snapshot(out)
+    rel, text = EDITS[edit]
+    if text is None:
+        (site.content_dir / rel).unlink()
+    else:
+        (site.content_dir / rel).write_text(text)
+    again = build(site, out, clock=lambda: NOW)
+    # fewer pages asked of the app than a full build's; only files whose bytes changed written
+    assert 0 < again.fetched < first.fetched / 2, (again.fetched, first.fetched)
+    after = snapshot(out)
+    changed = {r for r, v in after.items() if before.get(r) != v} - {MANIFEST}
+    assert set(again.changed) == changed - (set(before) - set(after))
+    # the same files, byte for byte, as a build of the edited site into a new folder
+    cold = tmp_path / "cold"
+    full = build(site, cold, clock=lambda: NOW)
+    assert full.fetched > again.fetched
+    mine, theirs = outputs(out), outputs(cold)
+    assert searchable(mine)  # the search index too: the same files, byte for byte
+    assert sorted(mine) == sorted(theirs)
+    differ = [r for r in theirs if mine[r] != theirs[r]]
+    assert differ == []
+    # and the edit is there
+    if edit == "title":
+        assert "Post 3, renamed" in (out / "tags/harbour/page/4/index.html").read_text()
+    elif edit == "slug":
+        assert (out / "posts/six/index.html").is_file()
+        assert (
+            not (out / "posts/p6/index.html").is_file()
+            or "refresh" in (out / "posts/p6/index.html").read_text()
+        )
+    elif edit == "removed":
+        assert not (out / "posts/q1/index.html").exists() and not (out / "tags/calm").exists()
+    elif edit == "tags":
+        assert (out / "tags/gale/index.html").is_file()
+
+
+def test_many_saved_posts_render_everything(tmp_path):
+    from masthead.export.changes import MAX_CHANGED
+
+    site = wide_site(tmp_path / "site")
+    for i in range(MAX_CHANGED + 1):
+        (site.content_dir / f"posts/m{i}.md").write_text(post(f"M {i}", "2024-01-02"))
+    out = tmp_path / "out"
+    build(site, out, clock=lambda: NOW)
+    for i in range(MAX_CHANGED + 1):
+        (site.content_dir / f"posts/m{i}.md").write_text(post(f"M {i}!", "2024-01-02"))
+    again = build(site, out, clock=lambda: NOW)
+    assert again.fetched == build(site, tmp_path / "cold", clock=lambda: NOW).fetched
 
 
 @pytest.mark.parametrize("change", ["setting", "template", "static file", "media file"])

@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -40,7 +41,7 @@ from masthead.i18n import gettext, long_date
 
 log = logging.getLogger(__name__)
 WIDTH, HEIGHT = 1200, 630  # the size Open Graph consumers crop least (1.91:1)
-VERSION = 2  # of the layout below: a new one gives every card a new name
+VERSION = 3  # of the layout and encoding below: a new one gives every card a new name
 MARGIN = 80
 TITLE_SIZES = (68, 60, 52, 46)  # the largest that fits in TITLE_LINES lines is used
 TITLE_LINES = 4
@@ -164,13 +165,26 @@ def _font_key(font: FontFile) -> list[Any]:
     return [font.path.name, font.index, *size]
 
 
+_LOADED = threading.local()  # per thread: a FreeType face is not to be shared between threads
+
+
 def _load(font: FontFile, size: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(str(font.path), size, index=font.index)
+    """The face of `font` at `size`, read once per thread (reading it again for every card
+    took about a fifth of drawing one)."""
+    loaded: dict[tuple[FontFile, int], ImageFont.FreeTypeFont] | None
+    loaded = getattr(_LOADED, "fonts", None)
+    if loaded is None:
+        loaded = _LOADED.fonts = {}
+    face = loaded.get((font, size))
+    if face is None:
+        face = loaded[(font, size)] = ImageFont.truetype(str(font.path), size, index=font.index)
+    return face
 
 
 TEXT_LEVELS = 32  # palette entries from the background to the title colour (anti-aliasing)
 MUTED_LEVELS = 16  # and to the muted colour
 ACCENT = TEXT_LEVELS + MUTED_LEVELS  # the palette entry of the accent rule
+PNG_LEVEL = 3  # zlib: 2.2 ms and 19 kB a card; the default 6: 6.5 ms, 15 kB; 9: 33 ms, 13 kB
 
 
 def _ramp(background: str, colour: str, levels: int) -> list[int]:
@@ -226,7 +240,7 @@ def draw(
     )
     indices = ImageChops.lighter(title_idx, muted_idx)  # the two never overlap
     ImageDraw.Draw(indices).rectangle((MARGIN, MARGIN, MARGIN + 96, MARGIN + 8), fill=ACCENT)
-    image = Image.frombuffer("P", size_px, indices.tobytes(), "raw", "P", 0, 1)
+    image = indices.convert("P")  # the same values, as palette indices (no quantizing)
     image.putpalette(palette(settings))
     return image
 
@@ -238,7 +252,8 @@ def _write(image: Image.Image, target: Path) -> None:
     fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as file:
-            image.save(file, "PNG")  # optimize=True: 10% smaller, 7 times slower
+            # zlib level 3: a third of the default's (6) time for 30% more bytes (about 19 kB)
+            image.save(file, "PNG", compress_level=PNG_LEVEL)
         os.chmod(tmp, 0o644)
         os.replace(tmp, target)
     except BaseException:

@@ -31,11 +31,12 @@ identity`: export/client.py). The URLs are enumerated from the store, never gues
 
 Incremental: a manifest in OUT (`MANIFEST`) lists the files the last build wrote and what it
 was made from (export/made.py). When only comments changed since, only the pages showing them
-are fetched again; a build with nothing changed renders nothing. Otherwise every file is
-fetched, and a file whose bytes are unchanged is not rewritten (its mtime stays); a listed file
-the site no longer has is removed, and a folder left empty by that with it. Nothing else in OUT
-is ever touched. Files are written 0644 and folders 0755 whatever the umask (a web server's
-unprivileged worker reads them).
+are fetched again; when posts were saved (and no template, setting or file changed), only the
+pages they change (export/changes.py); a build with nothing changed renders nothing. Otherwise
+every file is fetched, and a file whose bytes are unchanged is not rewritten (its mtime
+stays); a listed file the site no longer has is removed, and a folder left empty by that with
+it. Nothing else in OUT is ever touched. Files are written 0644 and folders 0755 whatever the
+umask (a web server's unprivileged worker reads them).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ from urllib.parse import quote, unquote, urlsplit
 from masthead.config import Site
 from masthead.content import cards, thumbs, urls
 from masthead.errors import ConfigError
-from masthead.export import hosts, search_index
+from masthead.export import changes, hosts, search_index
 from masthead.export.client import BuildError, Client
 from masthead.export.made import Made, Mark, Versions, fingerprint, record
 from masthead.store import export as export_store
@@ -330,6 +331,7 @@ class Output:
         self.result = Made()  # what this build was made from, once it has succeeded
         self._dirs: set[Path] = set()
         self._carried: set[str] = set()  # kept from the previous build without a fetch
+        self.aliases: list[str] = list(self.made.aliases)  # the alias pages OUT holds
 
     def _read_manifest(self) -> None:
         try:
@@ -366,6 +368,15 @@ class Output:
             self._carried.discard(rel)
             self.kept.discard(rel)
             self.unchanged -= 1
+
+    def forget(self, rel: str | None) -> None:
+        """Leave file `rel` out of this build: `finish` removes it if the last build wrote it."""
+        if rel is None:
+            return
+        if rel in self._carried:
+            self._carried.discard(rel)
+            self.unchanged -= 1
+        self.kept.discard(rel)
 
     def mark(self, rel: str, mark: Mark | None) -> None:
         """Record (or forget) what comments file `rel` shows."""
@@ -493,9 +504,11 @@ def build(
     1. index the site; read what the pages depend on in the database (`Versions`) and what
        the last build was made from (its manifest, `Output.made`);
     2. nothing but comments changed since: fetch again only the pages showing those
-       (`_refresh`; with none, no app is even made); else every page, feed, static and media
-       file, thumbnail, alias page, `_headers` and `_redirects` (`_full`), writing only the
-       files whose bytes changed;
+       (`_refresh`; with none, no app is even made); posts saved, nothing else (code,
+       settings, templates, files) changed: fetch the pages those posts change
+       (export/changes.py) and the comments' (`_update`); else every page, feed, static and
+       media file, thumbnail, alias page, `_headers` and `_redirects` (`_full`), writing only
+       the files whose bytes changed;
     3. remove the files of the last build the site no longer has; write the manifest.
     A step that reads the written pages (a search index, say) goes between 2 and 3."""
     started = time.perf_counter()
@@ -507,13 +520,25 @@ def build(
     output = Output(target)
     versions = _index(site, now)
     made = Made(fingerprint(site, base_url(site)), versions.generation, versions.due)
-    stale = None
-    if output.made.same_pages(made.fingerprint, versions, now) and output.complete():
-        stale = output.made.stale(versions)
+    previous = output.made
+    stale = todo = None
+    complete = output.complete()
+    if previous.same_pages(made.fingerprint, versions, now) and complete:
+        stale = previous.stale(versions)
+        made.posts = previous.posts
+    else:
+        states = _states(site)
+        made.posts = changes.dump_states(states)
+        old = changes.load_states(previous.posts)
+        if old is not None and previous.same_files(made.fingerprint, now) and complete:
+            todo = changes.plan(site, old, states, now)
     report = BuildReport()
     output._folder(target)
     try:
-        if stale is None:
+        if todo is not None:
+            todo |= {url for _rel, url in previous.stale(versions)}  # comments moved too
+            asyncio.run(_update(site, target, now, output, report, versions, todo, done))
+        elif stale is None:
             asyncio.run(_full(site, target, now, output, report, versions, jobs, done))
         else:
             output.keep_previous()
@@ -524,6 +549,7 @@ def build(
     except BaseException:
         output.save()
         raise
+    made.aliases = output.aliases
     output.result = made
     report.removed = output.finish()
     report.written, report.unchanged = output.written, output.unchanged
@@ -540,6 +566,15 @@ def _index(site: Site, now: float) -> Versions:
     try:
         index_and_log(site, db)
         return Versions.read(db.read(), now)
+    finally:
+        db.close()
+
+
+def _states(site: Site) -> changes.States:
+    """The state of every post in the (indexed) database (export/changes.py)."""
+    db = Database(site.database_path)
+    try:
+        return changes.read_states(db.read())
     finally:
         db.close()
 
@@ -661,21 +696,82 @@ async def _fetch_all(
     # share cards: those the pages name (made at index time, or as the page rendered)
     todo += shared_cards(out, pages)
     await _render(fetcher, output, report, todo, site, pages, versions, quiet=True)
+    await _site_files(site, fetcher, output, moves, svgs)
+    progress(total, total)
+
+
+async def _site_files(
+    site: Site, fetcher: Direct, output: Output, moves: list[tuple[str, str]], svgs: list[str]
+) -> None:
+    """The not-found page, the alias pages of `moves` (those of the last build that are no
+    longer aliases left out), `_redirects`, `_headers` and the other hosts' files."""
     status, body = await fetcher.client.get("/" + NOT_FOUND_FILE)
     if status != 404:
         raise BuildError(f"/{NOT_FOUND_FILE}: the app answered {status}")
     output.write(NOT_FOUND_FILE, body)
+    aliases = []
     for old, new in moves:
         rel = file_for(old)
         if rel is not None:
             output.write(rel, alias_page(new, urls.absolute(base_url(site), new)))
+            aliases.append(rel)
+    for rel in set(output.aliases) - set(aliases):
+        output.forget(rel)
+    output.aliases = aliases
     output.write(REDIRECTS_FILE, redirects_file(moves))
     from masthead.web.http.security import security_headers
 
     headers = security_headers(site.settings, base_url(site))
     output.write(HEADERS_FILE, headers_file(headers, svgs))
     hosts.write(output, headers, moves, svgs)
-    progress(total, total)
+
+
+async def _update(
+    site: Site,
+    out: Path,
+    now: float,
+    output: Output,
+    report: BuildReport,
+    versions: Versions,
+    todo: set[str],
+    progress: Progress,
+) -> None:
+    """Fetch again the URLs of `todo` the site has (export/changes.py: what saved posts
+    change), and leave out those it no longer has; keep every other file of the last build.
+    The share cards and thumbnails those pages name, the alias pages and the host files
+    follow."""
+    output.keep_previous()
+    with _fetcher(site, now) as fetcher:
+        conn = fetcher.state.db.read()
+        pages = page_urls(site, conn, now) + search_index.page_urls(site)
+        have = set(pages)
+        for url in todo - have:
+            output.forget(file_for(url))
+        fetch = sorted(todo & have) + search_index.page_urls(site)
+        fetch = list(dict.fromkeys(u for u in fetch if u != "/sitemap.xml"))
+        cards_before = set(shared_cards(out, sorted(todo)))  # gone pages' cards too
+        progress(0, len(fetch) + 1)
+        fetch += await _render(fetcher, output, report, ["/sitemap.xml"], site, pages, versions)
+        for n, url in enumerate(fetch, start=1):
+            await _render(fetcher, output, report, [url], site, pages, versions)
+            progress(n, len(fetch) + 1)
+        cards_now = shared_cards(out, fetch)
+        for url in cards_before - set(cards_now):
+            output.forget(file_for(url))
+        made = sorted(thumbs.folder_for(site.database_path).glob("*.webp"))
+        more = [thumbs.URL_PREFIX + p.name for p in made] + cards_now
+        more = [u for u in more if file_for(u) not in output.kept]
+        await _render(fetcher, output, report, more, site, pages, versions, quiet=True)
+        svgs = [
+            u
+            for u in asset_urls(site)
+            if u.startswith(urls.MEDIA_PREFIX)
+            and u.lower().endswith(".svg")
+            and (file_for(u) or "") in output.kept
+        ]
+        moves = redirects(site, conn, now, pages)
+        await _site_files(site, fetcher, output, moves, svgs)
+        progress(len(fetch) + 1, len(fetch) + 1)
 
 
 BUILD_CACHE_BYTES = 2 * 1024 * 1024  # the page cache of a build's app (serve: 64 MiB)
@@ -708,13 +804,10 @@ async def _render_all(
         # interleaved batches: feeds (the dearest pages) are spread over the workers
         n = max(jobs * 4, math.ceil(len(marked) / BATCH))
         batches = [marked[i::n] for i in range(n)]
-        # never a fork of this process (it holds SQLite connections): a fork server that has
-        # imported the app once starts each worker
+        # never a fork of this process (it holds SQLite connections); spawned, each worker is
+        # a child of this process, whose CPU time then counts its workers' (a fork server's
+        # children are not: `os.wait4` and `time` miss them), for one more import of the app
         context: BaseContext = multiprocessing.get_context("spawn")
-        if "forkserver" in multiprocessing.get_all_start_methods():
-            server = multiprocessing.get_context("forkserver")
-            server.set_forkserver_preload(["masthead.web.app"])
-            context = server
         finished = 0
         with ProcessPoolExecutor(
             jobs,

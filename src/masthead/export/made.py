@@ -8,11 +8,14 @@ summed up in a `fingerprint` (names, sizes and modification times, never content
 with nothing changed reads no file it does not need).
 
 The build's manifest keeps a `Made`: the fingerprint, the generation, the date of the next
-scheduled post then, and for every file that shows comments the URL it was fetched from, its
-mark and the version it showed. When the fingerprint and the generation are the same and no
+scheduled post then, for every file that shows comments the URL it was fetched from, its
+mark and the version it showed, the state of every post (export/changes.py) and the alias
+pages written. When the fingerprint and the generation are the same and no
 post has become due, a page can only have changed with the comments it shows: those whose
 thread (or the site-wide version) moved are fetched again, and nothing else is rendered.
-Anything else makes a full build, which still writes only the files whose bytes changed.
+When only the generation moved (posts saved), the posts whose state changed say which pages
+to render (export/changes.py). Anything else makes a full build, which still writes only the
+files whose bytes changed.
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ class Made:
     generation: int = -1
     due: float | None = None
     marks: dict[str, Mark] = field(default_factory=dict)
+    posts: dict[str, Any] = field(default_factory=dict)  # export/changes.py: dump_states
+    aliases: list[str] = field(default_factory=list)  # the alias pages written (OUT-relative)
 
     @classmethod
     def load(cls, data: Any) -> Made:
@@ -81,6 +86,8 @@ class Made:
                 generation=int(data.get("generation", -1)),
                 due=float(due) if due is not None else None,
                 marks={str(k): list(v) for k, v in marks.items() if _valid(v)},
+                posts=dict(data.get("posts") or {}),
+                aliases=[str(a) for a in data.get("aliases") or []],
             )
         except (TypeError, ValueError, AttributeError):
             return cls()
@@ -91,6 +98,8 @@ class Made:
             "generation": self.generation,
             "due": self.due,
             "marks": self.marks,
+            "posts": self.posts,
+            "aliases": self.aliases,
         }
 
     def same_pages(self, fingerprint: str, seen: Versions, now: float) -> bool:
@@ -102,6 +111,12 @@ class Made:
             and self.generation == seen.generation
             and not due_passed
         )
+
+    def same_files(self, fingerprint: str, now: float) -> bool:
+        """Whether everything but the database is as this build found it, and no post has
+        become due since (the posts' states then say what changed: export/changes.py)."""
+        due_passed = self.due is not None and now >= self.due
+        return bool(self.fingerprint) and self.fingerprint == fingerprint and not due_passed
 
     def stale(self, seen: Versions) -> list[tuple[str, str]]:
         """`(file, url)` of every file whose comments moved since (see `record`)."""

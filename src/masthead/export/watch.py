@@ -8,9 +8,10 @@ After a first build, another (incremental: export/build.py) follows every change
 - a change committed to the database by another process (a comment approved or trashed in the
   dashboard of a running `masthead serve`, a post indexed by its watcher), seen by the database's
   change signal (store/signal.py), looked at every `POLL` seconds.
-A moderated comment fetches again only the pages showing its thread; a saved post renders the
-site again and writes the files whose bytes changed. A change made while a build runs is built
-next. A build that fails (a file cannot be written, say) is reported and the watch goes on.
+A moderated comment fetches again only the pages showing its thread; a saved post only the
+pages it can change (export/changes.py); either writes only the files whose bytes changed.
+A change made while a build runs is built next. A build that fails (a file cannot be written,
+say) is reported and the watch goes on.
 """
 
 from __future__ import annotations

@@ -29,3 +29,20 @@ def moved_paths(conn: sqlite3.Connection) -> list[str]:
     `aliases` of posts and the URLs posts had before (`url_history`), sorted."""
     rows = conn.execute("SELECT path FROM aliases UNION SELECT url FROM url_history ORDER BY 1")
     return [r[0] for r in rows]
+
+
+def post_states(
+    conn: sqlite3.Connection,
+) -> tuple[list[sqlite3.Row], list[sqlite3.Row], list[sqlite3.Row]]:
+    """Everything the database holds of each post, page and author page, for a build to tell
+    which of them changed since the last one: every column of `posts`, and the `post_terms`
+    and `post_series` rows (each with `post_id`), in a stable order."""
+    posts = conn.execute("SELECT * FROM posts ORDER BY source").fetchall()
+    terms = conn.execute(
+        "SELECT post_id, taxonomy, key, name, position FROM post_terms "
+        "ORDER BY post_id, taxonomy, position, key"
+    ).fetchall()
+    series = conn.execute(
+        "SELECT post_id, key, name, position FROM post_series ORDER BY post_id, position, key"
+    ).fetchall()
+    return posts, terms, series

@@ -4,6 +4,8 @@ app over HTTP, one headless Chromium per test process; and the markers the suite
     -m "not browser and not gate"   the everyday loop (see pyproject.toml's markers)
 """
 
+# ruff: noqa: E402  (the imports follow the bytecode setting below, on purpose)
+
 from __future__ import annotations
 
 import asyncio
@@ -11,6 +13,14 @@ import functools
 import inspect
 import re
 import shutil
+import sys
+
+# Cache compiled modules (__pycache__, git-ignored) even where PYTHONDONTWRITEBYTECODE is set, as
+# in many containers: otherwise every xdist worker compiles the project and rewrites the asserts of
+# every test module again at each run (about 12 s of CPU a worker), and every `masthead` process a
+# test starts compiles the modules it imports. Set before the imports below, so they are cached.
+sys.dont_write_bytecode = False
+
 from collections.abc import Callable, Iterator
 from pathlib import Path
 

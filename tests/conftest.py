@@ -69,6 +69,17 @@ def demo_site(tmp_path: Path) -> Site:
     return load_site(root)
 
 
+@pytest.fixture(scope="module")
+def demo_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The real app on one copy of the demo site, shared by the tests of a module that only read
+    it (GET and HEAD requests): the site is copied and indexed once a module, not once a test. A
+    test that writes to its site takes `demo_site` and `serve` instead."""
+    root = tmp_path_factory.mktemp("demo") / "demo"
+    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".masthead"))
+    with TestClient(create_app(load_site(root)), follow_redirects=False) as client:
+        yield client
+
+
 # --- the browser --------------------------------------------------------------------------------
 #
 # Playwright's sync API marks its event loop as the running one in this thread between calls.

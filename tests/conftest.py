@@ -1,7 +1,7 @@
 """Fixtures, thin ones over `support`: real site folders in tmp_path, real SQLite files, the real
 app over HTTP, one headless Chromium per test process; and the markers the suite applies itself.
 
-    -m "not browser and not gate"   the everyday loop (see pyproject.toml's markers)
+    -m "not browser and not gate and not slow"   the everyday loop (docs/contributing.md)
 """
 
 # ruff: noqa: E402  (the imports follow the bytecode setting below, on purpose)

@@ -1,8 +1,10 @@
 """Fixtures, thin ones over `support`: real site folders in tmp_path, real SQLite files, the real
 app over HTTP, one headless Chromium per test process; and the markers the suite applies itself.
 
-    -m "not browser and not gate"   the everyday loop (see pyproject.toml's markers)
+    -m "not browser and not gate and not slow"   the everyday loop (docs/contributing.md)
 """
+
+# ruff: noqa: E402  (the imports follow the bytecode setting below, on purpose)
 
 from __future__ import annotations
 
@@ -11,6 +13,14 @@ import functools
 import inspect
 import re
 import shutil
+import sys
+
+# Cache compiled modules (__pycache__, git-ignored) even where PYTHONDONTWRITEBYTECODE is set, as
+# in many containers: otherwise every xdist worker compiles the project and rewrites the asserts of
+# every test module again at each run (about 12 s of CPU a worker), and every `masthead` process a
+# test starts compiles the modules it imports. Set before the imports below, so they are cached.
+sys.dont_write_bytecode = False
+
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -57,6 +67,17 @@ def demo_site(tmp_path: Path) -> Site:
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".masthead"))
     return load_site(root)
+
+
+@pytest.fixture(scope="module")
+def demo_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The real app on one copy of the demo site, shared by the tests of a module that only read
+    it (GET and HEAD requests): the site is copied and indexed once a module, not once a test. A
+    test that writes to its site takes `demo_site` and `serve` instead."""
+    root = tmp_path_factory.mktemp("demo") / "demo"
+    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".masthead"))
+    with TestClient(create_app(load_site(root)), follow_redirects=False) as client:
+        yield client
 
 
 # --- the browser --------------------------------------------------------------------------------

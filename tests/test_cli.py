@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 from typer.testing import CliRunner
 
 from masthead.cli import app
@@ -65,6 +66,7 @@ def test_check_reports_path_line_reason_and_exit_codes(make_site):
     assert masthead("check", "--strict", str(site.root)).returncode == 1
 
 
+@pytest.mark.slow  # `masthead index` as a process, seven times
 def test_index_is_incremental_and_full_rebuilds(make_site):
     site = make_site({f"posts/p{i}.md": post(f"P{i}", "2024-03-01") for i in range(5)})
     first = masthead("index", str(site.root))

@@ -418,6 +418,7 @@ def test_purge_failures_are_logged_and_change_nothing_else(make_site, serve, cap
 # --- the acceptance load, test-sized (bench/bench_comments.py measures the full one) ----------
 
 
+@pytest.mark.slow  # `masthead serve`, 2 workers, many clients
 def test_concurrent_comments_while_the_watcher_reindexes_are_each_stored_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

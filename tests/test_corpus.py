@@ -44,6 +44,7 @@ def test_every_file_parses(corpus):
     assert len({p.url for p in posts}) == 80
 
 
+@pytest.mark.slow  # every page of the corpus
 def test_every_post_is_served_with_its_title_and_no_raw_shortcodes(corpus, client):
     _site, posts = corpus
     for p in posts:

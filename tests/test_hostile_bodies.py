@@ -24,7 +24,7 @@ from masthead.accounts import service as accounts
 from masthead.store.db import Database
 
 from support.servers import cli_server
-from support.sites import post
+from support.sites import post, write_site
 
 DEEP_ARRAY = b"[" * 1000 + b"]" * 1000
 DEEP_OBJECT = b'{"a":' * 1000 + b"1" + b"}" * 1000
@@ -107,9 +107,11 @@ def chunked(path: str, body: bytes, port: str) -> bytes:
     ).encode() + body
 
 
-@pytest.fixture(params=["granian", "uvicorn"])
-def served(request, make_site) -> Iterator[str]:
-    site = make_site(FILES)
+@pytest.fixture(scope="module", params=["granian", "uvicorn"])
+def served(request, tmp_path_factory) -> Iterator[str]:
+    """`masthead serve` on granian or uvicorn, one process for the module's tests: they only
+    send requests, each on a connection of its own, and the server must outlive every one."""
+    site = write_site(tmp_path_factory.mktemp(request.param) / "site", FILES)
     args = ("--no-watch", "--workers", "1", "--server", request.param)
     with cli_server(str(site.root), *args) as url:
         yield url
@@ -132,16 +134,15 @@ def test_a_malformed_chunked_body_is_a_400(served, body):
 
 
 @pytest.mark.server
-def test_granian_answers_it_cannot_read_are_empty(make_site):
+@pytest.mark.parametrize("served", ["granian"], indirect=True)
+def test_granian_answers_it_cannot_read_are_empty(served):
     """D11: granian's own 400, 414 and 431 carry no body (and no app header: it has no setting
     for them). Nothing in them can run or be sniffed; docs/security.md says so."""
-    site = make_site(FILES)
-    with cli_server(str(site.root), "--no-watch", "--workers", "1", "--server", "granian") as url:
-        answers = {
-            414: exchange(url, b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"),
-            431: exchange(url, b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 600_000 + END),
-            400: exchange(url, b"GET / HTTP/1.1\r\nHost x\r\n\r\n"),
-        }
+    answers = {
+        414: exchange(served, b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"),
+        431: exchange(served, b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 600_000 + END),
+        400: exchange(served, b"GET / HTTP/1.1\r\nHost x\r\n\r\n"),
+    }
     for status, answer in answers.items():
         assert status_of(answer) == status, answer[:200]
         _, _, body = answer.partition(b"\r\n\r\n")

@@ -14,8 +14,8 @@ def soup(response) -> BeautifulSoup:  # type: ignore[no-untyped-def]
     return BeautifulSoup(response.text, "html.parser")
 
 
-def test_seed_post_toc_code_footnote_and_translation(demo_site, serve):
-    client = serve(demo_site)
+def test_seed_post_toc_code_footnote_and_translation(demo_client):
+    client = demo_client
     r = client.get("/posts/kubelet-syncloop-pleg/")
     assert r.status_code == 200
     page = soup(r)
@@ -49,8 +49,8 @@ def test_seed_post_toc_code_footnote_and_translation(demo_site, serve):
     assert client.get(cover).status_code == 200
 
 
-def test_chinese_page_speaks_chinese(demo_site, serve):
-    client = serve(demo_site)
+def test_chinese_page_speaks_chinese(demo_client):
+    client = demo_client
     page = soup(client.get("/zh/posts/kubelet-syncloop-pleg/"))
     assert page.html["lang"] == "zh-Hans"
     assert page.select_one("#mh-toc-title").get_text() == "目录"
@@ -63,8 +63,8 @@ def test_chinese_page_speaks_chinese(demo_site, serve):
     assert "Typography for Long Reads" not in home.get_text()
 
 
-def test_links_to_source_files_become_permalinks(demo_site, serve):
-    client = serve(demo_site)
+def test_links_to_source_files_become_permalinks(demo_client):
+    client = demo_client
     page = soup(client.get("/posts/moving-from-hugo/"))
     hrefs = {a["href"] for a in page.select(".post-body a")}
     assert "/posts/typography-for-long-reads/" in hrefs
@@ -75,8 +75,8 @@ def test_links_to_source_files_become_permalinks(demo_site, serve):
     assert page.select_one('a.video-link[href^="https://www.youtube.com/watch?v="]')
 
 
-def test_shortcodes_bundle_image_and_admonitions(demo_site, serve):
-    client = serve(demo_site)
+def test_shortcodes_bundle_image_and_admonitions(demo_client):
+    client = demo_client
     r = client.get("/posts/field-notes-harbour/")
     page = soup(r)
     body = page.select_one(".post-body")
@@ -115,8 +115,8 @@ def test_drafts_are_not_published_but_shown_in_dev(demo_site, serve):
     assert hit is not None and hit.find_next_sibling("span", class_="badge") is not None
 
 
-def test_alias_redirects_and_trailing_slash(demo_site, serve):
-    client = serve(demo_site)
+def test_alias_redirects_and_trailing_slash(demo_client):
+    client = demo_client
     r = client.get("/2025/03/moving-from-hugo/")
     assert r.status_code == 301 and r.headers["location"] == "/posts/moving-from-hugo/"
     r = client.get("/2025/03/moving-from-hugo")
@@ -125,8 +125,8 @@ def test_alias_redirects_and_trailing_slash(demo_site, serve):
     assert r.status_code == 301 and r.headers["location"].endswith("/posts/moving-from-hugo/")
 
 
-def test_real_404_page_in_the_right_language(demo_site, serve):
-    client = serve(demo_site)
+def test_real_404_page_in_the_right_language(demo_client):
+    client = demo_client
     r = client.get("/no/such/page/")
     assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")
     assert soup(r).h1.get_text() == "Page not found"
@@ -137,8 +137,8 @@ def test_real_404_page_in_the_right_language(demo_site, serve):
     assert client.get("/tags/no-such-tag/").status_code == 404
 
 
-def test_etag_and_cache_control(demo_site, serve):
-    client = serve(demo_site)
+def test_etag_and_cache_control(demo_client):
+    client = demo_client
     r = client.get("/posts/kubelet-syncloop-pleg/")
     etag = r.headers["etag"]
     assert "must-revalidate" in r.headers["cache-control"]
@@ -159,8 +159,8 @@ def test_etag_and_cache_control(demo_site, serve):
     )
 
 
-def test_pages_tags_categories_archive(demo_site, serve):
-    client = serve(demo_site)
+def test_pages_tags_categories_archive(demo_client):
+    client = demo_client
     assert soup(client.get("/about/")).h1.get_text() == "About"
     assert client.get("/zh/about/").status_code == 200
     tags = soup(client.get("/tags/"))
@@ -270,14 +270,14 @@ def test_c07_tag_variants_share_one_page(make_site, serve):
     assert zh.status_code == 200 and ">C<" in zh.text
 
 
-def test_healthz_reports_generation(demo_site, serve):
-    data = serve(demo_site).get("/healthz").json()
+def test_healthz_reports_generation(demo_client):
     # 11 since the demo's series got its part 2 and that part's translation
+    data = demo_client.get("/healthz").json()
     assert data["status"] == "ok" and data["generation"] >= 1 and data["posts"] == 11
 
 
-def test_html_has_no_inline_script(demo_site, serve):
-    client = serve(demo_site)
+def test_html_has_no_inline_script(demo_client):
+    client = demo_client
     for url in ("/", "/posts/typography-for-long-reads/", "/zh/", "/archive/"):
         for script in soup(client.get(url)).find_all("script"):
             if script.get("type") == "application/ld+json":

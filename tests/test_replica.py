@@ -339,6 +339,7 @@ def sign_in(client: httpx.Client) -> None:
 
 
 @pytest.mark.server
+@pytest.mark.slow  # Litestream tries an unreachable store 10 times (about 2 minutes)
 def test_replica_status_and_errors_never_show_credentials(tmp_path):
     site = tmp_path / "site"
     with moto_s3(tmp_path) as moto:

@@ -36,7 +36,7 @@ from support.replica import (
     serve,
 )
 from support.sites import post, write_site
-from support.wait import until
+from support.wait import Timeout, until
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 POST = {"posts/a.md": post("Harbour lights", "2024-03-01", "Hi.")}
@@ -306,15 +306,22 @@ def test_an_unreachable_replica_leaves_the_site_serving_and_the_dashboard_says_s
                 assert comment(served.url, f"During the outage {i}.").status_code == 201
             assert httpx.get(served.url + "posts/a/", timeout=60).status_code == 200
 
+            seen: list[object] = []
+
             def behind() -> dict[str, object] | None:
                 replica = served.health()["replica"]
                 assert isinstance(replica, dict)
+                seen[:] = [replica]
                 return replica if replica["status"] == "behind" else None
 
-            report = until(behind, what="/healthz says the replica is behind")
+            try:
+                report = until(behind, what="/healthz says the replica is behind")
+            except Timeout as exc:
+                raise AssertionError(f"{exc}; the last report: {seen}") from None
             since = report["behind_since"]
-            assert isinstance(since, float) and lost_at - 5 <= since <= time.time()
-            assert report["position"] < report["txid"]
+            assert isinstance(since, float) and lost_at - 5 <= since <= time.time(), report
+            # the replica lacks what was written, or Litestream, stuck on the store, says nothing
+            assert report["position"] < report["txid"] or report["error"], report
             with httpx.Client(base_url=served.url, follow_redirects=False) as client:
                 sign_in(client)
                 page = client.get("/guanli/").text
@@ -415,6 +422,19 @@ def test_a_lag_shorter_than_the_grace_is_not_behind_and_an_old_report_says_nothi
         "unknown"
     )
     assert state.summary(None, "s3://b/x", 1.0, 0.0)["status"] == "unknown"
+
+
+def test_a_litestream_that_stops_answering_counts_as_behind():
+    """Stuck on an unreachable store, Litestream holds the database's position and its control
+    socket stops answering: the report goes on (not "unknown") and says behind."""
+    report = state.Report(url="s3://b/x", sync_interval=1.0, state="starting", checked_at=100.0)
+    report = report.observe(7, 7, 100.0).unanswered(101.0, "no answer")
+    assert state.summary(report, "s3://b/x", 1.0, 102.0)["status"] == "ok"  # within the grace
+    report = report.unanswered(140.0, "no answer")
+    summary = state.summary(report, "s3://b/x", 1.0, 140.0)
+    assert summary["status"] == "behind" and summary["behind_since"] == 101.0
+    assert summary["error"] == "no answer"
+    assert report.observe(9, 9, 141.0).behind_since is None  # it answers again, in step
 
 
 def test_a_replica_that_keeps_up_with_steady_writes_is_never_behind():

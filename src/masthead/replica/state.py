@@ -94,6 +94,12 @@ class Report:
             waiting_txid=txid if first else self.waiting_txid,
         )
 
+    def unanswered(self, at: float, error: str) -> Report:
+        """This report after Litestream did not answer at time `at` (listening, but stuck):
+        checked, with the positions it last gave, and lacking what it cannot say it holds."""
+        since = self.behind_since if self.behind_since is not None else at
+        return replace(self, checked_at=at, behind_since=since, error=self.error or error)
+
 
 def save(database: Path, report: Report) -> None:
     """Replace the report file of `database` by `report` (a rename: readers see one whole)."""

@@ -46,6 +46,7 @@ RESTART = 2.0  # seconds before an exited Litestream is started again, doubled e
 RESTART_MAX = 60.0  # exits again soon after (up to this), back to RESTART after a long run
 STOP_WAIT = litestream.SHUTDOWN_SYNC + 0.5  # seconds a stopping Litestream is given
 _PR_SET_PDEATHSIG = 1
+UNANSWERED = "Litestream did not answer: it may be waiting for its store"
 
 
 def lock_path(site: Site) -> Path:
@@ -235,6 +236,10 @@ async def _watch(
                                         error=error))  # fmt: skip
         try:
             txid, replicated = await asyncio.to_thread(state_of, running.sock, database)
+        except TimeoutError:
+            # listening but not answering: Litestream is stuck on its store (it tries an
+            # unreachable one for about two minutes, holding the database's position)
+            report = _saved(site, report.unanswered(time.time(), UNANSWERED))
         except (OSError, ValueError):
             pass  # not listening yet, or busy: the next poll asks again
         else:

@@ -146,7 +146,8 @@ class ShareCards:
         target = self.folder / name
         if not target.exists():
             regular, bold = self.fonts(text.lang)
-            assert regular is not None and bold is not None
+            if regular is None or bold is None:  # name() has checked; a font gone since
+                return None
             try:
                 _write(draw(text, self.settings, regular, bold), target)
             except OSError as exc:  # a font Pillow cannot read, a full disk: no card, no error

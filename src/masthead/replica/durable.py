@@ -37,9 +37,8 @@ def wait_replicated(site: Site) -> bool:
         return False
     database = site.database_path
     report = state.load(database)
-    if not _waitable(report, time.time()):
+    if report is None or not _waitable(report, time.time()):
         return False
-    assert report is not None  # _waitable
     deadline = time.monotonic() + wait_seconds(report.sync_interval)
     sock, path = Path(report.socket), database.resolve()
     target = 0  # the local position once this comment is folded in: the first answer's
@@ -58,9 +57,9 @@ def wait_replicated(site: Site) -> bool:
     return False
 
 
-def _waitable(report: state.Report | None, now: float) -> bool:
+def _waitable(report: state.Report, now: float) -> bool:
     """A Litestream reports recently, names its socket and keeps up with the database."""
-    if report is None or not report.socket or report.state != "replicating":
+    if not report.socket or report.state != "replicating":
         return False
     if now - report.checked_at > state.STALE:
         return False

@@ -224,7 +224,7 @@ def measure_latency(site, db, repeat: int, result_cache: int = 0) -> dict:  # ty
     t0 = time.perf_counter()
     svc.catalog()  # built once per index generation; timed apart
     catalog_ms = (time.perf_counter() - t0) * 1000
-    log(f"    catalog of {len(svc.catalog().entries)} posts built in {catalog_ms:.1f} ms")
+    log(f"    catalog of {len(svc.catalog().authors)} posts built in {catalog_ms:.1f} ms")
     t0 = time.perf_counter()
     if getattr(svc, "ready", None) is not None:  # older checkouts have no frequent words
         svc.ready()

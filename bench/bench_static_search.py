@@ -313,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
             texts[post_id] = "\n".join(f or "" for f in fields)
         for post_id, name in conn.execute("SELECT post_id, name FROM post_terms"):
             texts[post_id] += "\n" + name
-        searchable = set(service.catalog().entries)
+        searchable = set(service.catalog().authors)
         texts = {k: v for k, v in texts.items() if k in searchable}
         sets = queries(texts, langs, args.words)
         live = {

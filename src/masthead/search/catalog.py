@@ -72,17 +72,6 @@ def levenshtein(a: str, b: str, limit: int) -> int:
     return previous[-1]
 
 
-@dataclass(frozen=True)
-class Entry:
-    """What filters and facets need of one searchable post."""
-
-    lang: str
-    date_ts: float
-    authors: str  # case-folded, for `author:` substring matches
-    tags: frozenset[str]
-    categories: frozenset[str]
-
-
 @dataclass
 class Catalog:
     """Every searchable post of one index generation, in memory (a few MB at 10,000 posts), so
@@ -93,7 +82,9 @@ class Catalog:
     `bit_count()`, all in C over machine words."""
 
     generation: int
-    entries: dict[int, Entry]
+    # id → what `author:` matches a substring of (the names and their keys, case-folded), for
+    # every searchable post: the catalog's entries
+    authors: dict[int, str]
     names: dict[tuple[str, str], str]  # (taxonomy, key) → name as first written
     # (taxonomy, key) → the language of every post having it, when they share one
     term_lang: dict[tuple[str, str], str] = field(default_factory=dict)

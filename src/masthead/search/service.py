@@ -17,8 +17,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 from functools import partial
-from itertools import chain
-from typing import Any
+from itertools import chain, groupby
+from operator import itemgetter
+from typing import Any, TypeVar, cast
 
 from masthead.config import Site
 from masthead.content.meta import term_key
@@ -28,7 +29,6 @@ from masthead.search import snippets
 from masthead.search.catalog import (
     BLOCK,
     Catalog,
-    Entry,
     Frequent,
     Postings,
     Ranked,
@@ -49,6 +49,7 @@ from masthead.store.db import Database
 from masthead.store.rows import HitPost
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 SUGGEST_DISTANCE = 2
 # bm25 runs over at most this many rows per search (about 3 µs a row): a query matching more is
@@ -207,67 +208,77 @@ class SearchService:
                     self._wake.notify_all()
 
     def _build_catalog(self) -> Catalog:
-        with self.db.snapshot() as conn:  # one snapshot: the generation and the rows it labels
-            gen = posts_store.generation(conn)
-            term_rows = store.catalog_terms(conn, self.drafts)
-            rows = store.catalog(conn, self.drafts)
-        terms: dict[int, tuple[list[str], list[str]]] = {}
-        names: dict[tuple[str, str], str] = {}
-        for post_id, taxonomy, key, name in term_rows:
-            tags, cats = terms.setdefault(post_id, ([], []))
-            (tags if taxonomy == "tags" else cats).append(key)
-            names.setdefault((taxonomy, key), name)
-        entries = {}
-        for row in rows:
-            tags, cats = terms.get(row.id, ([], []))
-            entries[row.id] = Entry(
-                lang=row.lang,
-                date_ts=row.date_ts,
-                authors=_author_text(json.loads(row.authors or "[]")),
-                tags=frozenset(tags),
-                categories=frozenset(cats),
-            )
-        term_langs: dict[tuple[str, str], set[str]] = {}
-        for post_id, taxonomy, key, _ in term_rows:
-            if post_id in entries:
-                term_langs.setdefault((taxonomy, key), set()).add(entries[post_id].lang)
-        neg_date = {i: -e.date_ts for i, e in entries.items()}
-        by_date = sorted(neg_date, key=lambda i: (neg_date[i], i))
+        """The catalog of the current generation, kept small (each worker holds one): rows
+        streamed as tuples, one object for each distinct language, author text and facet tuple
+        (a site has few), and nothing kept per post but its date, author text and facet
+        numbers. At 50,000 posts the per-post objects it kept before (and the rows it read
+        whole) were about 150 MiB of a worker's memory."""
+        shared: dict[Any, Any] = {}  # one object for each distinct string or facet tuple
         numbers: dict[tuple[str, str], int] = {}
+
+        def one(value: T) -> T:
+            return cast(T, shared.setdefault(value, value))
 
         def number(value: tuple[str, str]) -> int:
             return numbers.setdefault(value, len(numbers))
 
-        facet_keys = {
-            i: tuple(
-                number(v)
-                for v in (
-                    ("lang", e.lang),
-                    *(("tags", k) for k in sorted(e.tags)),
-                    *(("categories", k) for k in sorted(e.categories)),
+        langs: dict[int, str] = {}
+        neg_date: dict[int, float] = {}
+        authors: dict[int, str] = {}
+        texts: dict[str | None, str] = {}  # authors' JSON → `_author_text`
+        names: dict[tuple[str, str], str] = {}
+        term_langs: dict[tuple[str, str], set[str]] = {}
+        facet_keys: dict[int, tuple[int, ...]] = {}
+        with self.db.snapshot() as conn:  # one snapshot: the generation and the rows it labels
+            gen = posts_store.generation(conn)
+            for post_id, lang, date_ts, written, _draft in store.catalog(conn, self.drafts):
+                langs[post_id] = one(lang)
+                neg_date[post_id] = -date_ts
+                found = texts.get(written)
+                if found is None:
+                    found = texts[written] = _author_text(json.loads(written or "[]"))
+                authors[post_id] = found
+            terms = store.catalog_terms(conn, self.drafts)  # ordered by post
+            for post_id, rows in groupby(terms, key=itemgetter(0)):
+                if post_id not in langs:
+                    continue
+                lang = langs[post_id]
+                tags: set[str] = set()
+                categories: set[str] = set()
+                for _, taxonomy, key, name in rows:
+                    (tags if taxonomy == "tags" else categories).add(key)
+                    names.setdefault((taxonomy, key), name)
+                    term_langs.setdefault((taxonomy, key), set()).add(lang)
+                facet_keys[post_id] = one(
+                    (
+                        number(("lang", lang)),
+                        *(number(("tags", k)) for k in sorted(tags)),
+                        *(number(("categories", k)) for k in sorted(categories)),
+                    )
                 )
-            )
-            for i, e in entries.items()
-        }
+        for post_id, lang in langs.items():
+            if post_id not in facet_keys:
+                facet_keys[post_id] = one((number(("lang", lang)),))
+        by_date = sorted(neg_date, key=lambda i: (neg_date[i], i))
         catalog = Catalog(
             gen,
-            entries,
+            authors,
             names,
             term_lang={v: next(iter(ls)) for v, ls in term_langs.items() if len(ls) == 1},
-            newest=max((e.date_ts for e in entries.values()), default=0.0),
+            newest=-min(neg_date.values(), default=-0.0),
             neg_date=neg_date,
             by_date=by_date,
             facet_keys=facet_keys,
             facet_values=list(numbers),
             dates=[neg_date[i] for i in by_date],
-            size=max(entries, default=-1) + 1,
+            size=max(langs, default=-1) + 1,
         )
         catalog.members = -1  # every bit, while the mask of every entry is made
         catalog.members = catalog.mask(by_date)
         having: list[list[int]] = [[] for _ in numbers]
-        for post_id, keys in facet_keys.items():
-            for key in keys:
-                having[key].append(post_id)
+        for post_id, numbered in facet_keys.items():
+            for value in numbered:
+                having[value].append(post_id)
         catalog.facet_masks = [catalog.mask(found) for found in having]
         catalog.having = dict(zip(catalog.facet_values, catalog.facet_masks, strict=True))
         prefixes = [0]
@@ -335,10 +346,9 @@ class SearchService:
             allowed &= catalog.having.get(value, 0)
         author = (filters["author"] or "").casefold()
         if author and allowed:
-            entries = catalog.entries
             flags = catalog.flags(allowed)
             allowed = catalog.mask(
-                [i for i, e in entries.items() if flags[i] and author in e.authors]
+                [i for i, text in catalog.authors.items() if flags[i] and author in text]
             )
         return allowed
 

@@ -239,15 +239,11 @@ class TermPostDates:
     updated: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class CatalogPost:
-    """A searchable post as the search catalog keeps it (`search.catalog`)."""
-
-    id: int
-    lang: str
-    date_ts: float
-    authors: str  # JSON list of strings
-    draft: bool
+# A searchable post as the search catalog reads it (`search.catalog`): id, lang, date_ts,
+# authors (a JSON list of strings, or NULL), draft (0/1)
+CatalogRow = tuple[int, str, float, str | None, int]
+# one of its tags or categories (`search.catalog_terms`): post id, taxonomy, key, name
+CatalogTerm = tuple[int, str, str, str]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import replace
 from typing import Any
@@ -19,7 +19,7 @@ from typing import Any
 from masthead.content.model import Post
 from masthead.search.document import SearchValues, search_values
 from masthead.search.snippets import MARK_CLOSE, MARK_OPEN
-from masthead.store.rows import CatalogPost, HitPost, row_of
+from masthead.store.rows import CatalogRow, CatalogTerm, HitPost, row_of
 
 COLUMNS = ("title", "tags", "categories", "excerpt", "body", "code", "extra", "bigrams")
 # bigrams lowest: a post with the word found as a word ranks above one that only contains its
@@ -193,29 +193,37 @@ def matching(conn: sqlite3.Connection, match: str) -> set[int]:
     return set(ids(conn, match))
 
 
-def catalog(conn: sqlite3.Connection, drafts: bool = False) -> list[CatalogPost]:
+def catalog(conn: sqlite3.Connection, drafts: bool = False) -> Iterator[CatalogRow]:
     """Every searchable post (published kind, not a draft unless `drafts`, URL not shadowed)
-    with what filters, facets and hits need: id, lang, date_ts, authors (JSON), draft (0/1);
-    future posts included (the caller compares `date_ts` with its clock)."""
-    rows = conn.execute(
-        "SELECT id, lang, date_ts, authors, draft FROM posts "
+    with what filters, facets and hits need: `(id, lang, date_ts, authors (JSON), draft
+    (0/1))`; future posts included (the caller compares `date_ts` with its clock). Plain
+    tuples, one at a time: at 50,000 posts a list of row objects was most of what building the
+    catalog left in a worker's memory. Read from the covering index `posts_facts` (migration
+    17), never the rows with their bodies (named: without sqlite_stat1 SQLite would take
+    `posts_list` and read each row)."""
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    yield from cursor.execute(
+        "SELECT id, lang, date_ts, authors, draft FROM posts INDEXED BY posts_facts "
         "WHERE kind = 'post' AND (draft = 0 OR :drafts) AND shadowed = 0",
         {"drafts": drafts},
-    ).fetchall()
-    # by position: thousands of rows, built once per index generation
-    return [CatalogPost(i, lang, ts, authors, bool(draft)) for i, lang, ts, authors, draft in rows]
+    )
 
 
-def catalog_terms(conn: sqlite3.Connection, drafts: bool = False) -> list[sqlite3.Row]:
-    """Every (post id, taxonomy, key, name) of the posts in `catalog`, for the tags and
-    categories (the facets; authors are a taxonomy too, filtered by `author:` instead)."""
-    return conn.execute(
+def catalog_terms(conn: sqlite3.Connection, drafts: bool = False) -> Iterator[CatalogTerm]:
+    """Every `(post id, taxonomy, key, name)` of the posts in `catalog`, for the tags and
+    categories (the facets; authors are a taxonomy too, filtered by `author:` instead); plain
+    tuples, one at a time, each post's tested in `posts_facts`."""
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    yield from cursor.execute(
         "SELECT t.post_id, t.taxonomy, t.key, t.name FROM post_terms t "
-        "JOIN posts p ON p.id = t.post_id WHERE t.taxonomy IN ('tags', 'categories') "
+        "CROSS JOIN posts p INDEXED BY posts_facts ON p.id = t.post_id "
+        "WHERE t.taxonomy IN ('tags', 'categories') "
         "AND p.kind = 'post' AND (p.draft = 0 OR :drafts) AND p.shadowed = 0 "
         "ORDER BY t.post_id, t.taxonomy, t.position",
         {"drafts": drafts},
-    ).fetchall()
+    )
 
 
 def page_rows(

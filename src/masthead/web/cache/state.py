@@ -78,6 +78,7 @@ class Page:
     key: tuple = ()  # its key in the page cache
     paths: set[str] = field(default_factory=set)  # request paths the fast path finds it by
     codings: tuple[str, ...] = ()  # those of `bodies`, in the server's order of preference
+    current_for: Any = None  # the `Seen` it was last found current under (`SiteState.hit`)
 
     def __post_init__(self) -> None:
         self.codings = tuple(c for c in CODINGS if c in self.bodies)
@@ -348,10 +349,15 @@ class SiteState:
         if page is None:
             return None
         seen = self.current()
-        if seen is None or page.version != self._version_key((seen.generation, seen.epoch)):
+        if seen is None:
             return None
-        if page.mark and page.mark != seen.mark(page.mark[:-1]):
-            return None  # the comments it shows changed
+        if page.current_for is not seen:  # compared once per read of SQLite, not per request
+            if page.version != self._version_key((seen.generation, seen.epoch)):
+                return None
+            if page.mark and page.mark != seen.mark(page.mark[:-1]):
+                return None  # the comments it shows changed
+            if not self.dev:  # --dev's template changes move the version, not `seen`
+                page.current_for = seen
         with self._lock:
             if self._cache.get(page.key) is page:
                 self._cache.move_to_end(page.key)

@@ -28,10 +28,12 @@ ORIGINAL = "First paragraph.\n\nSecond paragraph.\n"
 # a plan step that walks the posts table (`posts`, or `p` as the queries alias it), or one of
 # its indexes from end to end (SQLite says SEARCH, with no constraint, for a MIN over one); but
 # for the index of content file paths alone, which a link to a file by its name
-# (`../posts/p02`) is looked up in, once per index generation
+# (`../posts/p02`) is looked up in, once per index generation; or a range over every post
+# published by now (`date_ts<?`), which is every post
 WALK = re.compile(
     r"^SCAN (posts|p)\b(?! USING COVERING INDEX sqlite_autoindex_posts_1$)"
     r"|^SEARCH (posts|p) USING (COVERING )?INDEX \w+$"
+    r"|^SEARCH (posts|p) USING (COVERING )?INDEX \w+ \((draft=\? AND )?date_ts<\?\)$"
 )
 
 

@@ -15,7 +15,9 @@ this checkout ("now") and, with `--baseline OTHER/src`, from another checkout ("
 alternating order, and edits --edits posts (different ones in every round and server): each post
 is fetched first (so the workers hold it), then a marker paragraph is appended (an in-place
 write, as most editors save) and the page is polled every 2 ms, on a new connection each time
-(any worker may answer, as for a reader). Per edit:
+(any worker may answer, as for a reader). The edits start once the workers are ready (the watcher
+armed) and have warmed up (their search catalog and frequent words made: the server's CPU quiet
+for three seconds). Per edit:
 
   commit    from the write to the watcher's COMMIT (the change signal `site.db.gen` moved;
             polled every 0.5 ms): inotify, the debounce window, the batch
@@ -184,6 +186,21 @@ class Server:
             time.sleep(0.1)
         raise SystemExit(f"masthead serve not ready within {timeout} s")
 
+    def quiet(self, timeout: float = 900) -> float:
+        """Wait until the workers have warmed up (each makes its search catalog and frequent
+        words in the background after it starts: an edit made meanwhile shares the CPU with
+        them): three seconds in a row using under 5% of a CPU. The seconds waited."""
+        start = end = time.monotonic()
+        end += timeout
+        calm = 0
+        last = cpu_seconds(tree(self.proc.pid))
+        while calm < 3 and time.monotonic() < end:
+            time.sleep(1)
+            now = cpu_seconds(tree(self.proc.pid))
+            calm = calm + 1 if now - last < 0.05 else 0
+            last = now
+        return time.monotonic() - start
+
     def watch_stats(self) -> dict:
         """`/healthz`'s watch stats, from the worker that watches (asked until it answers)."""
         import json
@@ -326,6 +343,7 @@ def main() -> int:
             server = Server(site, src, a.workers, database)
             try:
                 server.ready()
+                log(f"  {label}: warmed up after {server.quiet():.0f} s more")
                 cpu0 = cpu_seconds(tree(server.proc.pid))
                 chosen = rows[used : used + a.edits]
                 used += a.edits

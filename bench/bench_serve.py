@@ -25,6 +25,10 @@ What it does
      request (utime + stime of every process of its tree over the run, from /proc, divided by
      the requests wrk counted; it varies far less than req/s on a loaded machine), each as a
      ratio to nginx's in the same round, and the 1-minute load average after the round.
+  `--variant LABEL=OPTIONS` (repeatable) adds a server to the rounds: the same worker app over
+     RSGI started by granian's command line with OPTIONS (`'mt=--runtime-mode mt'`,
+     `'bp16=--backpressure 16'`); an OPTIONS ending in `module:factory` serves that factory
+     instead (found on PYTHONPATH, which is kept after src/): granian settings side by side.
 Request kinds: `get` (200, no Accept-Encoding: identity bodies on both sides), `get-br`
 (masthead's brotli body; nginx still sends identity, as Debian's nginx has no brotli module
 enabled), `304` (If-None-Match with the server's own ETag), `head` (with ApacheBench, `ab -k -i
@@ -144,18 +148,26 @@ def make_site(workdir: Path, posts: int, seed: int) -> Path:
 
 
 def start_masthead(
-    site: Path, workers: int | None, interface: str = "rsgi"
+    site: Path, workers: int | None, interface: str = "rsgi", options: str = ""
 ) -> tuple[subprocess.Popen, int]:
-    """`masthead serve` (granian, RSGI), or its worker app over granian's ASGI interface."""
+    """`masthead serve` (granian, RSGI), or its worker app over granian's ASGI interface, or
+    (`options`: a --variant's) over RSGI with granian's command line and those options."""
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    if interface == "asgi":
+    path = os.pathsep.join(p for p in (str(REPO / "src"), os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "PYTHONPATH": path}
+    if interface == "asgi" or options:
         served = f"http://127.0.0.1:{port}"
         plan = {"root": str(site), "served": served, "dev": False, "watch": False}
+        if options:
+            plan["server"] = "granian"  # the worker app is then the RSGI one
         env["_MASTHEAD_SERVE_WORKER"] = json.dumps(plan)  # cli/server.py WORKER_ENV
-        cmd = ["-m", "granian", "--interface", "asgi", "--factory", "--host", "127.0.0.1",
-               "--port", str(port), "--workers", str(workers or 1), "--no-ws",
-               "masthead.cli.server:worker_app"]  # fmt: skip
+        words = options.split()
+        target = "masthead.cli.server:worker_app"
+        if words and ":" in words[-1] and not words[-1].startswith("-"):
+            target = words.pop()  # another factory (on PYTHONPATH)
+        cmd = ["-m", "granian", "--interface", "asgi" if not options else "rsgi", "--factory",
+               "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers or 1),
+               "--no-ws", *words, target]  # fmt: skip
     else:
         cmd = ["-m", "masthead", "serve", str(site), "--no-watch", "--port", str(port)]
         if workers is not None:
@@ -294,6 +306,14 @@ def main() -> int:
     ap.add_argument("--workers", type=int, nargs="+", default=[2])
     ap.add_argument("--interfaces", nargs="+", default=["rsgi", "asgi"], choices=["rsgi", "asgi"])
     ap.add_argument("--kinds", nargs="+", default=["get", "get-br", "304", "head"])
+    ap.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="LABEL=OPTIONS",
+        help="also serve the RSGI worker app with `granian OPTIONS` (e.g. "
+        "'rust=--task-impl rust'), side by side with the others",
+    )
     args = ap.parse_args()
     for tool in ("nginx", "wrk", "ab"):
         if shutil.which(tool) is None:
@@ -306,10 +326,12 @@ def main() -> int:
         log(machine())
         site = make_site(work, args.posts, args.seed)
         path = pick_post(site)
-        setups = [(w, i) for w in args.workers for i in args.interfaces]
+        variants = [v.partition("=")[::2] for v in args.variant]
+        setups = [(w, i, "") for w in args.workers for i in args.interfaces]
+        setups += [(w, label, options) for w in args.workers for label, options in variants]
         servers: dict[str, tuple[subprocess.Popen, int]] = {}
-        for w, interface in setups:
-            proc, port = start_masthead(site, w, interface)
+        for w, interface, options in setups:
+            proc, port = start_masthead(site, w, interface, options)
             procs.append(proc)
             wait_ready(port, path, proc)
             servers[f"masthead {interface}, {w} workers"] = (proc, port)

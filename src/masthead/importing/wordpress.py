@@ -18,6 +18,9 @@ thread by its slug and link.
   `language` and `post_translations` terms), `wordpress_id`, and `aliases`: the item's `link`
   path (its permalink under the export's structure) and `/?p=ID` (`/?page_id=ID` for a page),
   each of which then answers 301 to the new URL.
+- A body the converter fails on (HTML nested too deep for it, a bug) is that post's warning:
+  the post is imported as a draft with its HTML kept in a code block, the others as usual, in
+  the worker processes as here.
 - Images: every attachment of the post and every image of the old site in its body is copied
   from `uploads` (a copy of `wp-content/uploads`) into the bundle, the links rewritten; what
   cannot be found is listed with the items that need it.
@@ -303,7 +306,14 @@ def convert(job: Job, context: Context) -> Done:
     def gallery(ids: list[str]) -> list[str]:
         return [known.files[i] for i in ids or known.attached.get(item.id, []) if i in known.files]
 
-    body = wpbody.convert(item.content, image, gallery, found)
+    draft = job.draft
+    try:
+        body = wpbody.convert(item.content, image, gallery, found)
+    except Exception as exc:  # one body beyond the converter (nested too deep, a bug): this
+        body = _unconverted(item.content)  # post's warning, its HTML kept; never the import's end
+        reason = "nested too deep" if isinstance(exc, RecursionError) else type(exc).__name__
+        report.warn(ref, f"body not converted ({reason}): kept as HTML in a draft")
+        draft = True
     for name in found.unknown:
         report.unknown_shortcodes[f"[{name}]"] += 1
         report.warn(ref, f"shortcode [{name}] shown as text")
@@ -329,17 +339,25 @@ def convert(job: Job, context: Context) -> Done:
         "cover": cover,
         "lang": lang_terms[0].nicename if lang_terms else "",
         "translationKey": translations[0].nicename if translations else "",
-        "draft": job.draft,
+        "draft": draft,
         "sticky": item.fields.get("is_sticky") == "1",
         "aliases": aliases,
         "wordpress_id": int(item.id) if item.id.isdigit() else item.id,
     }
-    kind = "pages" if item.type == "page" else "drafts" if job.draft else "posts"
-    if item.status == "future" and not job.draft:
+    kind = "pages" if item.type == "page" else "drafts" if draft else "posts"
+    if item.status == "future" and not draft:
         kind = "scheduled posts"
     report.counts[kind] += 1
     report.counts["URLs kept"] += len(aliases)
     return Done(f"{folder}/index.md", render(meta, body), media.copies, report)
+
+
+def _unconverted(html_body: str) -> str:
+    """A body the converter failed on, as it was: an HTML code block (a fence longer than any
+    run of backticks in it), for the user to rewrite."""
+    runs = [len(run) for run in re.findall(r"`{3,}", html_body)]
+    fence = "`" * max([3, *(n + 1 for n in runs)])
+    return f"{fence}html\n{html_body.strip()}\n{fence}\n"
 
 
 def _date(item: Item, site: Site, report: Report, ref: str) -> str:

@@ -51,6 +51,7 @@ from masthead.importing.files import MANIFEST, Writer
 from masthead.importing.media import Media, copy_all
 from masthead.importing.postfile import Folders, render
 from masthead.importing.report import Report
+from masthead.importing.tomarkdown import kept_as_html, not_converted
 from masthead.importing.wpexport import Author, Category, Channel, Item, read
 from masthead.indexing.indexer import index_site, workers_for
 from masthead.store.db import Database
@@ -310,9 +311,8 @@ def convert(job: Job, context: Context) -> Done:
     try:
         body = wpbody.convert(item.content, image, gallery, found)
     except Exception as exc:  # one body beyond the converter (nested too deep, a bug): this
-        body = _unconverted(item.content)  # post's warning, its HTML kept; never the import's end
-        reason = "nested too deep" if isinstance(exc, RecursionError) else type(exc).__name__
-        report.warn(ref, f"body not converted ({reason}): kept as HTML in a draft")
+        body = kept_as_html(item.content)  # post's warning, its HTML kept; never the import's end
+        report.warn(ref, not_converted(exc))
         draft = True
     for name in found.unknown:
         report.unknown_shortcodes[f"[{name}]"] += 1
@@ -350,14 +350,6 @@ def convert(job: Job, context: Context) -> Done:
     report.counts[kind] += 1
     report.counts["URLs kept"] += len(aliases)
     return Done(f"{folder}/index.md", render(meta, body), media.copies, report)
-
-
-def _unconverted(html_body: str) -> str:
-    """A body the converter failed on, as it was: an HTML code block (a fence longer than any
-    run of backticks in it), for the user to rewrite."""
-    runs = [len(run) for run in re.findall(r"`{3,}", html_body)]
-    fence = "`" * max([3, *(n + 1 for n in runs)])
-    return f"{fence}html\n{html_body.strip()}\n{fence}\n"
 
 
 def _date(item: Item, site: Site, report: Report, ref: str) -> str:

@@ -28,6 +28,10 @@
 # (its templates and static files), for before/after rounds on the same machine; OUT=dir keeps
 # that series' reports apart (default bench/out/lighthouse).
 #
+# THROTTLING=devtools makes Chromium itself slow the network and CPU (Lighthouse's "applied"
+# throttling) instead of simulating them from an unthrottled trace (the default, `simulate`):
+# a cross-check where the simulation's picture of which requests share the network is in doubt.
+#
 # Performance scores depend on the machine's load: run it on a quiet machine, and more than once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,6 +73,7 @@ for run in $(seq "$RUNS"); do
       # once more if Lighthouse lost the trace (NO_NAVSTART: "Please run Lighthouse again")
       for attempt in 1 2; do
         "$LIGHTHOUSE" "http://127.0.0.1:$PORT$path" "${preset[@]}" --quiet \
+          --throttling-method="${THROTTLING:-simulate}" \
           --only-categories="${CATEGORIES:-performance,accessibility,best-practices,seo}" \
           --chrome-flags="--headless --no-sandbox --disable-gpu${SCHEME:+ --force-$SCHEME-mode}" \
           --output=json --output-path="$OUT/$factor$name.json" && break

@@ -310,6 +310,43 @@ def test_protected_odd_and_foreign_items_are_drafts_with_a_warning(tmp_path: Pat
     ]
 
 
+DEEP = """<?xml version="1.0" encoding="UTF-8" ?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/"
+ xmlns:wp="http://wordpress.org/export/1.2/"><channel><link>https://old.example</link>
+<item><title>Deep</title><content:encoded><![CDATA[<p>```not a fence````</p>
+{open}deep{close}]]></content:encoded><wp:post_id>1</wp:post_id>
+<wp:post_date_gmt>2020-01-01 00:00:00</wp:post_date_gmt><wp:post_name>deep</wp:post_name>
+<wp:status>publish</wp:status><wp:post_type>post</wp:post_type></item>
+<item><title>Plain</title><content:encoded><![CDATA[<p>Just <em>fine</em>.</p>]]>
+</content:encoded><wp:post_id>2</wp:post_id><wp:post_date_gmt>2020-01-02 00:00:00
+</wp:post_date_gmt><wp:post_name>plain</wp:post_name><wp:status>publish</wp:status>
+<wp:post_type>post</wp:post_type></item>
+</channel></rss>""".format(open="<div>" * 3000, close="</div>" * 3000)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_body_the_converter_fails_on_is_kept_as_html_in_a_draft(
+    tmp_path: Path, workers: int
+) -> None:
+    """HTML nested deeper than the converter can follow (it recurses) stops neither the import
+    nor its worker pool: that post is a draft holding its HTML in a code block, with a
+    warning naming it, and the next post is imported as usual."""
+    site = empty_site(tmp_path / "site")
+    export = tmp_path / "deep.xml"
+    export.write_text(DEEP, encoding="utf-8")
+    report = import_wordpress(site, None, export, workers=workers)
+    assert report.warnings == [
+        ("post 1", "body not converted (nested too deep): kept as HTML in a draft")
+    ]
+    meta, body = front(site, "posts/deep/index.md")
+    assert meta["draft"] is True and meta["title"] == "Deep"
+    assert body.startswith("\n`````html\n<p>```not a fence````</p>\n<div><div>")
+    assert body.count("<div>") == 3000 and body.endswith("</div>\n`````\n")
+    meta, body = front(site, "posts/plain/index.md")
+    assert "draft" not in meta and body == "\nJust *fine*.\n"
+    assert report.counts["drafts"] == 1 and report.counts["posts"] == 1
+
+
 def test_without_a_readable_manifest_no_changed_file_is_overwritten(tmp_path: Path) -> None:
     """A damaged manifest proves nothing: a file that differs is kept, as if edited."""
     site = empty_site(tmp_path / "site")

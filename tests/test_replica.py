@@ -9,6 +9,7 @@ import json
 import os
 import re
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -21,7 +22,7 @@ import pytest
 
 from masthead.accounts import service as accounts
 from masthead.config import load_site
-from masthead.replica import litestream, state
+from masthead.replica import litestream, reach, state
 from masthead.store.db import Database, vacuum
 
 from support.cli import one_line_error
@@ -346,7 +347,6 @@ def sign_in(client: httpx.Client) -> None:
 
 
 @pytest.mark.server
-@pytest.mark.slow  # Litestream tries an unreachable store 10 times (about 2 minutes)
 def test_replica_status_and_errors_never_show_credentials(tmp_path):
     site = tmp_path / "site"
     with moto_s3(tmp_path) as moto:
@@ -365,7 +365,51 @@ def test_replica_status_and_errors_never_show_credentials(tmp_path):
             done = run_masthead("restore", str(site), "--from-replica", "--yes")
             line = one_line_error(done, "restore from")
             assert SECRET_KEY not in line and ACCESS_KEY not in line
+            status = run_masthead("replica", "status", str(site))
+            line = one_line_error(status, "read the replica")
+            assert SECRET_KEY not in line and ACCESS_KEY not in line
+        # the store that is not there is said at once, not after Litestream's retries
+        assert "its store cannot be reached (127.0.0.1:9: connection refused)" in line
         assert SECRET_KEY not in served.output() and ACCESS_KEY not in served.output()
+
+
+# --- a store that cannot be reached -------------------------------------------------------
+
+
+def test_the_store_an_s3_url_names_is_the_one_litestream_connects_to():
+    assert reach.endpoint("s3://b/site?endpoint=http://127.0.0.1:9000&region=x") == (
+        "127.0.0.1",
+        9000,
+    )
+    assert reach.endpoint("s3://b/site?endpoint=minio.example:9000") == ("minio.example", 9000)
+    assert reach.endpoint("s3://b/site?endpoint=https://r2.example") == ("r2.example", 443)
+    assert reach.endpoint("s3://b/site?region=eu-west-1") == ("s3.eu-west-1.amazonaws.com", 443)
+    assert reach.endpoint("s3://b/site") == ("s3.amazonaws.com", 443)
+    assert reach.endpoint("file:///var/replica") is None
+    assert reach.endpoint("s3://b/site?endpoint=http://host:port") is None
+
+
+def test_a_store_that_listens_is_reachable_and_one_that_does_not_is_said_at_once(monkeypatch):
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        port = listening.getsockname()[1]
+        assert reach.unreachable(f"s3://b/site?endpoint=http://127.0.0.1:{port}") is None
+    # the same port, closed now
+    why = reach.unreachable(f"s3://b/site?endpoint=http://127.0.0.1:{port}")
+    assert why == f"127.0.0.1:{port}: connection refused"
+    assert reach.unreachable("file:///nowhere/at/all") is None
+
+
+def test_a_store_behind_a_proxy_is_left_to_litestream(monkeypatch):
+    """Litestream honours HTTPS_PROXY; a direct connection would fail where it succeeds."""
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    assert reach.unreachable("s3://b/site?endpoint=http://192.0.2.1:9000", timeout=0.1) is None
 
 
 # --- the commands' refusals ------------------------------------------------------------------

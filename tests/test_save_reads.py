@@ -138,7 +138,7 @@ def test_the_search_catalog_reads_indexes_only_and_shares_its_values(
     site: Site, statements: list[str]
 ) -> None:
     """Each worker builds the search catalog of every searchable post once per index
-    generation: its statements read `posts_facts` (migration 17), never a posts row (at 50,000
+    generation: its statements read `posts_facts` (migration 18), never a posts row (at 50,000
     posts 1 GB of bodies for 2 MB of values), and what many posts have alike (the author text,
     the facet numbers) is one object, not one per post (about 120 MiB a worker at 50,000)."""
     app = create_app(site)

@@ -24,6 +24,31 @@ def test_migrations_from_an_empty_file(tmp_path):
     assert {"posts", "post_terms", "aliases", "sources", "content_issues"} <= tables
 
 
+def test_a_posts_aliases_are_found_by_its_id(make_site):
+    """Writing a post again deletes its aliases, and deleting a post cascades to them: both by
+    an index on the post id, never by reading every alias of the site (migration 17)."""
+    site = make_site(
+        {
+            "posts/a.md": "---\ntitle: A\ndate: 2024-03-01\naliases: [/old/a/, /?p=1]\n---\n\nA.\n",
+            "posts/b.md": "---\ntitle: B\ndate: 2024-03-02\naliases: [/old/b/]\n---\n\nB.\n",
+        }
+    )
+    db = Database(site.database_path)
+    try:
+        index_site(site, db)
+        conn = db.read()
+        assert conn.execute("SELECT count(*) FROM aliases").fetchone()[0] == 3
+        sql = "EXPLAIN QUERY PLAN DELETE FROM aliases WHERE post_id = 1"
+        plan = " | ".join(r[3] for r in conn.execute(sql))
+        assert "aliases_post" in plan and "SCAN aliases" not in plan, plan
+        (site.content_dir / "posts/a.md").unlink()
+        index_site(site, db)
+        rows = db.read().execute("SELECT path FROM aliases ORDER BY path").fetchall()
+        assert [r[0] for r in rows] == ["/old/b/"]
+    finally:
+        db.close()
+
+
 def test_wal_and_foreign_keys(tmp_path, make_site):
     db = Database(tmp_path / "db" / "site.db")
     assert db.read().execute("PRAGMA journal_mode").fetchone()[0] == "wal"

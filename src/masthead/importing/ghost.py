@@ -33,7 +33,7 @@ from masthead.importing.files import MANIFEST, Writer
 from masthead.importing.media import Media, copy_all
 from masthead.importing.postfile import Folders, render
 from masthead.importing.report import Report
-from masthead.importing.tomarkdown import Blocks, to_markdown
+from masthead.importing.tomarkdown import Blocks, kept_as_html, not_converted, to_markdown
 
 CONTENT = "/content/"
 _COUNTED = {
@@ -152,7 +152,7 @@ def _post(
     def image(url: str) -> str | None:
         return media.bring(url, folder, ref)
 
-    body = _body(post, image, report, ref)
+    body, failed = _body(post, image, report, ref)
     for where in ("codeinjection_head", "codeinjection_foot"):
         if post.get(where):
             report.warn(ref, f"{where} dropped (no scripts from imported posts)")
@@ -164,6 +164,7 @@ def _post(
     authors = [str(u.get("name") or u.get("slug")) for u in ghost.authors_of(post)]
     draft = status == "draft"
     date = post.get("published_at") if not draft else None
+    aliases = _aliases(slug, page, post, tags, authors, collections)
     front = {
         "title": post.get("title") or slug,
         "date": _date(date or post.get("updated_at") or post.get("created_at")),
@@ -177,24 +178,26 @@ def _post(
         or post.get("meta_description")
         or "",
         "cover": cover,
-        "draft": draft,
+        "draft": draft or failed,
         "featured": bool(post.get("featured")),
         "canonical": post.get("canonical_url") or "",
         "meta_title": meta.get("meta_title") or post.get("meta_title") or "",
         "meta_description": meta.get("meta_description") or post.get("meta_description") or "",
-        "aliases": _aliases(slug, page, post, tags, authors, collections),
+        "aliases": aliases,
         "ghost_id": str(post.get("id")),
     }
     rel = f"{folder}/index.md"
     report.wrote(rel, writer.write(rel, render(front, body)))
-    kind = "pages" if page else "drafts" if draft else "posts"
-    if status == "scheduled":
+    kind = "pages" if page else "drafts" if draft or failed else "posts"
+    if status == "scheduled" and not failed:
         kind = "scheduled posts"
     report.counts[kind] += 1
-    report.counts["URLs kept"] += len(front["aliases"])
+    report.counts["URLs kept"] += len(aliases)
 
 
-def _body(post: dict[str, Any], image: Any, report: Report, ref: str) -> str:
+def _body(post: dict[str, Any], image: Any, report: Report, ref: str) -> tuple[str, bool]:
+    """The post's Markdown, and whether it failed to convert (then its HTML, kept as it was:
+    the post becomes a draft, with a warning)."""
     unknown: list[str] = []
     if post.get("html"):
         source = post["html"]
@@ -207,7 +210,11 @@ def _body(post: dict[str, Any], image: Any, report: Report, ref: str) -> str:
     for name in unknown:
         report.warn(ref, f"editor node {name!r}: its text kept, its form lost")
     source = source.replace("__GHOST_URL__", "")
-    return to_markdown(source, image, Blocks())
+    try:
+        return to_markdown(source, image, Blocks()), False
+    except Exception as exc:  # one body beyond the converter (nested too deep, a bug)
+        report.warn(ref, not_converted(exc))
+        return kept_as_html(source), True
 
 
 def _internal(tag: dict[str, Any]) -> bool:

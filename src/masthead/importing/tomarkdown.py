@@ -9,6 +9,8 @@
 - Ghost's callout card becomes a `note` shortcode, its toggle card a `details` one.
 - `<pre>` keeps its language from `class="language-x"` (or `lang-x`, or WordPress's
   `brush: x`) as the fence's info string.
+- A body the converter fails on (HTML nested deeper than its recursion goes, a bug) is the
+  importer's to keep as it was (`kept_as_html`) and name (`not_converted`).
 - `blocks`: Markdown put in place beforehand by the importer (a shortcode it translated, the
   `<!--more-->` divider), each standing in the HTML as a token (`Blocks.token`).
 
@@ -218,6 +220,20 @@ def _language(el: Tag) -> str | None:
         if m:
             return m.group(1)
     return None
+
+
+def kept_as_html(html: str) -> str:
+    """A body the converter failed on, as it was: an HTML code block (a fence longer than any
+    run of backticks in it), for the user to rewrite."""
+    runs = [len(run) for run in re.findall(r"`{3,}", html)]
+    fence = "`" * max([3, *(n + 1 for n in runs)])
+    return f"{fence}html\n{html.strip()}\n{fence}\n"
+
+
+def not_converted(exc: Exception) -> str:
+    """The warning for a body the converter failed on (`exc`), kept by `kept_as_html`."""
+    reason = "nested too deep" if isinstance(exc, RecursionError) else type(exc).__name__
+    return f"body not converted ({reason}): kept as HTML in a draft"
 
 
 def to_markdown(html: str, image: Callable[[str], str | None], blocks: Blocks) -> str:

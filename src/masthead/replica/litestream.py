@@ -26,6 +26,7 @@ import yaml
 
 from masthead.config import Site
 from masthead.errors import MastheadError
+from masthead.replica import reach
 
 BINARY_ENV = "LITESTREAM"  # a litestream binary to use instead of the one installed with masthead
 SHUTDOWN_SYNC = 2  # seconds a stopping Litestream tries its last upload (granian kills at 3)
@@ -142,7 +143,9 @@ def restore_to(site: Site, out: Path, when: datetime | None = None) -> None:
     if when is not None:
         args += ["-timestamp", timestamp(when)]
     args.append(url)
-    run(args, what=f"restore from {redacted_url(url)}")
+    what = f"restore from {redacted_url(url)}"
+    _reachable(url, what)
+    run(args, what=what)
 
 
 def run(args: list[str], *, what: str, timeout: float = 600) -> str:
@@ -159,6 +162,14 @@ def run(args: list[str], *, what: str, timeout: float = 600) -> str:
         reason = lines[-1].removeprefix("Error: ").removeprefix("error: ")
         raise ReplicaError(f"cannot {what}: {redact(reason)}")
     return done.stdout
+
+
+def _reachable(url: str, what: str) -> None:
+    """Raise `ReplicaError` at once when the store of `url` does not take a connection,
+    rather than after Litestream's two minutes of retries (`reach`)."""
+    why = reach.unreachable(url)
+    if why is not None:
+        raise ReplicaError(f"cannot {what}: its store cannot be reached ({redact(why)})")
 
 
 def now() -> datetime:
@@ -181,11 +192,9 @@ def holdings(site: Site) -> Holdings:
     url = site.settings.replica.url
     if url is None:
         raise ReplicaError("no [replica] url is set")
-    text = run(
-        [str(binary()), "ltx", "-json", "-level", "all", url],
-        what=f"read the replica {redacted_url(url)}",
-        timeout=120,
-    )
+    what = f"read the replica {redacted_url(url)}"
+    _reachable(url, what)
+    text = run([str(binary()), "ltx", "-json", "-level", "all", url], what=what, timeout=120)
     try:
         files = json.loads(text or "[]") or []
         latest = max(files, key=lambda f: int(f["max_txid"], 16), default=None)

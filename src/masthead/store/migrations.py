@@ -368,11 +368,18 @@ MIGRATIONS: list[list[str]] = [
         # and the next scheduled post (`posts.next_scheduled`, after every change) by one seek
         "CREATE INDEX IF NOT EXISTS posts_due ON posts (draft, date_ts)",
     ],
-    # 17: the search catalog (`search.catalog`, `catalog_terms`: every searchable post's id,
+    # 17: a post's aliases by its id: writing a post deletes its old aliases (`write_post`), and
+    # deleting a post deletes them by the foreign key's cascade; keyed by (path, post_id) only,
+    # each read the whole table, which made indexing aliased posts quadratic (a WordPress import
+    # of 10,000 posts, two aliases each, spent a third of its index writer's time there)
+    [
+        "CREATE INDEX IF NOT EXISTS aliases_post ON aliases (post_id)",
+    ],
+    # 18: the search catalog (`search.catalog`, `catalog_terms`: every searchable post's id,
     # language, date, authors and draft flag, built in each worker per index generation) read
     # from posts_facts alone: without `authors` it read every post's whole row, bodies and
-    # all, to reach `shadowed` (at 50,000 posts 1 GB of pages for 2 MB of values)
-    # and the next scheduled post by a partial index on the date alone: posts_due (draft,
+    # all, to reach `shadowed` (at 50,000 posts 1 GB of pages for 2 MB of values); and the
+    # next scheduled post by a partial index on the date alone: posts_due (draft,
     # date_ts) of migration 16 was taken, without sqlite_stat1, for every statement that tests
     # `draft = 0 AND date_ts <= :now` (a post by its URL, its translations), over every
     # published post, instead of their own index (at 50,000 posts 0.25 s of each render)

@@ -199,7 +199,7 @@ def catalog(conn: sqlite3.Connection, drafts: bool = False) -> Iterator[CatalogR
     (0/1))`; future posts included (the caller compares `date_ts` with its clock). Plain
     tuples, one at a time: at 50,000 posts a list of row objects was most of what building the
     catalog left in a worker's memory. Read from the covering index `posts_facts` (migration
-    17), never the rows with their bodies (named: without sqlite_stat1 SQLite would take
+    18), never the rows with their bodies (named: without sqlite_stat1 SQLite would take
     `posts_list` and read each row)."""
     cursor = conn.cursor()
     cursor.row_factory = None

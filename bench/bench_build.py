@@ -22,13 +22,14 @@ command alike:
   with --baseline SRC: `index --full` and `no change` of another checkout's src/ (the code
                   before a change: `git archive COMMIT src | tar -x -C /tmp/old`), on its own DB
   with --export:  cold build (`masthead build` with no database, into a new folder), then
-                  the same build again with nothing changed (over the folder just written)
+                  the same build again with nothing changed (over the folder just written);
+                  with --baseline too, the same two builds of the code before
 Each figure is the wall time of the whole command (process start included), measured with
 time.perf_counter around subprocess.run, and its CPU time (user + system of the command and its
 workers, os.wait4: the work done, less sensitive than wall time to a machine shared with other
-work); the peak RSS is each command's own (os.wait4: the
-largest process of its tree; for masthead with a pool, each worker is a process of its own
-and is listed apart). Output: Markdown on stdout (machine, load, commands, the table and the
+work); two peak RSS figures: the largest process of the command's tree (os.wait4: with a pool,
+each worker is a process of its own) and all its processes together (their RSS summed from
+/proc every 0.1 s). Output: Markdown on stdout (machine, load, commands, the table and the
 ratios to Hugo); progress on stderr.
 """
 

@@ -191,3 +191,19 @@ def _tree(out: Path) -> dict[str, bytes]:
         for p in out.rglob("*")
         if p.is_file() and p.name != ".masthead-build.json"
     }
+
+
+def test_a_full_build_over_the_same_site_counts_the_kept_search_index_as_unchanged(tmp_path):
+    """A full build (a static file touched) over an export of the same site: every file is
+    unchanged, the search index's kept files among them (they were once left out of the
+    count: `masthead build` printed fewer files than it has)."""
+    site = write_site(tmp_path / "site", {"posts/a.md": post("A", "2024-02-01")}, TOML)
+    (site.root / "static").mkdir()
+    extra = site.root / "static" / "note.txt"
+    extra.write_text("note\n")
+    first = build(site, tmp_path / "out")
+    assert any(rel.startswith("search-index/") for rel in first.changed)
+    os.utime(extra, ns=(1, 1))  # the same bytes, another mtime: the fingerprint moves
+    again = build(site, tmp_path / "out")
+    assert again.fetched > 0  # rendered again, not a build with nothing changed
+    assert (again.files, again.written, again.unchanged) == (first.files, 0, first.files)

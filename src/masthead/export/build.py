@@ -360,8 +360,11 @@ class Output:
         self.marks.update((r, m) for r, m in self.made.marks.items() if r in self.previous)
 
     def keep(self, rels: Collection[str]) -> None:
-        """Keep the files `rels` of the previous build as they are (this build made them too)."""
-        self.kept.update(rels)
+        """Keep the files `rels` of the previous build as they are (this build made them too):
+        counted as unchanged."""
+        new = set(rels) - self.kept
+        self.kept |= new
+        self.unchanged += len(new)
 
     def release(self, prefix: str) -> None:
         """Forget that files under `prefix` were kept from the previous build (a search index

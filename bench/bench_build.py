@@ -22,13 +22,14 @@ command alike:
   with --baseline SRC: `index --full` and `no change` of another checkout's src/ (the code
                   before a change: `git archive COMMIT src | tar -x -C /tmp/old`), on its own DB
   with --export:  cold build (`masthead build` with no database, into a new folder), then
-                  the same build again with nothing changed (over the folder just written)
+                  the same build again with nothing changed (over the folder just written);
+                  with --baseline too, the same two builds of the code before
 Each figure is the wall time of the whole command (process start included), measured with
 time.perf_counter around subprocess.run, and its CPU time (user + system of the command and its
 workers, os.wait4: the work done, less sensitive than wall time to a machine shared with other
-work); the peak RSS is each command's own (os.wait4: the
-largest process of its tree; for masthead with a pool, each worker is a process of its own
-and is listed apart). Output: Markdown on stdout (machine, load, commands, the table and the
+work); two peak RSS figures: the largest process of the command's tree (os.wait4: with a pool,
+each worker is a process of its own) and all its processes together (their RSS summed from
+/proc every 0.1 s). Output: Markdown on stdout (machine, load, commands, the table and the
 ratios to Hugo); progress on stderr.
 """
 
@@ -43,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -56,17 +58,51 @@ MAKE_CORPUS = BENCH_DIR / "make_corpus.py"
 BASE = "https://bench.example.org"  # the base_url of SITE_TOML
 
 
-def run(cmd: list[str], **kw) -> tuple[float, float, float]:
+def tree_rss(root: int) -> float:
+    """The RSS in MiB of process `root` and all its descendants together, now (/proc)."""
+    parents: dict[int, int] = {}
+    sizes: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry)] = int(fields[1])  # after the name: state, ppid, …, rss (24th)
+        sizes[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += sizes.get(pid, 0)
+        todo += [child for child, parent in parents.items() if parent == pid]
+    return total / 2**20
+
+
+def run(cmd: list[str], **kw) -> tuple[float, float, float, float]:
     """Run `cmd`; return (wall seconds, CPU seconds (user + system, its worker processes
-    included), peak RSS in MiB of its largest process)."""
+    included), peak RSS in MiB of its largest process, peak RSS in MiB of all its processes
+    together (sampled every 0.1 s))."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, **kw)
+    together = [0.0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.1):
+            together[0] = max(together[0], tree_rss(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     _pid, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
         raise SystemExit(f"{' '.join(cmd)} failed (exit {proc.returncode})")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, together[0]
 
 
 def corpus(out: Path, posts: int, seed: int, layout: str) -> None:
@@ -151,14 +187,16 @@ def main() -> int:
         times: dict[str, list[float]] = {}
         cpu: dict[str, list[float]] = {}
         rss: dict[str, float] = {}
+        rss_all: dict[str, float] = {}  # all processes of a command together, sampled
         files: dict[str, int] = {}
         commands: dict[str, str] = {}
 
         def measure(name: str, cmd: list[str], **kw) -> None:
-            wall, used, peak = run(cmd, **kw)
+            wall, used, peak, together = run(cmd, **kw)
             times.setdefault(name, []).append(wall)
             cpu.setdefault(name, []).append(used)
             rss[name] = max(rss.get(name, 0.0), peak)
+            rss_all[name] = max(rss_all.get(name, 0.0), together)
             commands[name] = " ".join(Path(c).name if c == sys.executable else c for c in cmd)
             log(f"round {rnd + 1}: {name} {wall:.2f} s, CPU {used:.2f} s, {peak:.0f} MiB")
 
@@ -192,6 +230,16 @@ def main() -> int:
                 files["cold build (index + export)"] = count_files(out)
                 measure("build, nothing changed", build, env=env)
                 shutil.rmtree(out)
+                if args.baseline:
+                    shutil.rmtree(site_old / ".masthead", ignore_errors=True)
+                    out = work / f"out-old-{rnd}"
+                    old_build = [*masthead, "build", str(site_old), str(out), "--base-url", BASE]
+                    if args.jobs:
+                        old_build += ["--jobs", str(args.jobs)]
+                    measure("baseline: cold build", old_build, env=old_env)
+                    files["baseline: cold build"] = count_files(out)
+                    measure("baseline: build, nothing changed", old_build, env=old_env)
+                    shutil.rmtree(out)
             loads.append(os.getloadavg()[0])
         load_after = os.getloadavg()
         print(f"### `bench/bench_build.py --posts {args.posts} --runs {args.runs}`\n")
@@ -203,9 +251,9 @@ def main() -> int:
         )
         print(
             "| command | wall, runs (s) | wall median (s) | × hugo | CPU median (s) | CPU × hugo "
-            "| peak RSS (MiB) | files |"
+            "| peak RSS, largest process (MiB) | peak RSS, all processes (MiB) | files |"
         )
-        print("|---|---|---:|---:|---:|---:|---:|---:|")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
         base = statistics.median(times["hugo"])
         base_cpu = statistics.median(cpu["hugo"])
         for name, runs in times.items():
@@ -214,7 +262,8 @@ def main() -> int:
             shown = ", ".join(f"{r:.2f}" for r in runs)
             print(
                 f"| {name} | {shown} | {med:.2f} | {med / base:.2f} | {used:.1f} | "
-                f"{used / base_cpu:.2f} | {rss[name]:.0f} | {files.get(name, '')} |"
+                f"{used / base_cpu:.2f} | {rss[name]:.0f} | {rss_all[name]:.0f} | "
+                f"{files.get(name, '')} |"
             )
         print("\nPer round, × Hugo of the same round (wall; CPU):\n")
         names = [n for n in times if n != "hugo"]

@@ -194,8 +194,13 @@ def build(
         typer.Option(help="Absolute URL the site is served at (default: the base_url setting)."),
     ] = None,
     jobs: Annotated[
-        int, typer.Option(help="Processes that render pages (worth it on idle cores).", min=1)
-    ] = 1,
+        int | None,
+        typer.Option(
+            help="Processes that render pages (default: one per core this process may use; "
+            "1 renders in this process).",
+            min=1,
+        ),
+    ] = None,
     watch: Annotated[
         bool,
         typer.Option(
@@ -207,6 +212,9 @@ def build(
 ) -> None:
     """Write the whole public site into OUT as files for a static host or CDN (incremental)."""
     from masthead.export.build import build as build_site
+    from masthead.export.build import cores
+
+    jobs = jobs or cores()
 
     logging.getLogger("masthead").addHandler(logging.NullHandler())  # missing URLs echoed below
     try:

@@ -188,6 +188,11 @@ ACCENT = TEXT_LEVELS + MUTED_LEVELS  # the palette entry of the accent rule
 PNG_LEVEL = 3  # zlib: 2.2 ms and 19 kB a card; the default 6: 6.5 ms, 15 kB; 9: 33 ms, 13 kB
 
 
+# text coverage (0 to 255) to palette entries: 0 the background, then the colour's ramp
+_TITLE_RAMP = [0] + [1 + v * (TEXT_LEVELS - 2) // 255 for v in range(1, 256)]
+_MUTED_RAMP = [0] + [TEXT_LEVELS + v * (MUTED_LEVELS - 1) // 255 for v in range(1, 256)]
+
+
 def _ramp(background: str, colour: str, levels: int) -> list[int]:
     """`levels` RGB triples from `background` (excluded) to `colour`, flattened."""
     a = [int(background[i : i + 2], 16) for i in (1, 3, 5)]
@@ -235,11 +240,16 @@ def draw(
     meta = wrap(text.meta, width, meta_font.getlength, 1)
     if meta:
         muted.text((MARGIN, HEIGHT - MARGIN - META_SIZE), meta[0], font=meta_font, fill=255)
-    title_idx = title_mask.point([0] + [1 + v * (TEXT_LEVELS - 2) // 255 for v in range(1, 256)])
-    muted_idx = muted_mask.point(
-        [0] + [TEXT_LEVELS + v * (MUTED_LEVELS - 1) // 255 for v in range(1, 256)]
-    )
-    indices = ImageChops.lighter(title_idx, muted_idx)  # the two never overlap
+    # each mask mapped onto its ramp within the box of its text only (0 stays 0: the rest of
+    # the card is background), the muted text over the title where a pixel had both
+    indices = Image.new("L", size_px, 0)
+    box = title_mask.getbbox()
+    if box:
+        indices.paste(title_mask.crop(box).point(_TITLE_RAMP), box)
+    box = muted_mask.getbbox()
+    if box:
+        muted_idx = muted_mask.crop(box).point(_MUTED_RAMP)
+        indices.paste(ImageChops.lighter(indices.crop(box), muted_idx), box)
     ImageDraw.Draw(indices).rectangle((MARGIN, MARGIN, MARGIN + 96, MARGIN + 8), fill=ACCENT)
     image = indices.convert("P")  # the same values, as palette indices (no quantizing)
     image.putpalette(palette(settings))

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-
-import rjieba
+from functools import cache
+from types import ModuleType
 
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]+")
 # may not start a line (clreq 3.1.7; JIS X 4051 classes 2, 5, 6, 7 and small kana)
@@ -35,6 +35,15 @@ ELLIPSIS = "…"
 Measure = Callable[[str], float]
 
 
+@cache
+def _jieba() -> ModuleType:
+    """rjieba, imported on first use: loading its dictionary takes about half a second, which
+    a build that draws no card (nothing changed) skips (as `search.segment` does)."""
+    import rjieba
+
+    return rjieba
+
+
 def _atoms(text: str) -> list[str]:
     """`text` cut into pieces no break may fall inside: spaces, Latin words, Han words (rjieba),
     and every other character alone."""
@@ -42,7 +51,7 @@ def _atoms(text: str) -> list[str]:
     pos = 0
     for m in HAN.finditer(text):
         out += _ATOM.findall(text[pos : m.start()])
-        out += rjieba.cut(m.group(0))
+        out += _jieba().cut(m.group(0))
         pos = m.end()
     out += _ATOM.findall(text[pos:])
     return out

@@ -42,14 +42,16 @@ umask (a web server's unprivileged worker reads them).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
+import itertools
 import json
 import logging
 import math
 import multiprocessing
 import os
 import re
-import tempfile
+import stat
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -358,8 +360,11 @@ class Output:
         self.marks.update((r, m) for r, m in self.made.marks.items() if r in self.previous)
 
     def keep(self, rels: Collection[str]) -> None:
-        """Keep the files `rels` of the previous build as they are (this build made them too)."""
-        self.kept.update(rels)
+        """Keep the files `rels` of the previous build as they are (this build made them too):
+        counted as unchanged."""
+        new = set(rels) - self.kept
+        self.kept |= new
+        self.unchanged += len(new)
 
     def release(self, prefix: str) -> None:
         """Forget that files under `prefix` were kept from the previous build (a search index
@@ -409,21 +414,21 @@ class Output:
             self._carried.discard(rel)
             self.unchanged -= 1
         self.kept.add(rel)
-        path = self.root / rel
+        path = os.path.join(self.root, rel)
         try:
-            if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
-                self.unchanged += 1
-                return
-            self._folder(path.parent)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mh-")
             try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                    os.fchmod(f.fileno(), FILE_MODE)
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+                st = os.stat(path)
+            except FileNotFoundError:
+                pass  # a new file (most of a first build): one stat, no Path
+            else:
+                if stat.S_ISREG(st.st_mode) and st.st_size == len(data):
+                    with open(path, "rb") as f:
+                        if f.read() == data:
+                            self.unchanged += 1
+                            return
+            folder = os.path.dirname(path)
+            self._folder(Path(folder))
+            _replace(path, folder, data)
         except OSError as exc:
             raise BuildError(f"{path}: cannot write ({exc.strerror or exc})") from None
         self.written += 1
@@ -468,6 +473,34 @@ class Output:
             folder = folder.parent
 
 
+_TEMPORARY = itertools.count()  # names of files being written, unique in this process
+
+
+def _replace(path: str, folder: str, data: bytes) -> None:
+    """Write `data` to a new file in `folder` (mode `FILE_MODE` whatever the umask), then
+    rename it to `path`: a reader sees the old bytes or the new ones, never a part."""
+    tmp = os.path.join(folder, f".mh-{os.getpid()}-{next(_TEMPORARY)}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+    try:
+        fd = os.open(tmp, flags, FILE_MODE)
+    except FileExistsError:  # left by a build that died with this process id: ours to remove
+        os.unlink(tmp)
+        fd = os.open(tmp, flags, FILE_MODE)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fchmod(fd, FILE_MODE)  # the umask may have taken bits off
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def _inside(rel: str) -> bool:
     """Whether a manifest entry names a file under OUT (never `..`, absolute or the manifest)."""
     parts = rel.split("/")
@@ -509,8 +542,9 @@ def build(
        (export/changes.py) and the comments' (`_update`); else every page, feed, static and
        media file, thumbnail, alias page, `_headers` and `_redirects` (`_full`), writing only
        the files whose bytes changed;
-    3. remove the files of the last build the site no longer has; write the manifest.
-    A step that reads the written pages (a search index, say) goes between 2 and 3."""
+    3. the search index (from the database alone: in a full build with workers, made in
+       this process while they render);
+    4. remove the files of the last build the site no longer has; write the manifest."""
     started = time.perf_counter()
     if not site.settings.base_url:
         raise ConfigError(f"{site.root}: an export needs base_url (absolute canonical URLs)")
@@ -534,18 +568,26 @@ def build(
             todo = changes.plan(site, old, states, now)
     report = BuildReport()
     output._folder(target)
+    searched: list[int] = []
+
+    def index_search() -> None:
+        """The search index (export/search_index.py: from the database alone), once."""
+        if search_index.wanted(site) and not searched:
+            searched.append(search_index.write(site, output, now))
+
     try:
         if todo is not None:
             todo |= {url for _rel, url in previous.stale(versions)}  # comments moved too
             asyncio.run(_update(site, target, now, output, report, versions, todo, done))
         elif stale is None:
-            asyncio.run(_full(site, target, now, output, report, versions, jobs, done))
+            asyncio.run(
+                _full(site, target, now, output, report, versions, jobs, done, index_search)
+            )
         else:
             output.keep_previous()
             if stale:
                 asyncio.run(_refresh(site, now, output, report, versions, stale, done))
-        if search_index.wanted(site):  # after every page is written (step 2 to 3)
-            search_index.write(site, output, now)
+        index_search()  # unless a full build made it while its workers rendered
     except BaseException:
         output.save()
         raise
@@ -651,10 +693,14 @@ async def _full(
     versions: Versions,
     jobs: int,
     progress: Progress,
+    meanwhile: Callable[[], None] = lambda: None,
 ) -> None:
-    """Fetch and write every file of the site."""
+    """Fetch and write every file of the site; `meanwhile` runs here while worker processes
+    render (if any do)."""
     with _fetcher(site, now) as fetcher:
-        await _fetch_all(site, out, now, fetcher, output, report, versions, jobs, progress)
+        await _fetch_all(
+            site, out, now, fetcher, output, report, versions, jobs, progress, meanwhile
+        )
 
 
 async def _fetch_all(
@@ -667,6 +713,7 @@ async def _fetch_all(
     versions: Versions,
     jobs: int,
     progress: Progress,
+    meanwhile: Callable[[], None],
 ) -> None:
     conn = fetcher.state.db.read()
     pages = page_urls(site, conn, now) + search_index.page_urls(site)
@@ -689,6 +736,7 @@ async def _fetch_all(
         assets,
         jobs,
         lambda done: progress(1 + done, total),
+        meanwhile,
     )
     # cover thumbnails are made as list pages render (content/thumbs.py): written after them
     made = sorted(thumbs.folder_for(site.database_path).glob("*.webp"))
@@ -774,6 +822,14 @@ async def _update(
         progress(len(fetch) + 1, len(fetch) + 1)
 
 
+def cores() -> int:
+    """The cores this process may use: `masthead build`'s processes by default (`--jobs`)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
 BUILD_CACHE_BYTES = 2 * 1024 * 1024  # the page cache of a build's app (serve: 64 MiB)
 BATCH = 64  # URLs per task of a build worker, about (the progress bar moves per task)
 PARALLEL_MIN = 2 * BATCH  # fewer URLs than this are not worth starting processes for
@@ -791,10 +847,12 @@ async def _render_all(
     assets: list[str],
     jobs: int,
     done: Callable[[int], None],
+    meanwhile: Callable[[], None] = lambda: None,
 ) -> list[str]:
     """Fetch and write every URL of `pages` (noted in the report when not a 200) and of
-    `assets` (silently left out when not served), here or in `jobs` worker processes; the
-    `/media/` SVG files written (they get their own policy in `_headers`)."""
+    `assets` (silently left out when not served), here or in `jobs` worker processes (this
+    process runs `meanwhile` as they render); the `/media/` SVG files written (they get their
+    own policy in `_headers`)."""
     marked = [(u, False) for u in pages] + [(u, True) for u in assets]
     if jobs <= 1 or len(marked) < PARALLEL_MIN:
         for n, (url, quiet) in enumerate(marked, start=1):
@@ -815,7 +873,9 @@ async def _render_all(
             initializer=_worker_start,
             initargs=(site, out, now, replace(versions, threads=dict(versions.threads))),
         ) as pool:
-            for kept, changed, unchanged, marks, missing, count in pool.map(_worker_batch, batches):
+            results = pool.map(_worker_batch, batches)  # every batch handed out now
+            meanwhile()
+            for kept, changed, unchanged, marks, missing, count in results:
                 output.kept |= kept
                 output.written += len(changed)
                 output.changed += changed

@@ -6,8 +6,10 @@ asks for thousands of pages, so `Direct` finds the route the app would choose (i
 in their order, each asked whether it matches, as Starlette's router does) and calls the page,
 feed and sitemap endpoints in this thread, with the request the router would have made. They
 answer through the same `respond` and renderer as when serving, so the bytes are the same.
-Anything else (a mount, an asynchronous endpoint, a path not in canonical form, a query string,
-an endpoint that raises, such as a 404) goes through `Client`, which answers as the app does.
+A file of a `Files` mount (static and media files, share cards, thumbnails) is found by that
+mount's own lookup and read as it sends it. Anything else (another mount, an asynchronous
+endpoint, a path not in canonical form, a query string, an endpoint that raises, such as a 404)
+goes through `Client`, which answers as the app does.
 
 Besides the body, `Direct` says which comments the page shows (`Page.mark`: () for none, one
 thread, or every thread), which the build's manifest keeps (export/state.py).
@@ -18,16 +20,19 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from fastapi.routing import APIRoute
 from starlette.requests import Request
-from starlette.routing import Match
+from starlette.responses import FileResponse
+from starlette.routing import Match, Mount
 
 from masthead.content.urls import canonical_path
 from masthead.export.client import Client
 from masthead.web.cache.state import SITE, SiteState
+from masthead.web.http.media import Files
 
 # the modules whose endpoints answer with `respond` (a cached page) and may be called directly
 DIRECT_MODULES = frozenset(
@@ -89,6 +94,11 @@ class Direct:
         scope = self.client.scope(url)
         scope["app"] = self.app
         for route in self.routes:
+            # a route of a path pattern matches nothing its pattern does not (Starlette's
+            # `matches` starts with the same test): the dearer `matches` only where it may
+            pattern = getattr(route, "path_regex", None)
+            if pattern is not None and not pattern.match(path):
+                continue
             match, child = route.matches(scope)
             if match == Match.FULL:
                 break
@@ -96,6 +106,9 @@ class Direct:
                 return None
         else:
             return None
+        if isinstance(route, Mount) and isinstance(route.app, Files):
+            scope.update(child)
+            return self._file(route.app, scope)
         endpoint = getattr(route, "endpoint", None)
         if (
             not isinstance(route, APIRoute)
@@ -112,3 +125,21 @@ class Direct:
         page = self.state.remembered(path)
         mark = tuple(page.mark[:-1]) if page is not None else SITE
         return Answer(response.status_code, bytes(response.body), mark)
+
+    def _file(self, files: Files, scope: dict[str, Any]) -> Answer | None:
+        """A file a `Files` mount serves (static and media files, share cards, thumbnails),
+        found by the mount's own lookup (`Files.respond`: what it refuses, it refuses here):
+        the file's bytes, as the mount sends them; None for anything else (a folder, a
+        redirect), which the app answers."""
+        try:
+            response = files.respond(files.get_path(scope), scope)
+        except (OSError, ValueError):
+            return None
+        if response is None or response.status_code != 200:
+            return None
+        if isinstance(response, FileResponse):
+            try:
+                return Answer(200, Path(response.path).read_bytes())
+            except OSError:
+                return None  # gone since: the app says what it says now
+        return Answer(200, bytes(response.body))

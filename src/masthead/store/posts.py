@@ -435,9 +435,14 @@ def list_posts(
         where += " AND id IN (SELECT post_id FROM post_terms WHERE taxonomy = :tax AND key = :key)"
         params.update(tax=taxonomy, key=key)
     total = conn.execute(f"SELECT COUNT(*) FROM posts WHERE {where}", params).fetchone()[0]
+    # the page's ids first, from an index (a term's posts by id: `posts_facts`, covering; a
+    # language's in date order: `posts_list`), then their rows: the rows skipped by OFFSET are
+    # never read whole (their columns past the body: 17 ms for page 150, against 3 ms)
+    index = "posts_facts" if taxonomy else "posts_list"
     rows = conn.execute(
-        f"SELECT {_LIST_COLUMNS} FROM posts WHERE {where} "
-        "ORDER BY date_ts DESC, source LIMIT :limit OFFSET :offset",
+        f"SELECT {_LIST_COLUMNS} FROM posts WHERE id IN (SELECT id FROM posts INDEXED BY {index} "
+        f"WHERE {where} ORDER BY date_ts DESC, source LIMIT :limit OFFSET :offset) "
+        "ORDER BY date_ts DESC, source",
         params,
     ).fetchall()
     return rows_of(PostSummary, rows), int(total)
@@ -447,7 +452,9 @@ def post_by_url(
     conn: sqlite3.Connection, url: str, now: float, drafts: bool = False
 ) -> PostRow | None:
     row = conn.execute(
-        f"SELECT * FROM posts WHERE url = :url AND {_visible(drafts)}",
+        # without sqlite_stat1 SQLite prefers `posts_due` (draft, date_ts: two terms) to the
+        # URL's own index, and reads every post (9 ms a call at 5,000 posts, against 0.02 ms)
+        f"SELECT * FROM posts INDEXED BY posts_url WHERE url = :url AND {_visible(drafts)}",
         {"url": url, "now": now},
     ).fetchone()
     return maybe_row(PostRow, row)
@@ -457,7 +464,8 @@ def preview_by_url(conn: sqlite3.Connection, url: str) -> PostRow | None:
     """The post at `url` whatever its state (a draft, or dated in the future): the preview a
     signed-in editor sees."""
     row = conn.execute(
-        "SELECT * FROM posts WHERE url = :url AND shadowed = 0 ORDER BY draft LIMIT 1",
+        "SELECT * FROM posts INDEXED BY posts_url WHERE url = :url AND shadowed = 0 "
+        "ORDER BY draft LIMIT 1",
         {"url": url},
     ).fetchone()
     return maybe_row(PostRow, row)

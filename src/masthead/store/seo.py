@@ -71,7 +71,10 @@ def hreflang_versions(
     When a language has two versions (a slug changed without a new key), the older one wins, as it
     does for duplicate slugs."""
     rows = conn.execute(
-        f"SELECT lang, url FROM posts WHERE translation_key = :k AND kind = :kind AND {_INDEXABLE} "
+        # the key narrows to a handful of rows; without sqlite_stat1 SQLite would walk
+        # `posts_due` (every published post) instead
+        "SELECT lang, url FROM posts INDEXED BY posts_translation "
+        f"WHERE translation_key = :k AND kind = :kind AND {_INDEXABLE} "
         "ORDER BY date_ts DESC, source DESC",
         {"k": translation_key, "kind": kind, "now": now},
     ).fetchall()

@@ -43,7 +43,11 @@ class Layout(Base):
         setting has already is not repeated."""
         items = [(i.weight, i.title, i.url) for i in self.site.settings.menu.get(lang.code, [])]
         listed = {url for _, _, url in items}
-        for row in store.menu_posts(self.state.db.read(), lang.code, self.state.now()):
+        rows = self.state.memo(  # the same on every page of one version
+            ("menu_posts", lang.code),
+            lambda: store.menu_posts(self.state.db.read(), lang.code, self.state.now()),
+        )
+        for row in rows:
             extra = store.decode_json(row.extra) or {}
             entry, _ = menu_entry(extra)  # `check` reports the problems
             if entry is None or row.url in listed:
@@ -60,8 +64,12 @@ class Layout(Base):
     def footer(self, lang: Language, menu: list[dict[str, Any]]) -> dict[str, Any]:
         """The footer's links: the language's feeds (RSS, Atom), and its About page (a page
         with the slug `about`) unless the menu links to it already."""
-        conn = self.state.db.read()
-        about = store.page_url_by_slug(conn, "about", lang.code, self.state.now())
+        about = self.state.memo(  # the same on every page of one version
+            ("about", lang.code),
+            lambda: store.page_url_by_slug(
+                self.state.db.read(), "about", lang.code, self.state.now()
+            ),
+        )
         if about is not None and any(item["url"] == about for item in menu):
             about = None
         feeds = [

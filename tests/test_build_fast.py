@@ -1,0 +1,209 @@
+"""A cold build's costs (issue 31, item 3): what each page reads, how files are fetched, and
+the processes that render.
+
+The statements every page of a build runs read an index, not every post. Without
+`sqlite_stat1` SQLite picks an index by the number of terms it matches: `posts_due` (draft,
+date_ts) matched the `draft = 0 AND date_ts <= :now` of every published-post query, and a
+post's lookup by URL, its hreflang set and each list page then read every post row (9 ms a call
+at 5,000 posts, three calls a post: its page and its two comment feeds). The plans are read here
+with `EXPLAIN QUERY PLAN` on the SQL the store functions run, values bound.
+
+A build reads the files of the app's file mounts (static and media files, share cards,
+thumbnails) by the mount's own lookup, not through the ASGI app; `masthead build` renders in one
+process per core unless `--jobs` says otherwise, and writes what one process writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from masthead.export.build import _open, build, cores
+from masthead.store import posts as posts_store
+from masthead.store import seo as seo_store
+from masthead.store.db import Database
+
+from support.cli import masthead
+from support.sites import post, write_site
+
+TOML = """
+title = "Plans"
+base_url = "https://plans.example"
+posts_per_page = 2
+
+[languages.en]
+name = "English"
+
+[languages.zh]
+name = "中文"
+prefix = "zh"
+"""
+
+
+def _plans(tmp_path):
+    files = {
+        f"posts/n{i:02d}.md": post(f"N {i}", f"2024-02-{i % 28 + 1:02d}", tags="[a, b]")
+        for i in range(30)
+    }
+    files["posts/n00.zh.md"] = post("中", "2024-02-01", tags="[a]")
+    site = write_site(tmp_path / "site", files, TOML)
+    from masthead.indexing.indexer import index_site
+
+    db = Database(site.database_path)
+    index_site(site, db)
+    return db
+
+
+def _traced(conn, call):
+    """The result of `call()` and the plan (steps joined by " | ") of each statement it ran."""
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)  # the SQL with its values bound
+    try:
+        result = call()
+    finally:
+        conn.set_trace_callback(None)
+    plans = [" | ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql)) for sql in seen]
+    return result, plans
+
+
+def test_a_post_by_url_and_its_hreflang_set_read_their_own_indexes(tmp_path):
+    db = _plans(tmp_path)
+    try:
+        conn, now = db.read(), time.time()
+        row, plans = _traced(conn, lambda: posts_store.post_by_url(conn, "/posts/n00/", now))
+        assert row is not None and row.title == "N 0"
+        assert plans == ["SEARCH posts USING INDEX posts_url (url=?)"], plans
+        preview, plans = _traced(conn, lambda: posts_store.preview_by_url(conn, "/posts/n00/"))
+        assert preview is not None and preview.id == row.id
+        assert plans[0].startswith("SEARCH posts USING INDEX posts_url (url=?)"), plans
+        versions, plans = _traced(
+            conn, lambda: seo_store.hreflang_versions(conn, row.translation_key, "post", now)
+        )
+        assert versions == {"en": "/posts/n00/", "zh": "/zh/posts/n00/"}
+        assert plans[0].startswith("SEARCH posts USING INDEX posts_translation"), plans
+    finally:
+        db.close()
+
+
+def test_a_list_page_reads_only_the_rows_it_shows(tmp_path):
+    """A deep page of a listing finds its posts' ids in an index (a term's from the covering
+    `posts_facts`), then reads those rows by id: not every row the OFFSET skips."""
+    db = _plans(tmp_path)
+    try:
+        conn, now = db.read(), time.time()
+        whole, _ = _traced(conn, lambda: posts_store.list_posts(conn, lang="en", now=now, limit=99))
+        rows, total = whole
+        assert total == 30 and len(rows) == 30
+        order = [r.url for r in rows]
+        assert order == sorted(order, key=lambda u: -next(r.date_ts for r in rows if r.url == u))
+        for taxonomy, key in ((None, None), ("tags", "a")):
+            pages = []
+            for n in range(15):
+                (got, count), plans = _traced(
+                    conn,
+                    lambda n=n, taxonomy=taxonomy, key=key: posts_store.list_posts(
+                        conn, lang="en", now=now, limit=2, offset=2 * n, taxonomy=taxonomy, key=key
+                    ),
+                )
+                assert count == 30
+                pages += [r.url for r in got]
+                steps = plans[-1].split(" | ")
+                assert steps[0] == "SEARCH posts USING INTEGER PRIMARY KEY (rowid=?)", plans
+                inner = "posts_facts" if taxonomy else "posts_list"
+                assert any(inner in s for s in steps), plans
+                if taxonomy:
+                    assert any(
+                        s.startswith(f"SEARCH posts USING COVERING INDEX {inner}") for s in steps
+                    )
+            assert pages == order  # the pages, one after another, are the whole list in order
+    finally:
+        db.close()
+
+
+def test_files_of_the_mounts_are_read_directly_as_the_app_sends_them(tmp_path):
+    """Cards, thumbnails, package and site static files and media: `Direct` answers them
+    itself, with the bytes the app sends; what a mount refuses (a type `/cards/` does not
+    serve, a hidden file) is left to the app, which refuses it."""
+    files = {
+        "posts/n00.md": post("N 0", "2024-02-01", tags="[a]"),
+        "posts/n00/map.svg": '<svg xmlns="http://www.w3.org/2000/svg"/>',
+        "posts/n00/.env": "SECRET=1",
+    }
+    site = write_site(tmp_path / "site", files, TOML)
+    (site.root / "static").mkdir()
+    (site.root / "static" / "robots-extra.txt").write_text("mine\n")
+    report = build(site, tmp_path / "out")
+    assert not report.missing
+    cards = sorted((tmp_path / "out" / "cards").glob("*.png"))
+    assert cards  # the post's share card, copied from the card folder
+    folder = site.database_path.parent / "cards"
+    (folder / "note.txt").write_text("not a card")
+    fetcher = _open(site, time.time())
+    try:
+        with TestClient(fetcher.app, base_url="https://plans.example") as client:
+            direct = [
+                f"/cards/{cards[0].name}",
+                "/static/css/site.css",
+                "/static/robots-extra.txt",
+                "/media/posts/n00/map.svg",
+            ]
+            for url in direct:
+                answer = fetcher._direct(url, url)
+                assert answer is not None and answer.status == 200, url
+                sent = client.get(url, headers={"Accept-Encoding": "identity"})
+                assert sent.status_code == 200 and sent.content == answer.body, url
+            for url in ("/cards/note.txt", "/media/posts/n00/.env"):
+                assert fetcher._direct(url, url) is None, url  # the app answers it
+                answer = asyncio.run(fetcher.get(url))
+                assert answer.status == 404, url
+    finally:
+        fetcher.app.state.search.close()
+        fetcher.state.db.close()
+
+
+def test_the_command_renders_in_a_process_per_core_and_writes_what_one_process_writes(
+    tmp_path,
+):
+    """`masthead build` without `--jobs` uses every core this process may use (`cores`); the
+    files are those of a build in one process, byte for byte."""
+    assert cores() == len(os.sched_getaffinity(0))
+    files = {
+        f"posts/n{i:02d}.md": post(f"N {i}", f"2024-02-{i % 28 + 1:02d}", tags=f"[t{i % 7}, all]")
+        for i in range(40)
+    }
+    site = write_site(tmp_path / "site", files, TOML)
+    one = build(site, tmp_path / "one", jobs=1)
+    assert one.files > 2 * 64  # past PARALLEL_MIN: on two cores or more, workers render
+    result = masthead("build", str(site.root), str(tmp_path / "default"))
+    assert result.returncode == 0, result.stderr
+    assert f"{one.files} files in" in result.stdout, result.stdout
+    assert _tree(tmp_path / "one") == _tree(tmp_path / "default")
+
+
+def _tree(out: Path) -> dict[str, bytes]:
+    """Every file of OUT but the manifest (it lists the same files; its order is the same)."""
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in out.rglob("*")
+        if p.is_file() and p.name != ".masthead-build.json"
+    }
+
+
+def test_a_full_build_over_the_same_site_counts_the_kept_search_index_as_unchanged(tmp_path):
+    """A full build (a static file touched) over an export of the same site: every file is
+    unchanged, the search index's kept files among them (they were once left out of the
+    count: `masthead build` printed fewer files than it has)."""
+    site = write_site(tmp_path / "site", {"posts/a.md": post("A", "2024-02-01")}, TOML)
+    (site.root / "static").mkdir()
+    extra = site.root / "static" / "note.txt"
+    extra.write_text("note\n")
+    first = build(site, tmp_path / "out")
+    assert any(rel.startswith("search-index/") for rel in first.changed)
+    os.utime(extra, ns=(1, 1))  # the same bytes, another mtime: the fingerprint moves
+    again = build(site, tmp_path / "out")
+    assert again.fetched > 0  # rendered again, not a build with nothing changed
+    assert (again.files, again.written, again.unchanged) == (first.files, 0, first.files)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import math
+import os
 import re
 import shutil
 import sys
@@ -204,3 +206,35 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.server)
         if any(STARTS_PROCESSES.search(text) for text in sources):
             item.add_marker(pytest.mark.slow)
+    items[:] = longest_first(items)
+
+
+def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The order the tests are handed out in (pytest-xdist gives them to whichever worker is
+    free, in this order): the modules holding `slow` tests first, their slow tests at their
+    head, then every other module as collected. A test of a minute or two started last would
+    keep one worker busy long after the other ran out of work; started first, it runs while the
+    other workers go through the short ones. A module stays in one block, so its module-scoped
+    fixtures are still made once a worker."""
+    modules: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+
+    def is_slow(item: pytest.Item) -> bool:
+        return item.get_closest_marker("slow") is not None
+
+    heavy = [tests for tests in modules.values() if any(is_slow(t) for t in tests)]
+    light = [tests for tests in modules.values() if not any(is_slow(t) for t in tests)]
+    ordered = [t for tests in heavy for t in sorted(tests, key=lambda t: not is_slow(t))]
+    return ordered + [t for tests in light for t in tests]
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: one and a half workers a core (3 on 2 cores). About half of the suite's
+    time is spent waiting, not computing: on `masthead serve` and Litestream processes, on
+    restarts, retries and sync intervals, on Chromium's frames. With one worker a core, a core
+    idles while its worker waits; a third worker uses that time. PYTEST_XDIST_AUTO_NUM_WORKERS
+    still sets the number (pytest-xdist's own variable)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist's own implementation reads it
+    return math.ceil(len(os.sched_getaffinity(0)) * 1.5)

@@ -12,7 +12,7 @@ from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
-from support.sites import post
+from support.sites import copy_site, post, write_site
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 
@@ -42,14 +42,21 @@ def _clients(base):
         client.__exit__(None, None, None)
 
 
-@pytest.fixture
-def site(make_site):
-    s = make_site({"posts/a.md": post("A")})
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    """The site with its two users, made once a module (argon2 hashing costs tenths of a
+    second a user); each test writes to a copy (`site`)."""
+    s = write_site(tmp_path_factory.mktemp("template") / "site", {"posts/a.md": post("A")})
     db = Database(s.database_path)
     accounts.add_user(db, "mei", PASSWORD, "editor", "mei@example.com")
     accounts.add_user(db, "root", PASSWORD, "admin")
     db.close()
     return s
+
+
+@pytest.fixture
+def site(template, tmp_path):
+    return copy_site(template.root, tmp_path / "site")
 
 
 def csrf_of(html: str) -> str:

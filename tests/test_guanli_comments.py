@@ -25,14 +25,19 @@ HOSTILE = [
 ]
 
 
-@pytest.fixture
-def site(make_site):  # type: ignore[no-untyped-def]
-    return guanli.moderated_site(make_site)
+@pytest.fixture(scope="module")
+def moderated(tmp_path_factory) -> guanli.Moderated:  # type: ignore[no-untyped-def]
+    return guanli.Moderated(tmp_path_factory.mktemp("moderated") / "site")
 
 
 @pytest.fixture
-def m1(site):  # type: ignore[no-untyped-def]
-    yield from guanli.signed_in(site)
+def site(moderated, tmp_path):  # type: ignore[no-untyped-def]
+    return moderated.copy(tmp_path / "site")
+
+
+@pytest.fixture
+def m1(moderated, site):  # type: ignore[no-untyped-def]
+    yield from moderated.signed_in(site)
 
 
 def test_the_screen_lists_views_and_renders_hostile_rows_inert_c53(site, m1):

@@ -27,7 +27,7 @@ from masthead.web.app import create_app
 from masthead.web.routes import guanli_text
 
 from support.servers import uvicorn_server
-from support.sites import new_comment, post, write_site
+from support.sites import copy_site, new_comment, post, write_site
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 SRC = Path(__file__).resolve().parents[1] / "src" / "masthead"
@@ -41,10 +41,12 @@ folder = "zh"
 """
 
 
-@pytest.fixture
-def made(tmp_path):
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    """The site, indexed, with its admin and comments: made once a module (argon2 hashing and
+    indexing cost tenths of a second), copied for each test (`made`)."""
     site = write_site(
-        tmp_path / "site",
+        tmp_path_factory.mktemp("template") / "site",
         {"posts/a.md": post("Harbour lights"), "zh/posts/a.md": post("港口灯火")},
         TOML,
     )
@@ -71,6 +73,12 @@ def made(tmp_path):
         )
     db.close()
     return site
+
+
+@pytest.fixture
+def made(template, tmp_path):
+    """A copy of the template site, database included, for one test."""
+    return copy_site(template.root, tmp_path / "site")
 
 
 @pytest.fixture

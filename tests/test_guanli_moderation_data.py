@@ -31,14 +31,19 @@ from support.sites import new_comment
 DAY = 86400.0
 
 
-@pytest.fixture
-def site(make_site):  # type: ignore[no-untyped-def]
-    return guanli.moderated_site(make_site)
+@pytest.fixture(scope="module")
+def moderated(tmp_path_factory) -> guanli.Moderated:  # type: ignore[no-untyped-def]
+    return guanli.Moderated(tmp_path_factory.mktemp("moderated") / "site")
 
 
 @pytest.fixture
-def m1(site):  # type: ignore[no-untyped-def]
-    yield from guanli.signed_in(site)
+def site(moderated, tmp_path):  # type: ignore[no-untyped-def]
+    return moderated.copy(tmp_path / "site")
+
+
+@pytest.fixture
+def m1(moderated, site):  # type: ignore[no-untyped-def]
+    yield from moderated.signed_in(site)
 
 
 def test_imported_spam_and_trash_are_kept_their_full_term(make_site):

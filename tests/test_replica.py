@@ -289,6 +289,7 @@ def test_a_comment_is_acknowledged_once_it_is_on_the_replica(tmp_path):
 
 
 @pytest.mark.server
+@pytest.mark.slow  # waits out Litestream's retries and the lag's grace: about 20 s
 def test_an_unreachable_replica_leaves_the_site_serving_and_the_dashboard_says_since_when(
     tmp_path,
 ):

@@ -4,21 +4,25 @@ that test that screen (their `site` and `m1` fixtures are thin ones over these).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from http.cookiejar import Cookie
+from pathlib import Path
 
 from starlette.testclient import TestClient
 
 from masthead.accounts import service as accounts
+from masthead.config import Site
 from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
-from support.sites import new_comment, post
+from support.sites import copy_site, new_comment, post, write_site
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 
 
 def moderated_site(make_site):  # type: ignore[no-untyped-def]
-    """A site with two posts and two moderators, m1 and m2 (the modules' `site` fixture)."""
+    """A site with two posts and two moderators, m1 and m2 (`Moderated` copies one)."""
     s = make_site({"posts/a.md": post("Harbour lights"), "posts/b.md": post("B")})
     db = Database(s.database_path)
     accounts.add_user(db, "m1", PASSWORD)
@@ -37,11 +41,31 @@ def signed_client(site, name="m1"):
     return client
 
 
-def signed_in(site, name="m1"):  # type: ignore[no-untyped-def]
-    """A client signed in as `name` for as long as the test (the modules' `m1` fixture)."""
-    client = signed_client(site, name)
-    yield client
-    client.__exit__(None, None, None)
+class Moderated:
+    """`moderated_site` made once a module, indexed and with m1 signed in (its argon2 hashes
+    and sign-in cost a few tenths of a second each): each test gets a copy of its folder,
+    database included, and a client carrying m1's session cookie (the modules' `site` and
+    `m1` fixtures). A test that signs in itself still does, on its copy."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        site = moderated_site(lambda files: write_site(root, files))
+        client = signed_client(site)  # indexes the site, as the app's start does
+        self.cookies: list[Cookie] = list(client.cookies.jar)
+        client.__exit__(None, None, None)
+
+    def copy(self, root: Path) -> Site:
+        """A copy of the site folder at `root`, as it was after m1 signed in."""
+        return copy_site(self.root, root)
+
+    def signed_in(self, site: Site) -> Iterator[TestClient]:
+        """A client of `site` (a copy) with m1's session, for as long as the test."""
+        client = TestClient(create_app(site), base_url="https://testserver", follow_redirects=False)
+        for cookie in self.cookies:
+            client.cookies.jar.set_cookie(cookie)
+        with client:
+            assert client.get("/guanli/").status_code == 200  # signed in: no redirect to sign in
+            yield client
 
 
 def add(site, n, status="pending", body="wave {i} https://evil.example/{i}", name="Spammer {i}"):

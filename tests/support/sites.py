@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
 import sqlite3
 import textwrap
 import time
@@ -70,6 +71,14 @@ def write_site(root: Path, files: dict[str, str | bytes], toml: str = BILINGUAL_
             path.write_bytes(text)
         else:
             path.write_text(text, encoding="utf-8")
+    return load_site(root)
+
+
+def copy_site(template: Path, root: Path) -> Site:
+    """A copy of the site folder `template` at `root`, its database included: a site made once
+    a module (indexed, users added: argon2 hashing costs tenths of a second) and copied for each
+    test that writes to it. The database must be closed (no connection open on it)."""
+    shutil.copytree(template, root)
     return load_site(root)
 
 

@@ -73,6 +73,7 @@ from masthead.store import posts as store
 from masthead.store import series as series_store
 from masthead.store.db import Database
 from masthead.web.render.series import series_url
+from masthead.workers import follow_parent
 
 if TYPE_CHECKING:  # the app is imported only when a page is to be fetched
     from masthead.export.direct import Answer, Direct
@@ -923,6 +924,7 @@ _WORKER: dict[str, Any] = {}
 
 def _worker_start(site: Site, out: Path, now: float, versions: Versions) -> None:
     """A build worker's app (the index is already up to date) and its output."""
+    follow_parent()
     logging.getLogger("masthead").addHandler(logging.NullHandler())
     fetcher = _open(site, now)
     _WORKER.update(site=site, fetcher=fetcher, out=out, versions=versions)

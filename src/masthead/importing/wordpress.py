@@ -55,6 +55,7 @@ from masthead.importing.tomarkdown import kept_as_html, not_converted
 from masthead.importing.wpexport import Author, Category, Channel, Item, read
 from masthead.indexing.indexer import index_site, workers_for
 from masthead.store.db import Database
+from masthead.workers import follow_parent
 
 UPLOADS = "/wp-content/uploads/"
 _SKIPPED_STATUS = {"private": "private", "trash": "in the trash", "auto-draft": "auto-drafts"}
@@ -276,6 +277,7 @@ _context: Context | None = None
 def _init_worker(context: Context) -> None:
     global _context
     _context = context
+    follow_parent()
 
 
 def _convert_chunk(jobs: list[Job]) -> list[Done]:

@@ -45,6 +45,7 @@ from masthead.search.document import SearchValues, search_values
 from masthead.store import posts as store
 from masthead.store import search as search_store
 from masthead.store.db import Database
+from masthead.workers import follow_parent
 
 log = logging.getLogger(__name__)
 LAST_RUN = "last_index"  # site_state key: the summary of the last full pass (JSON)
@@ -190,6 +191,7 @@ _worker_site: Site | None = None  # the site of this worker process (set by `_in
 def _init_worker(site: Site) -> None:
     global _worker_site
     _worker_site = site
+    follow_parent()
 
 
 def _parse_chunk(rels: list[str]) -> list[Change | None]:

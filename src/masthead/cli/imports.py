@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from masthead.cli.common import SiteFolder, fail, open_db, os_cause, storage_failure
 from masthead.errors import ConfigError, MastheadError, visible
+
+if TYPE_CHECKING:
+    from masthead.config import Site
+    from masthead.importing.report import Report
+    from masthead.store.db import Database
 
 import_app = typer.Typer(
     help="Move a site or blog in: a Hugo site; WordPress (WXR) and Ghost (JSON) exports as "
@@ -76,10 +82,31 @@ DryRun = Annotated[
 ]
 
 
-def _print(lines: list[str], code: int) -> None:
-    for line in lines:
+def _import(
+    site: Path,
+    export: Path,
+    run: Callable[[Site, Database], Report],
+    format_error: type[Exception],
+) -> None:
+    """Open SITE's database, `run` the import and print its report; an export that cannot be
+    read (`format_error`, or the file itself) or a database that fails is one line, exit 2."""
+    try:
+        s, db = open_db(site)
+    except MastheadError as exc:
+        raise fail(exc) from None
+    try:
+        report = run(s, db)
+    except format_error as exc:
+        raise fail(ConfigError(f"{export}: {exc}")) from None
+    except OSError as exc:
+        raise fail(ConfigError(f"{export}: cannot read the export ({os_cause(exc)})")) from None
+    except sqlite3.Error as exc:
+        raise fail(storage_failure(s.database_path, exc)) from None
+    finally:
+        db.close()
+    for line in report.lines():
         typer.echo(visible(line))
-    raise typer.Exit(code)
+    raise typer.Exit(report.exit_code)
 
 
 @import_app.command("wordpress")
@@ -102,21 +129,12 @@ def import_wordpress(
     logging.getLogger("masthead").addHandler(logging.NullHandler())
     if uploads is not None and not uploads.is_dir():
         raise fail(ConfigError(f"{uploads}: --uploads is not a folder"))
-    try:
-        s, db = open_db(site)
-    except MastheadError as exc:
-        raise fail(exc) from None
-    try:
-        report = run(s, db, export, uploads=uploads, dry_run=dry_run)
-    except ExportFormatError as exc:
-        raise fail(ConfigError(f"{export}: {exc}")) from None
-    except OSError as exc:
-        raise fail(ConfigError(f"{export}: cannot read the export ({os_cause(exc)})")) from None
-    except sqlite3.Error as exc:
-        raise fail(storage_failure(s.database_path, exc)) from None
-    finally:
-        db.close()
-    _print(report.lines(), report.exit_code)
+    _import(
+        site,
+        export,
+        lambda s, db: run(s, db, export, uploads=uploads, dry_run=dry_run),
+        ExportFormatError,
+    )
 
 
 @import_app.command("ghost")
@@ -144,20 +162,11 @@ def import_ghost(
         raise fail(ConfigError(f"{content}: --content is not a folder"))
     if routes is not None and not routes.is_file():
         raise fail(ConfigError(f"{routes}: --routes is not a file"))
-    try:
-        s, db = open_db(site)
-    except MastheadError as exc:
-        raise fail(exc) from None
-    try:
+
+    def ghost(s: Site, db: Database) -> Report:
         report = run(s, export, content=content, routes=routes, dry_run=dry_run)
         if not dry_run:
             index_site(s, db)
-    except GhostExportError as exc:
-        raise fail(ConfigError(f"{export}: {exc}")) from None
-    except OSError as exc:
-        raise fail(ConfigError(f"{export}: cannot read ({os_cause(exc)})")) from None
-    except sqlite3.Error as exc:
-        raise fail(storage_failure(s.database_path, exc)) from None
-    finally:
-        db.close()
-    _print(report.lines(), report.exit_code)
+        return report
+
+    _import(site, export, ghost, GhostExportError)

@@ -663,6 +663,12 @@ def write_lock_held(path: Path) -> Iterator[None]:
         holder.wait(timeout=30)
 
 
+# A request that waited for a held lock would wait out a connection's busy timeout (10 s,
+# store/db.py) and end in SQLITE_BUSY; half of it is a ceiling only such a wait reaches, however
+# loaded the machine (a ceiling on waiting, not a speed budget).
+WAITED = 5.0
+
+
 def timed_get(client, path: str, **params):  # type: ignore[no-untyped-def]
     started = time.perf_counter()
     r = client.get(path, params=params)
@@ -682,9 +688,7 @@ def test_a_search_answers_while_another_process_holds_the_write_lock(lang_site, 
     c = lang_site
     service = c.app.state.search
     queries = ["kubelet", "container runtime", "nothing at all", "节点"]
-    # Waiting for the lock would cost a request the connection's busy timeout (10 s) and end in
-    # SQLITE_BUSY; half of it is a ceiling only such a wait reaches, however loaded the machine.
-    ceiling = 5.0
+    ceiling = WAITED
     with write_lock_held(service.db.path):
         for q in queries:
             for path in ("/api/search", "/search"):
@@ -717,7 +721,7 @@ def test_a_search_answers_when_the_disk_is_full(lang_site, caplog):
     queries = [f"{i} kubelet " + "filler " * 25 for i in range(60)]
     for q in queries:
         r, seconds = timed_get(c, "/api/search", q=q)
-        assert r.status_code == 200 and seconds < 1.0, (r.status_code, seconds)
+        assert r.status_code == 200 and seconds < WAITED, (r.status_code, seconds)
     assert c.get("/search", params={"q": "kubelet"}).status_code == 200
     assert service.log.flush(everything=True) == 0
     assert service.log.flush(everything=True) == 0
@@ -819,7 +823,7 @@ def test_c24_query_log_sequence(make_site):
                 clock["now"] = start + request["t"] / 1000
                 filters = {names.get(k, k): v for k, v in request.get("filters", {}).items()}
                 r, seconds = timed_get(c, "/api/search", q=request["q"], **filters)
-                assert r.status_code == 200 and seconds < 1.0, (request["q"][:20], seconds)
+                assert r.status_code == 200 and seconds < WAITED, (request["q"][:20], seconds)
                 found = r.json()["total"]
                 assert found == (1 if request["q"] in ("sourdough", "lantern") else 0)
             clock["now"] = start + 60

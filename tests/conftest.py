@@ -33,6 +33,7 @@ from starlette.testclient import TestClient
 from masthead.config import Site, load_site
 from masthead.web.app import create_app
 
+from support import cpu
 from support.browser import NO_OTHER_HOSTS, launch, watch_children_without_threads
 from support.sites import BILINGUAL_TOML, DEMO, write_site
 
@@ -129,6 +130,10 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
 def page(context: BrowserContext) -> Page:
     """A fresh page in a fresh context, for one test."""
     return context.new_page()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    cpu.register(config)  # MASTHEAD_TEST_CPU=DIR: each test's CPU time (support/cpu.py)
 
 
 def _uses_browser(item: pytest.Item) -> bool:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from support.package import source_copy
+
 ROOT = Path(__file__).parents[1]
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 BUILD_LOCK = ROOT / "requirements-build.lock"
@@ -55,7 +57,7 @@ def test_building_the_wheel_as_the_dockerfile_does_uses_the_pinned_setuptools(tm
     env = {**os.environ, "PIP_CONSTRAINT": str(BUILD_LOCK), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     built = subprocess.run(
         [str(venv / "bin" / "pip"), "wheel", "--no-cache-dir", "--no-deps", "--wheel-dir",
-         str(tmp_path / "wheels"), str(ROOT)],
+         str(tmp_path / "wheels"), str(source_copy(tmp_path / "source"))],
         capture_output=True, text=True, env=env, timeout=600,
     )  # fmt: skip
     assert built.returncode == 0, built.stderr[-2000:]

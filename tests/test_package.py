@@ -13,9 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from support.package import source_copy
 from support.wait import CEILING, until
-
-ROOT = Path(__file__).parent.parent
 
 
 def _run(*cmd: str | Path, **kw) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
@@ -54,7 +53,17 @@ def _get(url: str) -> httpx.Response:
 @pytest.mark.slow
 def test_wheel_installs_and_serves_from_an_empty_folder(tmp_path):
     dist = tmp_path / "dist"
-    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", dist, ROOT)
+    _run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "-q",
+        "-w",
+        dist,
+        source_copy(tmp_path / "source"),
+    )
     wheels = list(dist.glob("masthead-*.whl"))
     assert len(wheels) == 1
     env_dir = tmp_path / "venv"

@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -27,6 +28,7 @@ from masthead.export import search_index
 from masthead.export.build import MANIFEST, build, page_urls
 from masthead.export.client import Client
 from masthead.export.direct import Direct
+from masthead.export.watch import watch
 from masthead.store import comments as comments_store
 from masthead.store import posts as posts_store
 from masthead.store.comments import NewComment
@@ -448,3 +450,43 @@ def test_build_watch_follows_a_saved_post_and_a_moderated_comment(tmp_path):
     text = (tmp_path / "watch.log").read_text()
     # the first build's summary and the next's (the last may be cut short by the Ctrl-C)
     assert text.count("files in") >= 2, text
+
+
+def test_build_watch_sees_a_file_saved_as_soon_as_the_first_build_is_done(tmp_path):
+    """The watches exist before the first build: a post saved the moment that build is done
+    (here from its own report, before anything else can run) is built next. Watching only after
+    the first build lost such a save until the file was saved again."""
+    site = small_site(tmp_path / "site")
+    out = tmp_path / "out"
+    build(site, out)  # built before, as usual: the watch's first build changes nothing
+    stop = threading.Event()
+    reports: list[object] = []
+
+    def on_build(report: object) -> None:
+        reports.append(report)
+        if len(reports) == 1:
+            (site.content_dir / "posts/p2.md").write_text(
+                post("Post 2", "2024-03-02", body="Saved at once.\n", tags="[harbour]")
+            )
+
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            watch(site, out, on_build=on_build, stop=stop)
+        except BaseException as exc:  # shown by the assertion below, not lost in the thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        page = out / "posts/p2/index.html"
+        until(
+            lambda: errors or (page.is_file() and "Saved at once." in page.read_text()),
+            what="the post saved after the first build, in its page",
+        )
+        assert not errors, errors
+    finally:
+        stop.set()
+        thread.join(CEILING)
+    assert not thread.is_alive()

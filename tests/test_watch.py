@@ -528,3 +528,40 @@ def test_a_changed_settings_file_is_a_warning_that_says_restart(live, caplog):
         (s.content / "posts/b.md").write_text(post("Beta", "2024-01-02"))
         s.until(lambda: s.shows("/", "Beta"), "the next content change")
     assert s.shows("/", "Alpha")
+
+
+def test_a_file_saved_before_the_watches_exist_is_indexed_once_they_do(make_site):
+    """At start the site is indexed, then the watches are made: a post saved in between (here
+    before the watcher runs at all) gives no event. Once armed, the watcher looks at every file
+    (sizes and mtimes) and indexes what changed."""
+    import asyncio
+
+    from masthead.indexing.watcher import Watcher
+
+    site = make_site({"posts/a.md": post("A", "2024-05-02", body="Before.\n")})
+    db = Database(site.database_path)
+    try:
+        index_site(site, db)
+        (site.content_dir / "posts/a.md").write_text(post("A", "2024-05-02", body="After.\n"))
+        (site.content_dir / "posts/b.md").write_text(post("B", "2024-05-03"))
+        watcher = Watcher(site, db)
+
+        def indexed() -> bool:
+            a = store.post_by_url(db.read(), "/posts/a/", 2e9)
+            b = store.post_by_url(db.read(), "/posts/b/", 2e9)
+            return a is not None and "After." in a.html and b is not None
+
+        async def run() -> None:
+            stop = asyncio.Event()
+            task = asyncio.create_task(watcher.run(stop))
+            try:
+                while not (task.done() or indexed()):
+                    await asyncio.sleep(0.05)  # the poll interval of this wait
+            finally:
+                stop.set()
+                await task
+
+        asyncio.run(asyncio.wait_for(run(), CEILING))
+        assert watcher.armed.is_set() and indexed()
+    finally:
+        db.close()

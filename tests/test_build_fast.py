@@ -22,10 +22,12 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from masthead.export.build import _open, build, cores
+from masthead.config import load_site
+from masthead.export.build import _Fixed, _open, build, cores
 from masthead.store import posts as posts_store
 from masthead.store import seo as seo_store
 from masthead.store.db import Database
+from masthead.web.app import create_app
 
 from support.cli import masthead
 from support.sites import post, write_site
@@ -122,6 +124,58 @@ def test_a_list_page_reads_only_the_rows_it_shows(tmp_path):
             assert pages == order  # the pages, one after another, are the whole list in order
     finally:
         db.close()
+
+
+def test_a_build_reads_a_lists_ids_once_and_shows_each_page_as_the_server_does(tmp_path):
+    """In a build every page of a listing is a slice of the list's ids, read once per version
+    (`ListPages.listed`): the same rows, in the same order, with the same total, as the
+    server's `list_posts` for each page of the home listing and of a term; the ids come from
+    the index the pages use, and each page's rows by their ids."""
+    db = _plans(tmp_path)
+    try:
+        conn, now = db.read(), time.time()
+        for lang, taxonomy, key in (("en", None, None), ("en", "tags", "a"), ("zh", "tags", "a")):
+            ids, plans = _traced(
+                conn,
+                lambda lang=lang, taxonomy=taxonomy, key=key: posts_store.listed_ids(
+                    conn, lang=lang, now=now, taxonomy=taxonomy, key=key
+                ),
+            )
+            inner = "posts_facts" if taxonomy else "posts_list"
+            assert any(inner in step for step in plans[0].split(" | ")), plans
+            assert len(ids) == (30 if lang == "en" else 1)
+            for offset in range(0, len(ids) + 2, 2):
+                rows, total = posts_store.list_posts(
+                    conn, lang=lang, now=now, limit=2, offset=offset, taxonomy=taxonomy, key=key
+                )
+                assert posts_store.summaries(conn, ids[offset : offset + 2]) == rows
+                assert total == len(ids)
+    finally:
+        db.close()
+    site = load_site(tmp_path / "site")  # the site `_plans` indexed
+    pages = ["/", "/page/2/", "/page/15/", "/tags/a/", "/tags/a/page/7/", "/zh/tags/a/"]
+    now = time.time()
+    fetcher = _open(site, now)
+    try:
+        assert fetcher.state.bulk
+        built = [asyncio.run(fetcher.get(url)) for url in pages]
+        read: list[str] = []
+        conn = fetcher.state.db.read()
+        conn.set_trace_callback(read.append)
+        again = asyncio.run(fetcher.get("/page/3/"))  # its list's ids are read: no count
+        conn.set_trace_callback(None)
+        assert again.status == 200
+        assert read and not [sql for sql in read if "COUNT(" in sql or "OFFSET" in sql], read
+    finally:
+        fetcher.app.state.search.close()
+        fetcher.state.db.close()
+    served = create_app(site, index=False, clock=_Fixed(now), send_mail=False, export=True)
+    assert not served.state.masthead.bulk  # the server's pages: `list_posts`, page by page
+    with TestClient(served, base_url="https://plans.example") as client:
+        for url, answer in zip(pages, built, strict=True):
+            sent = client.get(url, headers={"Accept-Encoding": "identity"})
+            assert (answer.status, answer.body) == (sent.status_code, sent.content), url
+        served.state.search.close()
 
 
 def test_files_of_the_mounts_are_read_directly_as_the_app_sends_them(tmp_path):

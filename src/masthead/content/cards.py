@@ -28,6 +28,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -203,11 +204,50 @@ def _ramp(background: str, colour: str, levels: int) -> list[int]:
 
 def palette(settings: ShareCardSettings) -> list[int]:
     """Index 0 the background, then the title colour's ramp, the muted colour's, the accent."""
-    bg = settings.background
+    return list(_palette(settings.background, settings.text, settings.muted, settings.accent))
+
+
+@lru_cache(maxsize=16)
+def _palette(bg: str, text: str, muted: str, accent: str) -> tuple[int, ...]:
     rgb = [int(bg[i : i + 2], 16) for i in (1, 3, 5)]
-    ramps = _ramp(bg, settings.text, TEXT_LEVELS - 1) + _ramp(bg, settings.muted, MUTED_LEVELS)
-    accent = [int(settings.accent[i : i + 2], 16) for i in (1, 3, 5)]
-    return rgb + ramps + accent
+    ramps = _ramp(bg, text, TEXT_LEVELS - 1) + _ramp(bg, muted, MUTED_LEVELS)
+    return (*rgb, *ramps, *(int(accent[i : i + 2], 16) for i in (1, 3, 5)))
+
+
+def _mask(lines: Sequence[tuple[int, str]], font: ImageFont.FreeTypeFont) -> Image.Image:
+    """A card-sized coverage mask (0 to 255) of `lines` (`(top, text)`, each at MARGIN)."""
+    mask = Image.new("L", (WIDTH, HEIGHT), 0)
+    pen = ImageDraw.Draw(mask)
+    for top, line in lines:
+        pen.text((MARGIN, top), line, font=font, fill=255)
+    return mask
+
+
+_SITE_TOP = MARGIN + 32
+
+
+def _site_name(site: str, regular: FontFile) -> tuple[Image.Image, tuple[int, int, int, int]]:
+    """The site's name as palette entries of the muted ramp, cropped to its box (and the box):
+    the same on every card of a site, so drawn once per thread and font."""
+    key = (site, regular)
+    names: dict[tuple[str, FontFile], Any] | None = getattr(_LOADED, "names", None)
+    if names is None:
+        names = _LOADED.names = {}
+    found = names.get(key)
+    if found is None:
+        mask = _mask([(_SITE_TOP, site)], _load(regular, SITE_SIZE))
+        box = mask.getbbox() or (0, 0, 0, 0)
+        found = names[key] = (mask.crop(box).point(_MUTED_RAMP), box)
+    return found
+
+
+def _lighten(indices: Image.Image, mapped: Image.Image, box: tuple[int, int, int, int]) -> None:
+    """`indices` within `box` made the larger of itself and `mapped` (a crop of that size)."""
+    indices.paste(ImageChops.lighter(indices.crop(box), mapped), box)
+
+
+def _meets(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def draw(
@@ -217,13 +257,12 @@ def draw(
 
     The text is drawn as anti-aliased coverage masks (one for the title, one for the muted
     lines), each mapped onto its ramp of palette entries: no quantizing of a full-colour image
-    (which took half the time of a card), and exact colours."""
-    size_px = (WIDTH, HEIGHT)
-    title_mask = Image.new("L", size_px, 0)
-    muted_mask = Image.new("L", size_px, 0)
+    (which took half the time of a card), and exact colours. Every pixel is the larger of its
+    title entry and its muted entry (a muted one where a pixel has both), the accent rule over
+    all. The site's name, the same on every card, is drawn once (`_site_name`) and joins the
+    card by that same rule; the meta line has a mask of its own, unless it would meet the
+    name's box (then both share one mask, as two lines of the muted text)."""
     width = WIDTH - 2 * MARGIN
-    muted = ImageDraw.Draw(muted_mask)
-    muted.text((MARGIN, MARGIN + 32), text.site, font=_load(regular, SITE_SIZE), fill=255)
     for size in TITLE_SIZES:  # the largest size at which the whole title fits
         font = _load(bold, size)
         lines = wrap(text.title, width, font.getlength)
@@ -233,23 +272,28 @@ def draw(
         lines = wrap(text.title, width, font.getlength, TITLE_LINES)
     step = round(size * 1.3)
     top = MARGIN + 32 + SITE_SIZE + 48
-    pen = ImageDraw.Draw(title_mask)
-    for n, line in enumerate(lines):
-        pen.text((MARGIN, top + n * step), line, font=font, fill=255)
+    title_mask = _mask([(top + n * step, line) for n, line in enumerate(lines)], font)
     meta_font = _load(regular, META_SIZE)
     meta = wrap(text.meta, width, meta_font.getlength, 1)
-    if meta:
-        muted.text((MARGIN, HEIGHT - MARGIN - META_SIZE), meta[0], font=meta_font, fill=255)
+    meta_top = HEIGHT - MARGIN - META_SIZE
+    muted_mask = _mask([(meta_top, meta[0])] if meta else [], meta_font)
+    site: Image.Image | None
+    site, site_box = _site_name(text.site, regular)
+    box = muted_mask.getbbox()
+    if box and _meets(box, site_box):  # one mask for both, the name drawn first
+        muted_mask = _mask([(_SITE_TOP, text.site)], _load(regular, SITE_SIZE))
+        ImageDraw.Draw(muted_mask).text((MARGIN, meta_top), meta[0], font=meta_font, fill=255)
+        box, site = muted_mask.getbbox(), None
     # each mask mapped onto its ramp within the box of its text only (0 stays 0: the rest of
     # the card is background), the muted text over the title where a pixel had both
-    indices = Image.new("L", size_px, 0)
-    box = title_mask.getbbox()
+    indices = Image.new("L", (WIDTH, HEIGHT), 0)
+    title_box = title_mask.getbbox()
+    if title_box:
+        indices.paste(title_mask.crop(title_box).point(_TITLE_RAMP), title_box)
+    if site is not None and site_box[2] > site_box[0]:
+        _lighten(indices, site, site_box)
     if box:
-        indices.paste(title_mask.crop(box).point(_TITLE_RAMP), box)
-    box = muted_mask.getbbox()
-    if box:
-        muted_idx = muted_mask.crop(box).point(_MUTED_RAMP)
-        indices.paste(ImageChops.lighter(indices.crop(box), muted_idx), box)
+        _lighten(indices, muted_mask.crop(box).point(_MUTED_RAMP), box)
     ImageDraw.Draw(indices).rectangle((MARGIN, MARGIN, MARGIN + 96, MARGIN + 8), fill=ACCENT)
     image = indices.convert("P")  # the same values, as palette indices (no quantizing)
     image.putpalette(palette(settings))

@@ -94,7 +94,20 @@ def _split_wide(unit: str, width: float, measure: Measure) -> list[str]:
 
 def wrap(text: str, width: float, measure: Measure, max_lines: int = 0) -> list[str]:
     """`text` in lines no wider than `width` (as `measure` says), broken only where `units`
-    allows. With `max_lines`, what does not fit ends the last line with "…"."""
+    allows. With `max_lines`, what does not fit ends the last line with "…".
+
+    A text that fits on one line is that line, measured once (most titles and every card's
+    meta line): what the line by line fill below gives too, since a line only widens as
+    pieces join it, without the measure of every piece (and no segmenting of its words)."""
+    whole = " ".join(text.split())
+    if whole and measure(whole) <= width:
+        return [whole]
+    return fill(whole, width, measure, max_lines)
+
+
+def fill(text: str, width: float, measure: Measure, max_lines: int = 0) -> list[str]:
+    """`wrap` without its one-line shortcut: each piece of `units(text)` added to the line
+    while it fits."""
     lines: list[str] = []
     current = ""
     for unit in units(text):

@@ -333,6 +333,7 @@ class Output:
         self.marks: dict[str, Mark] = {}  # this build's files that show comments
         self.result = Made()  # what this build was made from, once it has succeeded
         self._dirs: set[Path] = set()
+        self._made: set[str] = set()  # folders (as `write` names them) known to exist
         self._carried: set[str] = set()  # kept from the previous build without a fetch
         self.aliases: list[str] = list(self.made.aliases)  # the alias pages OUT holds
 
@@ -428,7 +429,9 @@ class Output:
                             self.unchanged += 1
                             return
             folder = os.path.dirname(path)
-            self._folder(Path(folder))
+            if folder not in self._made:  # one Path and one look per folder, not per file
+                self._folder(Path(folder))
+                self._made.add(folder)
             _replace(path, folder, data)
         except OSError as exc:
             raise BuildError(f"{path}: cannot write ({exc.strerror or exc})") from None

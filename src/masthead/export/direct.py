@@ -77,6 +77,8 @@ class Direct:
         self.client = client
         self.state: SiteState = app.state.masthead
         self.routes = list(_flat(app.router.routes))
+        # each route with its path pattern (None: asked by `matches` alone), read once
+        self._patterns = [(getattr(r, "path_regex", None), r) for r in self.routes]
 
     async def get(self, url: str) -> Answer:
         """The answer to GET `url` (root-relative, percent-encoded)."""
@@ -93,10 +95,9 @@ class Direct:
     def _direct(self, url: str, path: str) -> Answer | None:
         scope = self.client.scope(url)
         scope["app"] = self.app
-        for route in self.routes:
+        for pattern, route in self._patterns:
             # a route of a path pattern matches nothing its pattern does not (Starlette's
             # `matches` starts with the same test): the dearer `matches` only where it may
-            pattern = getattr(route, "path_regex", None)
             if pattern is not None and not pattern.match(path):
                 continue
             match, child = route.matches(scope)

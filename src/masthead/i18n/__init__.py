@@ -9,7 +9,7 @@ language is one more catalog file.
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import date, datetime
 from functools import lru_cache
 from importlib import resources
 
@@ -29,6 +29,7 @@ def _load() -> dict[str, dict[str, str]]:
 CATALOGS: dict[str, dict[str, str]] = _load()
 
 
+@lru_cache(maxsize=64)
 def catalog(locale: str) -> dict[str, str]:
     """The catalog for a Babel locale or code (`zh_Hans_CN`, `zh`, `en`); English if none."""
     primary = locale.replace("_", "-").split("-")[0].lower()
@@ -60,7 +61,12 @@ def _locale(locale: str) -> Locale:
 
 def long_date(value: datetime, locale: str) -> str:
     """A date as readers of `locale` write it: `July 15, 2025`, `2025年7月15日` (CLDR long)."""
-    return format_date(value.date(), format="long", locale=_locale(locale))
+    return _long_date(value.date(), locale)
+
+
+@lru_cache(maxsize=8192)  # a post's date shows on its page, its neighbours', lists, cards
+def _long_date(day: date, locale: str) -> str:
+    return format_date(day, format="long", locale=_locale(locale))
 
 
 def long_datetime(value: datetime, locale: str) -> str:

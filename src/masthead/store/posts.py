@@ -429,11 +429,8 @@ def list_posts(
     drafts: bool = False,
 ) -> tuple[list[PostSummary], int]:
     """Published posts of `lang`, newest first (optionally of one term); and the total count."""
-    where = f"kind = 'post' AND lang = :lang AND {_visible(drafts)}"
-    params: dict[str, Any] = {"lang": lang, "now": now, "limit": limit, "offset": offset}
-    if taxonomy:
-        where += " AND id IN (SELECT post_id FROM post_terms WHERE taxonomy = :tax AND key = :key)"
-        params.update(tax=taxonomy, key=key)
+    where, params = _listed(lang, now, taxonomy, key, drafts)
+    params.update(limit=limit, offset=offset)
     total = conn.execute(f"SELECT COUNT(*) FROM posts WHERE {where}", params).fetchone()[0]
     # the page's ids first, from an index (a term's posts by id: `posts_facts`, covering; a
     # language's in date order: `posts_list`), then their rows: the rows skipped by OFFSET are
@@ -446,6 +443,50 @@ def list_posts(
         params,
     ).fetchall()
     return rows_of(PostSummary, rows), int(total)
+
+
+def _listed(
+    lang: str, now: float, taxonomy: str | None, key: str | None, drafts: bool
+) -> tuple[str, dict[str, Any]]:
+    """The WHERE clause and parameters of the posts `list_posts` lists."""
+    where = f"kind = 'post' AND lang = :lang AND {_visible(drafts)}"
+    params: dict[str, Any] = {"lang": lang, "now": now}
+    if taxonomy:
+        where += " AND id IN (SELECT post_id FROM post_terms WHERE taxonomy = :tax AND key = :key)"
+        params.update(tax=taxonomy, key=key)
+    return where, params
+
+
+def listed_ids(
+    conn: sqlite3.Connection,
+    *,
+    lang: str,
+    now: float,
+    taxonomy: str | None = None,
+    key: str | None = None,
+    drafts: bool = False,
+) -> list[int]:
+    """The ids of every post `list_posts` lists with these arguments, in its order (newest
+    first; `source`, which is unique, breaks ties): each of its pages is a slice of them, and
+    its total their count. What a build reads once per list (render/lists.py)."""
+    where, params = _listed(lang, now, taxonomy, key, drafts)
+    index = "posts_facts" if taxonomy else "posts_list"
+    rows = conn.execute(
+        f"SELECT id FROM posts INDEXED BY {index} WHERE {where} ORDER BY date_ts DESC, source",
+        params,
+    )
+    return [r[0] for r in rows]
+
+
+def summaries(conn: sqlite3.Connection, ids: list[int]) -> list[PostSummary]:
+    """The posts of `ids` as `list_posts` gives them, in its order (newest first)."""
+    if not ids:
+        return []
+    rows = conn.execute(
+        f"SELECT {_LIST_COLUMNS} FROM posts WHERE id IN ({','.join(str(int(i)) for i in ids)}) "
+        "ORDER BY date_ts DESC, source"
+    ).fetchall()
+    return rows_of(PostSummary, rows)
 
 
 def post_by_url(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from markupsafe import Markup
@@ -23,6 +24,12 @@ from masthead.store import posts as store
 from masthead.store import seo as seo_store
 from masthead.store.rows import PostRow
 from masthead.web.render.base import Base
+
+
+@lru_cache(maxsize=64)
+def _plain_texts(locale: str) -> dict[str, str]:
+    """The interface texts of `locale` asked for without values so far (`gettext`, kept)."""
+    return {}
 
 
 @dataclass(frozen=True)
@@ -210,8 +217,16 @@ class Layout(Base):
             canonical = self.absolute(path)
         description = description or lang.description  # the language's, else the site's
 
+        locale = lang.locale
+        plain = _plain_texts(locale)  # a key without values: the same text on every page
+
         def t(key: str, **values: Any) -> str:
-            return gettext(lang.locale, key, **values)
+            if values:
+                return gettext(locale, key, **values)
+            text = plain.get(key)
+            if text is None:
+                text = plain[key] = gettext(locale, key)
+            return text
 
         menu = self.menu(lang, path)
 

@@ -18,6 +18,7 @@ from masthead.errors import NotFound
 from masthead.i18n import gettext
 from masthead.seo import jsonld
 from masthead.store import posts as store
+from masthead.store.rows import PostSummary
 from masthead.web.render.base import term_heading
 from masthead.web.render.layout import Layout
 
@@ -30,16 +31,7 @@ class ListPages(Layout):
     ) -> tuple[str, int]:
         conn = self.state.db.read()
         per = self.site.settings.posts_per_page
-        rows, total = store.list_posts(
-            conn,
-            lang=lang.code,
-            now=self.state.now(),
-            limit=per,
-            offset=(page - 1) * per,
-            taxonomy=taxonomy,
-            key=key,
-            drafts=self.state.dev,
-        )
+        rows, total = self.listed(conn, lang, per, (page - 1) * per, taxonomy, key)
         pages = max(1, math.ceil(total / per))
         if page > pages or page < 1:
             raise NotFound("no such page")
@@ -126,6 +118,30 @@ class ListPages(Layout):
             taxonomy=taxonomy,
             author=({"name": name, "bio": bio} if taxonomy == people.TAXONOMY else None),
         )
+
+    def listed(
+        self,
+        conn: sqlite3.Connection,
+        lang: Language,
+        limit: int,
+        offset: int,
+        taxonomy: str | None,
+        key: str | None,
+    ) -> tuple[list[PostSummary], int]:
+        """`store.posts.list_posts`; in a build (`state.bulk`), the page's slice of the list's
+        ids, read once per version for all its pages (a count and a walk of the index per
+        page otherwise), and the same rows."""
+        now = self.state.now()
+        if not (self.state.bulk and not self.state.dev):
+            return store.list_posts(
+                conn, lang=lang.code, now=now, limit=limit, offset=offset, taxonomy=taxonomy,
+                key=key, drafts=self.state.dev,
+            )  # fmt: skip
+        ids = self.state.memo(
+            ("listed", lang.code, taxonomy, key),
+            lambda: store.listed_ids(conn, lang=lang.code, now=now, taxonomy=taxonomy, key=key),
+        )
+        return store.summaries(conn, ids[offset : offset + limit]), len(ids)
 
     def bio(self, conn: sqlite3.Connection, key: str, lang: Language) -> dict[str, Any] | None:
         """The bio of author `key` (`content/authors/KEY.md`) in `lang`, else in the default

@@ -6,7 +6,9 @@ import contextlib
 import json
 import logging
 import shutil
+import signal
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -273,11 +275,34 @@ def _watch(site: Site, out: Path, jobs: int, base_url: str | None) -> None:
     def failed(exc: Exception) -> None:
         typer.echo(f"error: {exc}", err=True)
 
+    stop = threading.Event()
+
+    def end(_signum: int, _frame: object) -> None:
+        """Ctrl-C or SIGTERM (`docker stop`): the end of watching, not an error. Installed
+        whatever the signals' disposition was: a process started in the background of a script
+        inherits SIGINT ignored, and as a container's first process SIGTERM does nothing
+        without a handler; `masthead serve`'s servers do the same."""
+        stop.set()  # the watch ends at its next look, even if a build swallowed the interrupt
+        raise KeyboardInterrupt  # a build under way stops now (its files are written whole)
+
+    ends = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, end) for sig in ends}
     typer.echo("watching for changes (Ctrl-C to stop)", err=True)
-    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the end of watching, not an error
-        watch(
-            site, out, jobs=jobs, reload=reload, on_build=lambda r: _built(r, out), on_error=failed
-        )
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            watch(
+                site,
+                out,
+                jobs=jobs,
+                reload=reload,
+                on_build=lambda r: _built(r, out),
+                on_error=failed,
+                stop=stop,
+            )
+    finally:
+        for sig, handler in previous.items():
+            if handler is not None:  # None: set outside Python, cannot be put back
+                signal.signal(sig, handler)
 
 
 def with_base_url(site: Site, base_url: str) -> Site:

@@ -229,25 +229,33 @@ def main() -> int:
                 measure("baseline: index --full", [*old_index, "--full"], env=old_env)
                 measure("baseline: index, no change", old_index, env=old_env)
             if args.export:
-                shutil.rmtree(db, ignore_errors=True)
-                out = work / f"out-{rnd}"
-                build = [*masthead, "build", str(site), str(out), "--base-url", BASE]
-                if args.jobs:
-                    build += ["--jobs", str(args.jobs)]
-                measure("cold build (index + export)", build, env=env)
-                files["cold build (index + export)"] = count_files(out)
-                measure("build, nothing changed", build, env=env)
-                shutil.rmtree(out)
-                if args.baseline:
-                    shutil.rmtree(site_old / ".masthead", ignore_errors=True)
-                    out = work / f"out-old-{rnd}"
-                    old_build = [*masthead, "build", str(site_old), str(out), "--base-url", BASE]
+
+                def export(cold: str, again: str, source: Path, out: Path, env: dict) -> None:
+                    """A cold build of `source` into `out`, then one with nothing changed."""
+                    shutil.rmtree(source / ".masthead", ignore_errors=True)
+                    build = [*masthead, "build", str(source), str(out), "--base-url", BASE]
                     if args.jobs:
-                        old_build += ["--jobs", str(args.jobs)]
-                    measure("baseline: cold build", old_build, env=old_env)
-                    files["baseline: cold build"] = count_files(out)
-                    measure("baseline: build, nothing changed", old_build, env=old_env)
+                        build += ["--jobs", str(args.jobs)]
+                    measure(cold, build, env=env)
+                    files[cold] = count_files(out)
+                    measure(again, build, env=env)
                     shutil.rmtree(out)
+
+                export(
+                    "cold build (index + export)",
+                    "build, nothing changed",
+                    site,
+                    work / f"out-{rnd}",
+                    env,
+                )
+                if args.baseline:
+                    export(
+                        "baseline: cold build",
+                        "baseline: build, nothing changed",
+                        site_old,
+                        work / f"out-old-{rnd}",
+                        old_env,
+                    )
             loads.append(os.getloadavg()[0])
         load_after = os.getloadavg()
         print(f"### `bench/bench_build.py --posts {args.posts} --runs {args.runs}`\n")

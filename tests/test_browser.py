@@ -32,7 +32,7 @@ def _serve(tmp_path_factory, dev: bool = False) -> Iterator[str]:
     from masthead.config import load_site
 
     app = create_app(load_site(_demo(tmp_path_factory)), dev=dev)
-    with uvicorn_server(app, timeout=15) as base:
+    with uvicorn_server(app) as base:
         yield base
         app.state.reloader.close()  # ends open live-reload streams
 
@@ -90,7 +90,6 @@ def test_toc_docked_in_left_margin_on_wide_screens(browser, server):
         "id => { const a = document.querySelector('#mh-toc a.is-current');"
         " return a && decodeURIComponent(a.getAttribute('href')) === '#' + id; }",
         arg=heading_id,
-        timeout=5000,
     )
     box = page.locator("#mh-toc").bounding_box()
     assert box and 0 <= box["y"] < 900, "the TOC stays in view while reading"
@@ -166,7 +165,7 @@ def test_pages_run_under_the_policy_with_no_violation(browser, server):
         "() => { const s = document.createElement('script');"
         " s.textContent = 'window.injected = true'; document.head.appendChild(s); }"
     )
-    page.wait_for_function("window.__violations.length > 0", timeout=5000)
+    page.wait_for_function("window.__violations.length > 0")
     assert page.evaluate("window.injected") is None
     assert page.evaluate("window.__violations")[0].startswith("script-src")
     page.close()

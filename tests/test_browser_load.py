@@ -24,6 +24,7 @@ from playwright.sync_api import Browser
 
 from support.a11y_rig import demo_server
 from support.browser import quiet
+from support.wait import CEILING
 
 pytestmark = pytest.mark.gate  # the accessibility, HTML and performance gates (pyproject)
 
@@ -76,7 +77,7 @@ def _passes_inside(browser: Browser, url: str, codes: dict[str, str], width: int
 @pytest.mark.parametrize("width", [412, 1350])
 @pytest.mark.parametrize("path", POSTS)
 def test_post_scripts_read_no_layout_while_the_page_loads(browser, base, path, width):
-    codes = {name: httpx.get(f"{base}/static/js/{name}").text for name in SCRIPTS}
+    codes = {name: httpx.get(f"{base}/static/js/{name}", timeout=CEILING).text for name in SCRIPTS}
     found = _passes_inside(browser, base + path, codes, width)
     forced = {name: passes for name, passes in found.items() if passes}
     assert not forced, f"{path} @{width}px: style or layout inside {forced}"
@@ -87,7 +88,7 @@ def test_the_post_carries_its_toc_once_and_the_sheet_shows_it_when_opened(browse
     it first opens, not from a second copy in every post's HTML; the reading position is marked
     in it as in the rail, and stays so while the reader moves on."""
     path = POSTS[1]
-    html = httpx.get(base + path).text
+    html = httpx.get(base + path, timeout=CEILING).text
     first = re.search(r'<a href="(#[^"]+)"', html[html.index('id="mh-toc"') :])
     assert first and html.count(f'href="{first.group(1)}"') == 1, "one TOC in the page"
     context = browser.new_context(viewport={"width": 390, "height": 844})

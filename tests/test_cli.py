@@ -16,6 +16,7 @@ from masthead.cli import app
 from support.cli import masthead, one_line_error, run, unprivileged
 from support.servers import cli_server
 from support.sites import post
+from support.wait import CEILING
 
 runner = CliRunner()
 
@@ -115,7 +116,7 @@ def test_serve_prints_the_url_it_listens_on(make_site):
     with cli_server(str(site.root)) as url:
         port = url.rsplit(":", 1)[1].strip("/")
         assert port != "0", url
-        r = httpx.get(url + "posts/a/")
+        r = httpx.get(url + "posts/a/", timeout=CEILING)
         assert r.status_code == 200 and "Served by the CLI" in r.text
         busy = masthead("serve", str(site.root), "--port", port)
         assert busy.returncode == 2 and "cannot listen" in busy.stderr

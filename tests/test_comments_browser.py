@@ -92,7 +92,7 @@ class Served:
 def served(tmp_path: Path) -> Iterator[Served]:
     site = write_site(tmp_path / "site", FILES, TOML)
     app = create_app(site)
-    with uvicorn_server(app, timeout=15) as url:
+    with uvicorn_server(app) as url:
         yield Served(site, app, url)
 
 

@@ -213,7 +213,7 @@ def test_a_cache_hit_still_runs_no_sql(
     db.close()
     monkeypatch.setattr(db_module, "_open", traced_open)  # the app's readers open on first use
     paths = (A, A_ZH, "/", "/comments/feed.xml", "/posts/a/comments.xml")
-    with uvicorn_server(app) as base, httpx.Client(base_url=base) as client:
+    with uvicorn_server(app) as base, httpx.Client(base_url=base, timeout=CEILING) as client:
         for path in paths:
             assert client.get(path).status_code == 200
         seen.clear()
@@ -227,7 +227,7 @@ def test_a_cache_hit_still_runs_no_sql(
 
 def _ask(url: str, path: str) -> tuple[int, str, str]:
     """`(pid, ETag, body)` of `path`, asked with `/healthz` on one new connection (one worker)."""
-    conn = http.client.HTTPConnection(urlsplit(url).netloc, timeout=10)
+    conn = http.client.HTTPConnection(urlsplit(url).netloc, timeout=CEILING)
     try:
         conn.request("GET", "/healthz")
         pid = json.loads(conn.getresponse().read())["pid"]

@@ -122,7 +122,7 @@ def served(tmp_path) -> Iterator[Callable[..., tuple[str, list[str], Any]]]:
         app = create_app(site)
         peers: list[str] = []
         comment_endpoint(app, peers)
-        context = uvicorn_server(app, timeout=15, **server.proxy_options(site.settings))
+        context = uvicorn_server(app, **server.proxy_options(site.settings))
         url = context.__enter__()
         stack.append(context)
         return url, peers, app.state.masthead
@@ -134,7 +134,7 @@ def served(tmp_path) -> Iterator[Callable[..., tuple[str, list[str], Any]]]:
 
 def client_from(address: str) -> httpx.Client:
     """An HTTP client whose connections come from local `address`."""
-    return httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=10)
+    return httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=CEILING)
 
 
 def comment(http: httpx.Client, url: str, n: int, **headers: str) -> httpx.Response:

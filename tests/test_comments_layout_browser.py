@@ -60,7 +60,6 @@ def base(tmp_path_factory) -> Iterator[str]:
 
 def _page(browser: Browser, width: int, height: int = 844) -> Page:
     page = browser.new_page(viewport={"width": width, "height": height})
-    page.set_default_timeout(15000)
     return page
 
 

@@ -49,7 +49,7 @@ def base(tmp_path_factory) -> Iterator[str]:
         "posts/held.md": post("Two diagrams", body=HELD),
     }
     site = write_site(tmp_path_factory.mktemp("diagrams") / "site", files)
-    with uvicorn_server(create_app(site), timeout=15) as url:
+    with uvicorn_server(create_app(site)) as url:
         yield url
 
 
@@ -68,12 +68,12 @@ def test_a_diagram_is_drawn_in_the_theme_and_again_when_it_changes(browser: Brow
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(base + "/posts/d/")
-    page.wait_for_selector(DRAWN, timeout=60_000)
+    page.wait_for_selector(DRAWN)
     assert page.is_hidden("figure.diagram-mermaid .code-block"), "the source gives way"
     light = page.evaluate(NODE_FILL)
     assert page.get_attribute("figure.diagram-mermaid", "data-theme-drawn") == "light"
     page.click(".theme-switch")
-    page.wait_for_selector("figure.diagram-mermaid[data-theme-drawn=dark]", timeout=60_000)
+    page.wait_for_selector("figure.diagram-mermaid[data-theme-drawn=dark]")
     page.wait_for_selector(DRAWN)
     assert page.evaluate(NODE_FILL) != light, "drawn again in the dark theme's colours"
     assert page.evaluate("window.__violations") == [] and errors == []
@@ -113,7 +113,6 @@ def test_drawing_a_diagram_on_the_screen_moves_nothing(browser: Browser, base: s
     page.evaluate(SHIFTS)
     page.wait_for_function(
         "() => document.querySelectorAll('figure.diagram-mermaid.is-drawn svg').length === 2",
-        timeout=60_000,
     )
     heights = page.evaluate(
         "[...document.querySelectorAll('figure.diagram-mermaid')].map(f => [f.style.minHeight,"
@@ -127,6 +126,5 @@ def test_drawing_a_diagram_on_the_screen_moves_nothing(browser: Browser, base: s
     page.wait_for_function(
         "() => [...document.querySelectorAll('figure.diagram-mermaid')]"
         ".every(f => !f.style.minHeight && !f.querySelector('svg').style.maxHeight)",
-        timeout=30_000,
     )
     context.close()

@@ -606,7 +606,7 @@ def test_an_exported_page_searches_on_the_masthead_at_api_url_in_chromium(tmp_pa
             )
             page.fill("#mh-search", "body")
             page.press("#mh-search", "Enter")
-            page.wait_for_selector("#mh-search-inline .hit", timeout=10_000)
+            page.wait_for_selector("#mh-search-inline .hit")
             assert page.url == static + "/posts/p1/"  # results shown here, from the API
             assert api + "/api/search?q=body" in asked
             assert page.locator("#mh-search-inline .hit").count() >= 5
@@ -623,7 +623,7 @@ def test_an_exported_page_searches_on_the_masthead_at_api_url_in_chromium(tmp_pa
             plain.goto(static + "/zh/")
             plain.fill("#mh-search", "body")
             plain.press("#mh-search", "Enter")
-            plain.wait_for_url(api + "/zh/search?q=body", timeout=10_000)
+            plain.wait_for_url(api + "/zh/search?q=body")
             assert plain.locator(".hit").count() >= 5
             context.close()
 
@@ -633,6 +633,6 @@ def test_an_exported_page_searches_on_the_masthead_at_api_url_in_chromium(tmp_pa
             page.goto(other + "/posts/p1/")
             page.fill("#mh-search", "body")
             page.press("#mh-search", "Enter")
-            page.wait_for_url(api + "/search?q=body", timeout=10_000)
+            page.wait_for_url(api + "/search?q=body")
             assert page.locator("#mh-search-inline").count() == 0
             assert page.locator(".hit").count() >= 5

@@ -29,7 +29,7 @@ from masthead.web.app import create_app
 from masthead.web.http.media import SVG_POLICY
 from masthead.web.http.security import security_headers
 
-from support.wait import until
+from support.wait import CEILING, until
 
 DEMO = Path(__file__).parent.parent / "src" / "masthead" / "demo"
 DOCS = Path(__file__).parent.parent / "docs" / "deploying.md"
@@ -198,7 +198,11 @@ def nginx(export, tmp_path_factory) -> Iterator[str]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        until(lambda: httpx.get(base + "/").status_code, what="nginx", retry=httpx.TransportError)
+        until(
+            lambda: httpx.get(base + "/", timeout=CEILING).status_code,
+            what="nginx",
+            retry=httpx.TransportError,
+        )
         yield base
     finally:
         proc.terminate()
@@ -210,7 +214,9 @@ def test_nginx_redirects_every_alias_with_301(export, nginx):
     rules = parse_redirects((out / "_redirects").read_text(encoding="utf-8"))
     assert len(rules) >= 3
     for old, new, _status in rules:
-        r = httpx.get(nginx + old)  # percent-encoded: nginx matches the decoded path
+        r = httpx.get(
+            nginx + old, timeout=CEILING
+        )  # percent-encoded: nginx matches the decoded path
         assert (r.status_code, r.headers.get("location")) == (301, new), old
 
 
@@ -220,16 +226,16 @@ def test_nginx_sends_the_security_headers_the_404_page_and_the_right_types(expor
     wanted = {k.lower(): v for k, v in security_headers(site.settings, BASE)}
     old = next(iter(OLD_PATHS))
     for path in ("/", "/posts/moving-from-hugo/", "/static/css/site.css", "/no/such/page/", old):
-        r = httpx.get(nginx + path)
+        r = httpx.get(nginx + path, timeout=CEILING)
         for name, value in wanted.items():
             assert r.headers.get(name) == value, (path, name)
-    missing = httpx.get(nginx + "/no/such/page/")
+    missing = httpx.get(nginx + "/no/such/page/", timeout=CEILING)
     assert missing.status_code == 404
     assert missing.content == (out / "404.html").read_bytes()
     for private in ("/_headers", "/_redirects", "/_nginx.conf", "/.masthead-build.json"):
-        assert httpx.get(nginx + private).status_code == 404, private
+        assert httpx.get(nginx + private, timeout=CEILING).status_code == 404, private
     svg = next((out / "media").rglob("*.svg")).relative_to(out).as_posix()
-    r = httpx.get(f"{nginx}/{svg}")
+    r = httpx.get(f"{nginx}/{svg}", timeout=CEILING)
     assert r.headers["content-security-policy"] == SVG_POLICY
     assert r.headers["x-content-type-options"] == "nosniff"
     # each kind of file with the type masthead serve gives it
@@ -249,13 +255,16 @@ def test_nginx_sends_the_security_headers_the_404_page_and_the_right_types(expor
             "/static/favicon.svg",
         ):
             served = client.get(path).headers["content-type"]
-            got = httpx.get(nginx + path).headers["content-type"]
+            got = httpx.get(nginx + path, timeout=CEILING).headers["content-type"]
             assert _type(got) == _type(served), (path, got, served)
             if _type(served) == "text/html":
                 assert got.lower().replace(" ", "") == "text/html;charset=utf-8"
     # the search index's files (export/search_index.py), which its script reads as JSON
     for path in ("/search-index/index.json", "/search-index/s/0.json", "/search-index/d/0.json"):
-        assert _type(httpx.get(nginx + path).headers["content-type"]) == "application/json", path
+        assert (
+            _type(httpx.get(nginx + path, timeout=CEILING).headers["content-type"])
+            == "application/json"
+        ), path
 
 
 def _type(value: str) -> str:

@@ -37,7 +37,7 @@ from masthead.web.app import create_app
 from support.browser import outside_playwright
 from support.servers import static_host, uvicorn_server
 from support.sites import new_comment
-from support.wait import until
+from support.wait import CEILING, until
 
 DEMO = Path(__file__).parent.parent / "src" / "masthead" / "demo"
 BASE = "https://demo.example"
@@ -87,7 +87,7 @@ def http_server(folder: Path) -> Iterator[str]:
     base = f"http://127.0.0.1:{port}"
     try:
         until(
-            lambda: httpx.get(base + "/").status_code == 200,
+            lambda: httpx.get(base + "/", timeout=CEILING).status_code == 200,
             what="http.server to answer",
             retry=httpx.TransportError,
         )
@@ -98,7 +98,7 @@ def http_server(folder: Path) -> Iterator[str]:
 
 
 def hits(page) -> list[str]:  # type: ignore[no-untyped-def]
-    page.wait_for_selector(".search-hits .hit", timeout=30_000)
+    page.wait_for_selector(".search-hits .hit")
     return page.eval_on_selector_all(
         ".search-hits .hit__title a", "links => links.map(a => a.getAttribute('href'))"
     )
@@ -219,7 +219,7 @@ def test_a_missing_index_says_search_could_not_load_it(demo_export, tmp_path, br
     with http_server(copy) as base:
         page = browser.new_page()
         page.goto(base + "/search/?q=typography")
-        page.wait_for_selector(".search-results:not([hidden])", timeout=30_000)
+        page.wait_for_selector(".search-results:not([hidden])")
         assert page.locator(".list__count").inner_text() == "Search could not load its index."
         assert page.locator(".search-hits .hit").count() == 0
         page.close()

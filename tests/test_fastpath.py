@@ -28,6 +28,7 @@ from masthead.web.cache.encoding import CODINGS, negotiate
 
 from support.servers import uvicorn_server
 from support.sites import post
+from support.wait import CEILING
 
 POST = "/posts/harbour/"
 
@@ -54,7 +55,7 @@ def site(make_site: Callable[..., Site]) -> Site:
 
 def test_no_sql_runs_on_a_cache_hit(site: Site, statements: list[str]) -> None:
     app = create_app(site)
-    with uvicorn_server(app) as base, httpx.Client(base_url=base) as client:
+    with uvicorn_server(app) as base, httpx.Client(base_url=base, timeout=CEILING) as client:
         first = client.get(POST)
         assert first.status_code == 200
         etag = first.headers["etag"]
@@ -87,7 +88,9 @@ def test_a_hit_needs_no_thread_from_the_pool(site: Site) -> None:
 
     async def main() -> None:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://test", timeout=CEILING
+        ) as client:
             assert (await client.get(POST)).status_code == 200  # a miss: rendered in a thread
             async with no_free_thread():
                 with anyio.fail_after(5):
@@ -112,7 +115,7 @@ def test_a_change_indexed_by_another_process_is_served_on_the_next_request(
     site: Site, statements: list[str]
 ) -> None:
     app = create_app(site, watch=False)
-    with uvicorn_server(app) as base, httpx.Client(base_url=base) as client:
+    with uvicorn_server(app) as base, httpx.Client(base_url=base, timeout=CEILING) as client:
         before = client.get(POST)
         assert "The first version." in before.text
         etag = before.headers["etag"]
@@ -140,7 +143,7 @@ def raw_get(client: httpx.Client, path: str, **headers: str) -> tuple[httpx.Resp
 def test_bodies_per_coding_decode_to_the_identity_body(demo_site: Site) -> None:
     app = create_app(demo_site)
     path = "/posts/moving-from-hugo/"
-    with uvicorn_server(app) as base, httpx.Client(base_url=base) as client:
+    with uvicorn_server(app) as base, httpx.Client(base_url=base, timeout=CEILING) as client:
         plain, identity = raw_get(client, path, **{"Accept-Encoding": "identity"})
         assert plain.status_code == 200 and "content-encoding" not in plain.headers
         br, br_body = raw_get(client, path, **{"Accept-Encoding": "gzip, deflate, br"})
@@ -217,7 +220,7 @@ def test_static_text_files_are_served_precompressed(site: Site) -> None:
     (static / ".env").write_text("SECRET=1\n" * 100)
     (static / "pixel.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 600)
     app = create_app(site)
-    with uvicorn_server(app) as base, httpx.Client(base_url=base) as client:
+    with uvicorn_server(app) as base, httpx.Client(base_url=base, timeout=CEILING) as client:
         for path, source in (
             ("/static/js/extra.js", script),  # the site's own
             ("/static/css/site.css", None),  # the package's
@@ -264,7 +267,7 @@ def test_static_text_files_are_served_precompressed(site: Site) -> None:
 @pytest.mark.parametrize("query", ["", "?x=1"])  # the fast path and the router path
 def test_a_hostile_if_modified_since_is_no_date(site: Site, query: str) -> None:
     app = create_app(site)
-    with uvicorn_server(app) as base, httpx.Client(base_url=base) as client:
+    with uvicorn_server(app) as base, httpx.Client(base_url=base, timeout=CEILING) as client:
         assert client.get("/feed.xml").status_code == 200
         since = {"If-Modified-Since": "Mon, 01 Jan 99999999999 00:00:00 GMT"}
         assert client.get("/feed.xml" + query, headers=since).status_code == 200
@@ -289,7 +292,7 @@ def test_the_page_cache_is_bounded_by_bytes(
 ) -> None:
     site = make_site({f"posts/p{n}.md": post(f"Post {n}", body="Words. " * 200) for n in range(3)})
     app = create_app(site)
-    with uvicorn_server(app) as base, httpx.Client(base_url=base) as client:
+    with uvicorn_server(app) as base, httpx.Client(base_url=base, timeout=CEILING) as client:
         assert client.get("/posts/p0/").status_code == 200
         statements.clear()
         assert client.get("/posts/p0/").status_code == 200
@@ -313,7 +316,9 @@ def test_static_text_files_are_answered_by_the_fast_path_until_they_change(site:
 
     async def main() -> None:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://test", timeout=CEILING
+        ) as client:
             paths = ("/static/css/site.css", "/static/logo.svg")
             first = {p: await client.get(p, headers={"Accept-Encoding": "br"}) for p in paths}
             async with no_free_thread():

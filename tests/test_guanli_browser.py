@@ -21,6 +21,7 @@ from masthead.web.app import create_app
 
 from support.servers import uvicorn_server
 from support.sites import new_comment, post, write_site
+from support.wait import CEILING
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 SCREENS = [
@@ -71,7 +72,7 @@ def made(tmp_path):
 
 @pytest.fixture
 def base(made) -> Iterator[str]:
-    with uvicorn_server(create_app(load_site(made[0].root)), timeout=15) as url:
+    with uvicorn_server(create_app(load_site(made[0].root))) as url:
         yield url
 
 
@@ -87,7 +88,7 @@ def token(made):
 
 def public(base: str) -> int:
     """Comments a reader sees on the post's page (approved ones, every page of the thread)."""
-    html = httpx.get(f"{base}/posts/harbour/").text
+    html = httpx.get(f"{base}/posts/harbour/", timeout=CEILING).text
     return html.count('class="comment comment--level-')
 
 
@@ -97,6 +98,7 @@ def counts(base: str, token: str) -> dict[str, int]:
         answer = httpx.get(
             f"{base}/api/admin/comments?status={status}&per_page=1",
             headers={"Authorization": f"Bearer {token}"},
+            timeout=CEILING,
         )
         out[status] = answer.json()["total"]
     return out
@@ -208,7 +210,7 @@ def test_lockout_sign_out_expiry_and_a_cross_site_post(browser, site, token, bas
     assert page.url == f"{base}/guanli/"
     # an attacker's page on another origin auto-submits a form to the dashboard
     evil = context.new_page()
-    with uvicorn_server(_evil_app(base), timeout=15) as evil_base:
+    with uvicorn_server(_evil_app(base)) as evil_base:
         evil.goto(f"{evil_base}/")
         evil.wait_for_load_state()
         assert "refused" in evil.inner_text("body")

@@ -28,6 +28,7 @@ from masthead.web.routes import guanli_text
 
 from support.servers import uvicorn_server
 from support.sites import copy_site, new_comment, post, write_site
+from support.wait import CEILING
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 SRC = Path(__file__).resolve().parents[1] / "src" / "masthead"
@@ -83,12 +84,14 @@ def made(template, tmp_path):
 
 @pytest.fixture
 def base(made) -> Iterator[str]:
-    with uvicorn_server(create_app(load_site(made.root)), timeout=15) as url:
+    with uvicorn_server(create_app(load_site(made.root))) as url:
         yield url
 
 
 def sign_in(base: str, headers: dict[str, str] | None = None) -> httpx.Client:
-    client = httpx.Client(base_url=base, headers={"Origin": base, **(headers or {})})
+    client = httpx.Client(
+        base_url=base, headers={"Origin": base, **(headers or {})}, timeout=CEILING
+    )
     form = client.get("/guanli/login")
     token = re.search(r'name="csrf" value="([^"]+)"', form.text)[1]  # type: ignore[index]
     done = client.post(
@@ -163,7 +166,7 @@ def test_every_screen_switches_in_place(base, screen):
 
 
 def test_the_sign_in_page_switches_and_keeps_where_it_leads(base):
-    client = httpx.Client(base_url=base, headers={"Origin": base})
+    client = httpx.Client(base_url=base, headers={"Origin": base}, timeout=CEILING)
     sent = client.get("/guanli/comments?status=approved&ui=zh")
     assert sent.status_code == 303
     login = client.get(sent.headers["location"])
@@ -177,7 +180,7 @@ def test_the_sign_in_page_switches_and_keeps_where_it_leads(base):
 
 
 def test_a_failed_sign_in_switches_to_its_form_again(base):
-    client = httpx.Client(base_url=base, headers={"Origin": base})
+    client = httpx.Client(base_url=base, headers={"Origin": base}, timeout=CEILING)
     form = client.get("/guanli/login?next=/guanli/audit")
     token = re.search(r'name="csrf" value="([^"]+)"', form.text)[1]  # type: ignore[index]
     wrong_password = "not it at all"  # pragma: allowlist secret
@@ -429,7 +432,7 @@ def test_an_unknown_dashboard_address_stays_in_the_dashboard(base):
 
 
 def test_signed_out_an_unknown_address_is_any_dashboard_page(base):
-    client = httpx.Client(base_url=base, headers={"Origin": base})
+    client = httpx.Client(base_url=base, headers={"Origin": base}, timeout=CEILING)
     real = client.get("/guanli/audit")
     fake = client.get("/guanli/nonexistent")
     assert (real.status_code, fake.status_code) == (303, 303)

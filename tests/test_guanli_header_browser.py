@@ -36,7 +36,7 @@ def base(tmp_path) -> Iterator[str]:
     index_site(site, db)
     accounts.add_user(db, NAME, PASSWORD, "admin")
     db.close()
-    with uvicorn_server(create_app(load_site(site.root)), timeout=15) as url:
+    with uvicorn_server(create_app(load_site(site.root))) as url:
         yield url
 
 

@@ -22,6 +22,7 @@ from masthead.web.app import create_app
 from support.guanli import PASSWORD
 from support.servers import uvicorn_server
 from support.sites import new_comment, post, write_site
+from support.wait import CEILING
 
 pytestmark = pytest.mark.gate
 
@@ -75,7 +76,10 @@ def test_nu_checker_finds_no_error_on_any_dashboard_screen(tmp_path):
         file.write_text(response.text, encoding="utf-8")
         files.append(file)
 
-    with uvicorn_server(create_app(site)) as base, httpx.Client(base_url=base) as client:
+    with (
+        uvicorn_server(create_app(site)) as base,
+        httpx.Client(base_url=base, timeout=CEILING) as client,
+    ):
         # a reader's request first, so the Privacy screen has a row with its buttons
         keep("privacy-form", client.get("/comments/privacy"))
         asked = {"email": "r1@example.org", "kind": "erase", "lang": "en"}

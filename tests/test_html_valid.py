@@ -24,6 +24,7 @@ from support.a11y_rig import (
     npm_tool,
     pages,
 )
+from support.wait import CEILING
 
 pytestmark = pytest.mark.gate  # the accessibility, HTML and performance gates (pyproject)
 
@@ -43,7 +44,7 @@ def test_nu_checker_finds_no_error(tmp_path):
         assert_series_and_behind_covered(base)
         files = []
         for name, path in pages(base).items():
-            response = httpx.get(base + path)
+            response = httpx.get(base + path, timeout=CEILING)
             assert response.status_code == (404 if name == "404" else 200), path
             file = tmp_path / f"{name}.html"
             file.write_text(response.text, encoding="utf-8")

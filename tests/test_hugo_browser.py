@@ -24,10 +24,9 @@ def test_line_numbers_are_not_copied_and_marked_lines_show(
     browser: Browser, tmp_path: Path
 ) -> None:
     site = write_site(tmp_path / "s", {"posts/tides.md": post("Tides", body=BODY)}, BILINGUAL_TOML)
-    with uvicorn_server(create_app(site), timeout=60) as base:
+    with uvicorn_server(create_app(site)) as base:
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
-        context.set_default_timeout(5000)
         page = context.new_page()
         page.goto(base + "/posts/tides/")
         numbers = page.locator(".code-block .ln")

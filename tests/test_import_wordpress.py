@@ -21,6 +21,7 @@ from masthead.store.db import Database
 from support.cli import invoke
 from support.imports import IMPORTS, empty_site, wordpress_uploads
 from support.servers import cli_server
+from support.wait import CEILING
 
 EXPORT = IMPORTS / "wordpress.xml"
 
@@ -209,7 +210,10 @@ def test_old_urls_over_a_real_server(imported: tuple[Site, Any]) -> None:
     """The same promise from `masthead serve` (granian's or uvicorn's HTTP, not a test client):
     every old URL of the export answers 301, and where it points answers 200."""
     site, _ = imported
-    with cli_server(str(site.root), "--no-watch") as url, httpx.Client(base_url=url) as http:
+    with (
+        cli_server(str(site.root), "--no-watch") as url,
+        httpx.Client(base_url=url, timeout=CEILING) as http,
+    ):
         for old in ("/?p=101", "/2021/03/hello-blocks/", "/?page_id=3", "/about/team/"):
             r = http.get(old)
             assert r.status_code == 301, old

@@ -62,7 +62,7 @@ def _serve(root: Path, tmp_path_factory, menu: list | None = None) -> Iterator[s
     app = create_app(load_site(site_root))
     if menu is not None:  # READER's `menu` context: the site's pages, header and footer
         app.state.renderer.env.globals["menu"] = menu
-    with uvicorn_server(app, timeout=60) as base:
+    with uvicorn_server(app) as base:
         yield base
 
 
@@ -90,7 +90,6 @@ def corpus_with_menu(tmp_path_factory) -> Iterator[str]:
 def _page(browser: Browser, width: int, scheme: str = "light") -> Page:
     height = 844 if width < 600 else 900
     page = browser.new_page(viewport={"width": width, "height": height}, color_scheme=scheme)
-    page.set_default_timeout(5000)
     return page
 
 
@@ -268,7 +267,6 @@ def test_the_contents_button_hides_on_scroll_down_and_returns_on_scroll_up(brows
 def test_code_blocks_show_their_language_scroll_cue_and_copy_by_keyboard(browser, demo):
     context = browser.new_context(viewport={"width": PHONE, "height": 844})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=demo)
-    context.set_default_timeout(5000)
     page = context.new_page()
     page.goto(demo + "/posts/typography-for-long-reads/")
     block = page.locator(".code-block").first
@@ -308,7 +306,6 @@ def test_code_blocks_show_their_language_scroll_cue_and_copy_by_keyboard(browser
 def test_the_chinese_copy_button_speaks_chinese(browser, demo):
     context = browser.new_context(viewport={"width": PHONE, "height": 844})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=demo)
-    context.set_default_timeout(5000)
     page = context.new_page()
     page.goto(demo + "/zh/posts/typography-for-long-reads/")
     page.locator("button.code-copy").first.click()

@@ -30,7 +30,6 @@ def base(tmp_path_factory) -> Iterator[str]:
 
 def _page(browser: Browser, width: int) -> Page:
     page = browser.new_page(viewport={"width": width, "height": 844 if width < 600 else 900})
-    page.set_default_timeout(5000)
     return page
 
 

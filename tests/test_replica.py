@@ -37,7 +37,7 @@ from support.replica import (
     serve,
 )
 from support.sites import post, write_site
-from support.wait import Timeout, until
+from support.wait import CEILING, Timeout, until
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 POST = {"posts/a.md": post("Harbour lights", "2024-03-01", "Hi.")}
@@ -324,7 +324,9 @@ def test_an_unreachable_replica_leaves_the_site_serving_and_the_dashboard_says_s
             assert isinstance(since, float) and lost_at - 5 <= since <= time.time(), report
             # the replica lacks what was written, or Litestream, stuck on the store, says nothing
             assert report["position"] < report["txid"] or report["error"], report
-            with httpx.Client(base_url=served.url, follow_redirects=False) as client:
+            with httpx.Client(
+                base_url=served.url, follow_redirects=False, timeout=CEILING
+            ) as client:
                 sign_in(client)
                 page = client.get("/guanli/").text
             said = re.search(r'Behind since <time datetime="([^"]+)">', page)

@@ -32,7 +32,7 @@ from support.replica import (
     serve,
 )
 from support.sites import post, write_site
-from support.wait import until
+from support.wait import CEILING, until
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 
@@ -87,7 +87,9 @@ def test_primary_static_copy_and_standby_as_separate_processes(tmp_path):
             assert built.returncode == 0, built.stderr
             until(lambda: httpx.get(page, timeout=60).status_code == 200, what="static copy",
                   retry=httpx.TransportError)  # fmt: skip
-            assert "Seen on the static copy." not in httpx.get(page).text  # pending: not shown
+            assert (
+                "Seen on the static copy." not in httpx.get(page, timeout=CEILING).text
+            )  # pending: not shown
 
             # an editor approves it: the exported page shows it after the rebuild
             approved_at = time.time()
@@ -107,7 +109,7 @@ def test_primary_static_copy_and_standby_as_separate_processes(tmp_path):
             stop = threading.Event()
 
             def reader(n: int) -> None:
-                with httpx.Client(headers={"Origin": primary_url}, timeout=10) as client:
+                with httpx.Client(headers={"Origin": primary_url}, timeout=CEILING) as client:
                     i = 0
                     while not stop.is_set():
                         body = f"reader {n} comment {i}"

@@ -32,7 +32,7 @@ from support.replica import (
     serve,
 )
 from support.sites import post, write_site
-from support.wait import until
+from support.wait import CEILING, until
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 
@@ -80,7 +80,7 @@ def post_for(url: str, clients: int, seconds: float) -> list[tuple[str, float]]:
     end = time.monotonic() + seconds
 
     def client(n: int) -> None:
-        with httpx.Client() as http:
+        with httpx.Client(timeout=CEILING) as http:
             i = 0
             while time.monotonic() < end:
                 body = f"client {n} comment {i}"
@@ -108,7 +108,7 @@ def test_kill_9_loses_no_comment_acknowledged_a_sync_interval_before(tmp_path, s
         site = tmp_path / "site"
         write_site(site, POST, replica_toml(url, SYNC))
         with serve(site, "--workers", "2") as served:
-            assert send(served.url, "first", httpx.Client())
+            assert send(served.url, "first", httpx.Client(timeout=CEILING))
             in_step(served)
             acks = post_for(served.url, CLIENTS, SECONDS)
             served.kill9()  # every process of the server at once: workers and Litestream
@@ -140,7 +140,7 @@ def test_a_point_in_time_restore_undoes_a_bulk_action_on_100_comments(tmp_path, 
         accounts.add_user(db, "ed", "a long password", role="admin")
         token = accounts.new_token(db, "ed")
         db.close()
-        with serve(site) as served, httpx.Client() as http:
+        with serve(site) as served, httpx.Client(timeout=CEILING) as http:
             ids = []
             for i in range(100):
                 sent = http.post(

@@ -125,9 +125,9 @@ def site(make_site: Callable[..., Site]) -> Site:
 
 def test_an_rsgi_hit_is_byte_for_byte_the_apps_answer(site: Site) -> None:
     with cli_server(str(site.root), "--server", "granian", "--workers", "1", "--no-watch") as fast:
-        assert httpx.get(fast + "healthz").json()["interface"] == "rsgi"
+        assert httpx.get(fast + "healthz", timeout=CEILING).json()["interface"] == "rsgi"
         with granian(site, "router_app") as router, granian(site, "asgi_app") as asgi_fast:
-            assert httpx.get(asgi_fast + "healthz").json()["interface"] == "asgi"
+            assert httpx.get(asgi_fast + "healthz", timeout=CEILING).json()["interface"] == "asgi"
             for base in (fast, asgi_fast):  # each page cached and remembered: hits from now on
                 for path in PATHS:
                     assert raw(base, "GET", path, {}).startswith(b"HTTP/1.1 200")
@@ -150,7 +150,7 @@ def test_hits_skip_the_asgi_app_and_misses_reach_it(site: Site) -> None:
     index_once(site)
     with (
         granian(site, "marked_rsgi_app", interface="rsgi") as url,
-        httpx.Client(base_url=url) as client,
+        httpx.Client(base_url=url, timeout=CEILING) as client,
     ):
         page = "/posts/harbour/"
         assert client.get(page).headers.get("x-through-asgi") == "1"  # a miss renders

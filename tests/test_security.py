@@ -27,6 +27,7 @@ from masthead.web.http.redirects import location
 
 from support.servers import cli_server, uvicorn_server
 from support.sites import BILINGUAL_TOML, post
+from support.wait import CEILING
 
 ROOT = Path(__file__).parent.parent
 PNG = (
@@ -335,8 +336,10 @@ def test_serve_names_no_server_software_or_version(make_site, server):
     one; uvicorn's own is off): no server name, no version, on a miss and on a fast-path hit."""
     site = make_site({"posts/a.md": post("A")})
     with cli_server(str(site.root), "--no-watch", "--server", server) as url:
-        responses = [httpx.head(url + "posts/a/") for _ in range(2)]  # a miss, then a hit
-        responses.append(httpx.get(url + "no/such/page/"))
+        responses = [
+            httpx.head(url + "posts/a/", timeout=CEILING) for _ in range(2)
+        ]  # a miss, then a hit
+        responses.append(httpx.get(url + "no/such/page/", timeout=CEILING))
     for r in responses:
         assert r.headers.get_list("server") == ["masthead"], r.headers.get_list("server")
         assert "x-powered-by" not in r.headers
@@ -356,13 +359,13 @@ def live(make_site) -> Iterator[str]:
             "posts/pic.png": PNG,
         }
     )
-    with uvicorn_server(create_app(site), timeout=15) as base:
+    with uvicorn_server(create_app(site)) as base:
         yield base.removeprefix("http://")
 
 
 def raw_get(hostport: str, target: str) -> tuple[int, str | None]:
     """Send `GET target` exactly as written; the status and the Location header."""
-    conn = http.client.HTTPConnection(hostport, timeout=10)
+    conn = http.client.HTTPConnection(hostport, timeout=CEILING)
     try:
         conn.putrequest("GET", target, skip_accept_encoding=True)
         conn.endheaders()
@@ -446,7 +449,7 @@ def test_every_redirect_keeps_its_query_on_this_origin(live):
 
 
 def test_a_post_to_a_doubled_path_stays_here(live):
-    conn = http.client.HTTPConnection(live, timeout=10)
+    conn = http.client.HTTPConnection(live, timeout=CEILING)
     conn.request("POST", "//evil.example/x", body=b"")
     response = conn.getresponse()
     where = response.getheader("location")

@@ -97,7 +97,9 @@ def test_two_workers_serve_a_watched_edit_fresh(make_site):
         _every_worker_shows(url, POST, "First words")  # each worker has cached the page
         _until(lambda: any(h["watch"] for h in (_health(url) for _ in range(6))), "armed")
         _edit(site.content_dir / "posts/a.md", "Second words")
-        _until(lambda: "Second words" in httpx.get(url + POST[1:]).text, "the edit")
+        _until(
+            lambda: "Second words" in httpx.get(url + POST[1:], timeout=CEILING).text, "the edit"
+        )
         _every_worker_shows(url, POST, "Second words")
 
 
@@ -129,7 +131,10 @@ def test_port_0_with_two_workers_one_watcher_taken_over_when_it_dies(make_site, 
         (watcher,) = (pid for pid, w in watching.items() if w)
         os.kill(watcher, signal.SIGKILL)
         _edit(site.content_dir / "posts/a.md", "After the takeover")  # no one watches now
-        _until(lambda: "After the takeover" in httpx.get(url + POST[1:]).text, "the takeover")
+        _until(
+            lambda: "After the takeover" in httpx.get(url + POST[1:], timeout=CEILING).text,
+            "the takeover",
+        )
         after: dict[int, bool] = {}
         _until(lambda: len(_watchers(url, after)) == 2, "the dead worker replaced")
         assert watcher not in after
@@ -252,7 +257,7 @@ def test_access_log_only_when_asked(make_site, server):
         (("--server", server, "--access-log"), True),
     ):
         with _process(str(site.root), "--workers", "1", "--no-watch", *args) as (proc, url, _log):
-            httpx.get(url + POST[1:])
+            httpx.get(url + POST[1:], timeout=CEILING)
             proc.send_signal(signal.SIGTERM)
             printed = proc.communicate(timeout=CEILING)[0]  # uvicorn logs requests on stdout
             assert (f'"GET {POST} HTTP/1.1" 200' in printed) is logged, printed
@@ -263,13 +268,15 @@ def test_access_log_only_when_asked(make_site, server):
 
 def _absolute_urls(url: str) -> list[str]:
     """Every absolute URL of the served site's head links, feed, sitemap and robots.txt."""
-    page = httpx.get(url + POST[1:]).text
+    page = httpx.get(url + POST[1:], timeout=CEILING).text
     found = re.findall(r'<link rel="(?:canonical|alternate)"[^>]* href="([^"]+)"', page)
     found += re.findall(r'<meta property="og:url" content="([^"]+)"', page)
     found += re.findall(r'"(?:url|@id)": "(http[^"]+)"', page)  # JSON-LD
-    found += re.findall(r"<link>([^<]+)</link>", httpx.get(url + "feed.xml").text)
-    found += re.findall(r"<loc>([^<]+)</loc>", httpx.get(url + "sitemap.xml").text)
-    found += re.findall(r"^Sitemap: (\S+)$", httpx.get(url + "robots.txt").text, re.M)
+    found += re.findall(r"<link>([^<]+)</link>", httpx.get(url + "feed.xml", timeout=CEILING).text)
+    found += re.findall(r"<loc>([^<]+)</loc>", httpx.get(url + "sitemap.xml", timeout=CEILING).text)
+    found += re.findall(
+        r"^Sitemap: (\S+)$", httpx.get(url + "robots.txt", timeout=CEILING).text, re.M
+    )
     assert len(found) >= 8, found
     return found
 

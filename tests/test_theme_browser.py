@@ -51,7 +51,7 @@ FILES = {
 def site_app(tmp_path_factory) -> Iterator[tuple[str, Any]]:
     site = write_site(tmp_path_factory.mktemp("theme") / "site", FILES)
     app = create_app(site)
-    with uvicorn_server(app, timeout=15) as base:
+    with uvicorn_server(app) as base:
         yield base, app
 
 
@@ -135,7 +135,6 @@ def test_the_choice_persists_across_reloads_and_pages_and_can_return_to_the_syst
     page.wait_for_function(  # the state follows the system's change (a media query event)
         "v => document.querySelector('.theme-switch').getAttribute('aria-pressed') === v",
         arg="true" if other == "dark" else "false",
-        timeout=3000,
     )
     _clean(page, context)
     context.close()
@@ -522,10 +521,10 @@ def test_an_exported_page_suggests_from_the_masthead_at_api_url(browser, tmp_pat
     write_site(root, FILES)
     out = tmp_path / "out"
     out.mkdir()
-    with uvicorn_server(static_host(out), timeout=15) as static:
+    with uvicorn_server(static_host(out)) as static:
         toml = (root / "masthead.toml").read_text()
         (root / "masthead.toml").write_text(f'allowed_origins = ["{static}"]\n' + toml)
-        with uvicorn_server(create_app(load_site(root)), timeout=15) as api:
+        with uvicorn_server(create_app(load_site(root))) as api:
             # build() runs its own event loop: in a thread, beside Playwright's
             worker = threading.Thread(target=build, args=(load_site(root, {"api_url": api}), out))
             worker.start()
@@ -540,7 +539,7 @@ def test_an_exported_page_suggests_from_the_masthead_at_api_url(browser, tmp_pat
             assert page.locator(".theme-switch").is_visible()
             page.locator("#mh-search").click()
             page.keyboard.type("netw", delay=60)
-            page.wait_for_selector("#mh-search-suggestions [role=option]", timeout=10_000)
+            page.wait_for_selector("#mh-search-suggestions [role=option]")
             assert any(u.startswith(api + "/api/search?") and "suggest=1" in u for u in asked)
             page.keyboard.press("ArrowDown")
             with page.expect_navigation():

@@ -87,7 +87,7 @@ def live(tmp_path: Path) -> Iterator[Callable[..., Live]]:
             path.write_text(text)
         site = load_site(root)
         app = create_app(site, watch=True, dev=dev)
-        running = uvicorn_server(app, timeout=15, timeout_graceful_shutdown=1)
+        running = uvicorn_server(app, timeout_graceful_shutdown=1)
         result = Live(site, running.__enter__(), app)
         servers.append((running, result))
         result.until(lambda: result.watch_stats()["armed"], "the watcher to be armed")

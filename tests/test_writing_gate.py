@@ -18,6 +18,7 @@ from support.a11y_rig import AXE_JS, npm_tool
 from support.browser import WATCH_CSP
 from support.servers import uvicorn_server
 from support.technical import write
+from support.wait import CEILING
 
 pytestmark = pytest.mark.gate
 
@@ -66,11 +67,10 @@ def test_axe_finds_no_violation_on_the_technical_post(browser, base):
             page = context.new_page()
             page.goto(base + POST, wait_until="load")
             page.locator("figure.diagram-mermaid").scroll_into_view_if_needed()
-            page.wait_for_selector("figure.diagram-mermaid.is-drawn svg", timeout=60_000)
+            page.wait_for_selector("figure.diagram-mermaid.is-drawn svg")
             page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
             page.wait_for_function(
                 "[...document.images].every(i => i.complete && i.naturalWidth > 0)",
-                timeout=60_000,
             )
             assert page.get_attribute("figure.diagram-mermaid", "data-theme-drawn") == scheme
             page.evaluate(axe)
@@ -86,7 +86,7 @@ def test_nu_checker_finds_no_error_on_the_technical_post(base, tmp_path):
     from test_html_valid import _check  # the HTML gate's own run of the Nu checker
 
     file = tmp_path / "technical.html"
-    file.write_text(httpx.get(base + POST).text, encoding="utf-8")
+    file.write_text(httpx.get(base + POST, timeout=CEILING).text, encoding="utf-8")
     errors = [
         f"{m.get('lastLine', '?')}: {m['message']} [{m.get('extract', '').strip()[:80]}]"
         for m in _check([file])

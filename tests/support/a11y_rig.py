@@ -21,6 +21,7 @@ from masthead.web.app import create_app
 
 from support.servers import uvicorn_server
 from support.sites import DEMO
+from support.wait import CEILING
 
 ROOT = Path(__file__).parents[2]  # the repository: tests/support/a11y_rig.py
 NODE_MODULES = ROOT / "node_modules"
@@ -85,7 +86,7 @@ def demo_server(tmp: Path) -> Iterator[str]:
 def author_page(base: str) -> str | None:
     """The first `/authors/KEY/` page a demo post links to, if the site has author pages."""
     for name in ("post", "post-zh", "post-cover"):
-        found = AUTHOR_LINK.search(httpx.get(base + PAGES[name]).text)
+        found = AUTHOR_LINK.search(httpx.get(base + PAGES[name], timeout=CEILING).text)
         if found:
             return found.group(1)
     return None
@@ -110,9 +111,9 @@ def assert_series_and_behind_covered(base: str) -> None:
         "series-zh": 'class="series-list"',
     }
     for name, marker in checks.items():
-        response = httpx.get(base + PAGES[name])
+        response = httpx.get(base + PAGES[name], timeout=CEILING)
         assert response.status_code == 200 and marker in response.text, (name, marker)
-    behind = httpx.get(base + PAGES["post-behind"]).text
+    behind = httpx.get(base + PAGES["post-behind"], timeout=CEILING).text
     assert 'class="series-box series-box--bottom"' in behind  # the translated series
 
 

@@ -19,7 +19,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Error, Page, Playwright
+from playwright.sync_api import Browser, BrowserContext, Error, Page, Playwright
+
+from support.wait import CEILING
 
 FLAGS = [
     "--no-sandbox",
@@ -61,11 +63,39 @@ def chromium_path() -> str | None:
 
 
 def launch(playwright: Playwright, *extra: str) -> Browser:
-    """Chromium with the suite's flags (and `extra`); a missing one fails with how to install it."""
+    """Chromium with the suite's flags (and `extra`); a missing one fails with how to install it.
+    Every context and page it opens waits up to the suite's ceiling (`with_ceiling`)."""
     try:
-        return playwright.chromium.launch(executable_path=chromium_path(), args=[*FLAGS, *extra])
+        browser = playwright.chromium.launch(executable_path=chromium_path(), args=[*FLAGS, *extra])
     except Error as exc:
         pytest.fail(f"{INSTALL} ({exc})")
+    return with_ceiling(browser)
+
+
+CEILING_MS = CEILING * 1000  # Playwright counts in milliseconds
+
+
+def with_ceiling(browser: Browser) -> Browser:
+    """Make every context `browser` opens (`new_context`, and `new_page`'s own) wait up to
+    support.wait's CEILING for an action, a navigation or a selector, instead of Playwright's
+    30 s: on a busy machine a page can take longer than that, and a timeout only ends a hang.
+    A test gives a shorter `timeout=` only where it waits for something that must not happen."""
+    open_context, open_page = browser.new_context, browser.new_page
+
+    def new_context(**options: object) -> BrowserContext:
+        context = open_context(**options)  # type: ignore[arg-type]
+        context.set_default_timeout(CEILING_MS)
+        return context
+
+    def new_page(**options: object) -> Page:
+        page = open_page(**options)  # type: ignore[arg-type]
+        page.context.set_default_timeout(CEILING_MS)
+        return page
+
+    # the instance's own methods, over the class's (mypy: tests are not type-checked)
+    browser.new_context = new_context  # type: ignore[method-assign]
+    browser.new_page = new_page  # type: ignore[method-assign]
+    return browser
 
 
 def settle(page: Page) -> None:

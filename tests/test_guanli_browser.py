@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -13,7 +14,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page
 
 from masthead.accounts import service as accounts
-from masthead.config import load_site
+from masthead.config import Site, load_site
 from masthead.indexing.indexer import index_site
 from masthead.store import comments as cs
 from masthead.store.db import Database
@@ -37,10 +38,11 @@ SCREENS = [
 ]
 
 
-@pytest.fixture
-def made(tmp_path):
+def make(root: Path) -> tuple[Site, str]:
+    """A site of two posts, 25 pending comments on one and the admin `mei`: the site and mei's
+    API token."""
     s = write_site(
-        tmp_path / "site",
+        root,
         {"posts/harbour.md": post("Harbour lights"), "posts/other.md": post("Other")},
         'title = "Harbour"\n',
     )
@@ -70,9 +72,34 @@ def made(tmp_path):
 
 
 @pytest.fixture
+def made(tmp_path):
+    return make(tmp_path / "site")
+
+
+@pytest.fixture
 def base(made) -> Iterator[str]:
+    """A site of its own, served, for a test that changes it (moderates, locks out)."""
     with uvicorn_server(create_app(load_site(made[0].root)), timeout=15) as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def looked_at(tmp_path_factory) -> Iterator[str]:
+    """One served site for the tests that only look at it (sign in, read, hover, run axe): none
+    changes what another reads (a sign-in adds a session row, which none counts)."""
+    site, _token = make(tmp_path_factory.mktemp("guanli") / "site")
+    with uvicorn_server(create_app(load_site(site.root)), timeout=15) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def with_texts(tmp_path_factory) -> Iterator[tuple[str, dict[str, str]]]:
+    """As `looked_at`, with a one-paragraph and a long comment added (`add_texts`): its URL and
+    those rows' ids."""
+    site, _token = make(tmp_path_factory.mktemp("guanli") / "site")
+    ids = add_texts(site)
+    with uvicorn_server(create_app(load_site(site.root)), timeout=15) as url:
+        yield url, ids
 
 
 @pytest.fixture
@@ -249,7 +276,8 @@ def _evil_app(target: str):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1280, 390])
-def test_axe_finds_no_violation_on_any_screen(browser, site, base, width, scheme):
+def test_axe_finds_no_violation_on_any_screen(browser, looked_at, width, scheme):
+    base = looked_at
     page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
     axe = Axe()
     found = {}
@@ -282,8 +310,9 @@ ALIGNMENT = """() => [...document.querySelectorAll('input[type=checkbox], input[
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_radios_and_checkboxes_sit_on_their_texts_line(browser, site, base, width):
+def test_radios_and_checkboxes_sit_on_their_texts_line(browser, looked_at, width):
     """The audit found them drawn 10 px above their text (issue 29, item 4)."""
+    base = looked_at
     page = browser.new_page(viewport={"width": width, "height": 900})
     sign_in(page, base)
     offsets = []
@@ -329,13 +358,13 @@ CLIPPED = "e => e.scrollHeight > e.clientHeight + 1"
 
 @pytest.mark.parametrize(("scheme", "ui"), [("light", "en"), ("dark", "en"), ("light", "zh")])
 def test_a_one_paragraph_row_is_compact_with_actions_on_hover_focus_and_touch(
-    browser, site, base, scheme, ui
+    browser, with_texts, scheme, ui
 ):
     """Issue 29, item 4 (WordPress's edit-comments.php): at 1280 px a one-paragraph comment's
     row is at most 120 px, a one-line one and one of three lines (439 characters) alike, with
     nothing of its text hidden, in either theme and interface language; its actions show on
     hover and keyboard focus, always on touch."""
-    ids = add_texts(site)
+    base, ids = with_texts
     page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
     sign_in(page, base)
     page.goto(f"{base}/guanli/comments?status=pending&ui={ui}")
@@ -369,10 +398,10 @@ def test_a_one_paragraph_row_is_compact_with_actions_on_hover_focus_and_touch(
     touch.close()
 
 
-def test_a_long_comment_is_clamped_with_show_all_one_key_away(browser, site, base):
+def test_a_long_comment_is_clamped_with_show_all_one_key_away(browser, with_texts):
     """A comment longer than three lines keeps its row compact: the text is clamped and "Show
     all", a button that says whether it is open, shows the rest (from the keyboard too)."""
-    ids = add_texts(site)
+    base, ids = with_texts
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     sign_in(page, base)
     page.goto(f"{base}/guanli/comments?status=pending")
@@ -403,11 +432,11 @@ def test_a_long_comment_is_clamped_with_show_all_one_key_away(browser, site, bas
     plain.close()
 
 
-def test_a_phone_shows_the_first_comment_whole_on_the_first_screen(browser, site, base):
+def test_a_phone_shows_the_first_comment_whole_on_the_first_screen(browser, with_texts):
     """At 390 px a comment's row was 435 px and the first one began below the bulk bar's four
     lines: now the first row ends on the first screen, a 439-character comment's row is at most
     260 px (its text clamped to four lines, "Show all" under it), and its actions are shown."""
-    ids = add_texts(site)
+    base, ids = with_texts
     touch = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
                                 has_touch=True)  # fmt: skip
     phone = touch.new_page()
@@ -426,10 +455,10 @@ def test_a_phone_shows_the_first_comment_whole_on_the_first_screen(browser, site
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_the_overview_reads_at_a_glance(browser, site, base, width):
+def test_the_overview_reads_at_a_glance(browser, with_texts, width):
     """Issue 29, item 4 (WordPress's dashboard): the counts first, each a link to its view of
     the moderation queue, then the recent comments, on the first screen at 1280 and 390 px."""
-    ids = add_texts(site)
+    base, ids = with_texts
     height = 900 if width == 1280 else 844
     page = browser.new_page(viewport={"width": width, "height": height})
     sign_in(page, base)
@@ -458,9 +487,10 @@ def test_the_overview_reads_at_a_glance(browser, site, base, width):
     page.close()
 
 
-def test_the_filter_bar_is_one_line_at_1280_and_folds_on_a_phone(browser, site, base):
+def test_the_filter_bar_is_one_line_at_1280_and_folds_on_a_phone(browser, looked_at):
     """Issue 29, item 4: at 1280 px every filter and the Filter button on one line; at 390 px
     the bar folds behind "Filter" so the first comment is on the first screen."""
+    base = looked_at
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     sign_in(page, base)
     page.goto(f"{base}/guanli/comments")
@@ -497,8 +527,9 @@ SPLIT_WORDS = """() => [...document.querySelectorAll('.guanli-table th')].flatMa
 
 
 @pytest.mark.parametrize("path", ["/guanli/", "/guanli/users", "/guanli/audit", "/guanli/privacy"])
-def test_no_table_header_splits_a_word_at_390(browser, site, base, path):
+def test_no_table_header_splits_a_word_at_390(browser, looked_at, path):
     """The Sessions table read "User nam/e" at 390 px (issue 29, item 4)."""
+    base = looked_at
     page = browser.new_page(viewport={"width": 390, "height": 844})
     sign_in(page, base)
     page.goto(f"{base}{path}")

@@ -8,8 +8,9 @@ conditional, range, language, encoding, host and cookie headers, and every metho
 in batches (`CORES` drawn per example, each sent with several methods) straight to httpx's ASGI
 transport (no sockets), so 10,000 fit in the 30 seconds this test may take on 2 busy cores.
 They are sent in `PARTS` independent parts (a test each, one hypothesis seed each), so the
-suite's two workers share them: the whole is CPU-bound, in one thread (no socket, no wait), and
-took about 240 s of wall time under the suite's load as one test.
+suite's workers share them: as one test, it took about 240 s of wall time under the suite's
+load for 51 s of CPU, all of it contention (no socket, no timer: the wall time of a pure-CPU
+test grows alike under the same load).
 
 Bodies include JSON nested far deeper than any real one (issue 29, D1) and bodies that end
 early, as a server delivers a malformed chunked body (D3): granian and uvicorn end the ASGI body

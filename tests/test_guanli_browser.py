@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, Page, StorageState
 
 from masthead.accounts import service as accounts
-from masthead.config import load_site
+from masthead.config import Site, load_site
 from masthead.indexing.indexer import index_site
 from masthead.store import comments as cs
 from masthead.store.db import Database
@@ -38,10 +40,11 @@ SCREENS = [
 ]
 
 
-@pytest.fixture
-def made(tmp_path):
+def make(root: Path) -> tuple[Site, str]:
+    """A site of two posts, 25 pending comments on one and the admin `mei`: the site and mei's
+    API token."""
     s = write_site(
-        tmp_path / "site",
+        root,
         {"posts/harbour.md": post("Harbour lights"), "posts/other.md": post("Other")},
         'title = "Harbour"\n',
     )
@@ -71,9 +74,52 @@ def made(tmp_path):
 
 
 @pytest.fixture
+def made(tmp_path):
+    return make(tmp_path / "site")
+
+
+@pytest.fixture
 def base(made) -> Iterator[str]:
+    """A site of its own, served, for a test that changes it (moderates, locks out)."""
     with uvicorn_server(create_app(load_site(made[0].root))) as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def looked_at(tmp_path_factory, chromium) -> Iterator[tuple[str, StorageState]]:
+    """One served site for the tests that only look at it (read, hover, run axe): none changes
+    what another reads (a sign-in adds a session row, which none counts). Its URL and mei's
+    session, signed in once through the form (`signed_in`)."""
+    site, _token = make(tmp_path_factory.mktemp("guanli") / "site")
+    with uvicorn_server(create_app(load_site(site.root)), timeout=15) as url:
+        yield url, session_of(chromium, url)
+
+
+@pytest.fixture(scope="module")
+def with_texts(tmp_path_factory, chromium) -> Iterator[tuple[str, dict[str, str], StorageState]]:
+    """As `looked_at`, with a one-paragraph and a long comment added (`add_texts`): its URL,
+    those rows' ids and mei's session."""
+    site, _token = make(tmp_path_factory.mktemp("guanli") / "site")
+    ids = add_texts(site)
+    with uvicorn_server(create_app(load_site(site.root)), timeout=15) as url:
+        yield url, ids, session_of(chromium, url)
+
+
+def session_of(chromium: Browser, base: str) -> StorageState:
+    """mei signed in through the form: the cookies of her session."""
+    context = chromium.new_context()
+    page = context.new_page()
+    sign_in(page, base)
+    page.wait_for_url(f"{base}/guanli/")
+    state = context.storage_state()
+    context.close()
+    return state
+
+
+def signed_in(browser: Browser, state: StorageState, **options: Any) -> Page:
+    """A page in a context of its own holding a module's signed-in session: the argon2 check
+    and the sign-in pages are paid once a module, not once a page."""
+    return browser.new_context(storage_state=state, **options).new_page()
 
 
 @pytest.fixture
@@ -251,7 +297,8 @@ def _evil_app(target: str):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1280, 390])
-def test_axe_finds_no_violation_on_any_screen(browser, site, base, width, scheme):
+def test_axe_finds_no_violation_on_any_screen(browser, looked_at, width, scheme):
+    base, _state = looked_at
     page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
     axe = Axe()
     found = {}
@@ -284,17 +331,17 @@ ALIGNMENT = """() => [...document.querySelectorAll('input[type=checkbox], input[
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_radios_and_checkboxes_sit_on_their_texts_line(browser, site, base, width):
+def test_radios_and_checkboxes_sit_on_their_texts_line(browser, looked_at, width):
     """The audit found them drawn 10 px above their text (issue 29, item 4)."""
-    page = browser.new_page(viewport={"width": width, "height": 900})
-    sign_in(page, base)
+    base, state = looked_at
+    page = signed_in(browser, state, viewport={"width": width, "height": 900})
     offsets = []
     for path in ("/guanli/comments", "/guanli/privacy"):
         page.goto(f"{base}{path}")
         offsets += page.evaluate(ALIGNMENT)
     assert len(offsets) >= 3, offsets  # the two scopes, the erasure's confirmation box
     assert all(off <= 3 for _, off in offsets), offsets
-    page.close()
+    page.context.close()
 
 
 PARAGRAPH = (  # one paragraph of 439 characters: three lines at 1280 px
@@ -331,15 +378,14 @@ CLIPPED = "e => e.scrollHeight > e.clientHeight + 1"
 
 @pytest.mark.parametrize(("scheme", "ui"), [("light", "en"), ("dark", "en"), ("light", "zh")])
 def test_a_one_paragraph_row_is_compact_with_actions_on_hover_focus_and_touch(
-    browser, site, base, scheme, ui
+    browser, with_texts, scheme, ui
 ):
     """Issue 29, item 4 (WordPress's edit-comments.php): at 1280 px a one-paragraph comment's
     row is at most 120 px, a one-line one and one of three lines (439 characters) alike, with
     nothing of its text hidden, in either theme and interface language; its actions show on
     hover and keyboard focus, always on touch."""
-    ids = add_texts(site)
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
-    sign_in(page, base)
+    base, ids, state = with_texts
+    page = signed_in(browser, state, viewport={"width": 1280, "height": 900}, color_scheme=scheme)
     page.goto(f"{base}/guanli/comments?status=pending&ui={ui}")
     one_line = page.locator("tr.g-row", has_text="Comment 24")
     three = page.locator(ids["paragraph"])
@@ -361,22 +407,19 @@ def test_a_one_paragraph_row_is_compact_with_actions_on_hover_focus_and_touch(
     page.mouse.move(5, 5)
     three.locator(".guanli-act").first.focus()
     assert tools.evaluate(opacity) == "1"
-    page.close()
-    touch = browser.new_context(viewport={"width": 390, "height": 800}, is_mobile=True,
-                                has_touch=True)  # fmt: skip
-    phone = touch.new_page()
-    sign_in(phone, base)
+    page.context.close()
+    phone = signed_in(browser, state, viewport={"width": 390, "height": 800}, is_mobile=True,
+                      has_touch=True)  # fmt: skip
     phone.goto(f"{base}/guanli/comments?status=pending")
     assert phone.locator("tr.g-row .guanli-tools").first.evaluate(opacity) == "1"
-    touch.close()
+    phone.context.close()
 
 
-def test_a_long_comment_is_clamped_with_show_all_one_key_away(browser, site, base):
+def test_a_long_comment_is_clamped_with_show_all_one_key_away(browser, with_texts):
     """A comment longer than three lines keeps its row compact: the text is clamped and "Show
     all", a button that says whether it is open, shows the rest (from the keyboard too)."""
-    ids = add_texts(site)
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    sign_in(page, base)
+    base, ids, state = with_texts
+    page = signed_in(browser, state, viewport={"width": 1280, "height": 900})
     page.goto(f"{base}/guanli/comments?status=pending")
     row = page.locator(ids["long"])
     text, button = row.locator(".guanli-text"), row.locator(".guanli-expand")
@@ -396,24 +439,21 @@ def test_a_long_comment_is_clamped_with_show_all_one_key_away(browser, site, bas
     page.keyboard.press("Enter")
     assert button.get_attribute("aria-expanded") == "false"
     assert text.evaluate(CLIPPED) is True
-    page.close()
-    plain = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
-    nojs = plain.new_page()
-    sign_in(nojs, base)
+    page.context.close()
+    nojs = signed_in(browser, state, java_script_enabled=False,
+                     viewport={"width": 1280, "height": 900})  # fmt: skip
     nojs.goto(f"{base}/guanli/comments?status=pending")
     assert nojs.locator(ids["long"]).locator(".guanli-text").evaluate(CLIPPED) is False
-    plain.close()
+    nojs.context.close()
 
 
-def test_a_phone_shows_the_first_comment_whole_on_the_first_screen(browser, site, base):
+def test_a_phone_shows_the_first_comment_whole_on_the_first_screen(browser, with_texts):
     """At 390 px a comment's row was 435 px and the first one began below the bulk bar's four
     lines: now the first row ends on the first screen, a 439-character comment's row is at most
     260 px (its text clamped to four lines, "Show all" under it), and its actions are shown."""
-    ids = add_texts(site)
-    touch = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
-                                has_touch=True)  # fmt: skip
-    phone = touch.new_page()
-    sign_in(phone, base)
+    base, ids, state = with_texts
+    phone = signed_in(browser, state, viewport={"width": 390, "height": 844}, is_mobile=True,
+                      has_touch=True)  # fmt: skip
     phone.goto(f"{base}/guanli/comments?status=pending")
     first = phone.locator("tr.g-row").first
     assert first.get_attribute("id") == ids["paragraph"][1:]
@@ -424,17 +464,16 @@ def test_a_phone_shows_the_first_comment_whole_on_the_first_screen(browser, site
     assert first.locator(".guanli-expand").is_visible()
     short = phone.locator("tr.g-row", has_text="Comment 24").bounding_box()
     assert short["height"] <= 200, short
-    touch.close()
+    phone.context.close()
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_the_overview_reads_at_a_glance(browser, site, base, width):
+def test_the_overview_reads_at_a_glance(browser, with_texts, width):
     """Issue 29, item 4 (WordPress's dashboard): the counts first, each a link to its view of
     the moderation queue, then the recent comments, on the first screen at 1280 and 390 px."""
-    ids = add_texts(site)
+    base, ids, state = with_texts
     height = 900 if width == 1280 else 844
-    page = browser.new_page(viewport={"width": width, "height": height})
-    sign_in(page, base)
+    page = signed_in(browser, state, viewport={"width": width, "height": height})
     page.goto(f"{base}/guanli/")
     tiles = page.locator(".guanli-counts a")
     said = {a.get_attribute("href"): a.inner_text().split()[0] for a in tiles.all()}
@@ -457,23 +496,22 @@ def test_the_overview_reads_at_a_glance(browser, site, base, width):
     assert first["y"] + first["height"] <= height, first
     page.click(".guanli-counts a[href$=pending]")
     assert page.url.endswith("/guanli/comments?status=pending")
-    page.close()
+    page.context.close()
 
 
-def test_the_filter_bar_is_one_line_at_1280_and_folds_on_a_phone(browser, site, base):
+def test_the_filter_bar_is_one_line_at_1280_and_folds_on_a_phone(browser, looked_at):
     """Issue 29, item 4: at 1280 px every filter and the Filter button on one line; at 390 px
     the bar folds behind "Filter" so the first comment is on the first screen."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    sign_in(page, base)
+    base, state = looked_at
+    page = signed_in(browser, state, viewport={"width": 1280, "height": 900})
     page.goto(f"{base}/guanli/comments")
     bottoms = page.evaluate(
         "() => [...document.querySelectorAll('.guanli-filters--comments > :not([type=hidden])')]"
         ".map(e => e.getBoundingClientRect().bottom)"
     )
     assert len(bottoms) == 7 and max(bottoms) - min(bottoms) <= 2, bottoms
-    page.close()
-    phone = browser.new_page(viewport={"width": 390, "height": 844})
-    sign_in(phone, base)
+    page.context.close()
+    phone = signed_in(browser, state, viewport={"width": 390, "height": 844})
     phone.goto(f"{base}/guanli/comments")
     assert phone.evaluate("document.querySelector('.guanli-fold').open") is False
     assert phone.locator("tr.g-row").first.bounding_box()["y"] < 844
@@ -481,7 +519,7 @@ def test_the_filter_bar_is_one_line_at_1280_and_folds_on_a_phone(browser, site, 
     assert phone.locator("input[name=q]").is_visible()
     phone.goto(f"{base}/guanli/comments?q=Comment")  # a filter in use stays in sight
     assert phone.evaluate("document.querySelector('.guanli-fold').open") is True
-    phone.close()
+    phone.context.close()
 
 
 SPLIT_WORDS = """() => [...document.querySelectorAll('.guanli-table th')].flatMap(th => {
@@ -499,11 +537,11 @@ SPLIT_WORDS = """() => [...document.querySelectorAll('.guanli-table th')].flatMa
 
 
 @pytest.mark.parametrize("path", ["/guanli/", "/guanli/users", "/guanli/audit", "/guanli/privacy"])
-def test_no_table_header_splits_a_word_at_390(browser, site, base, path):
+def test_no_table_header_splits_a_word_at_390(browser, looked_at, path):
     """The Sessions table read "User nam/e" at 390 px (issue 29, item 4)."""
-    page = browser.new_page(viewport={"width": 390, "height": 844})
-    sign_in(page, base)
+    base, state = looked_at
+    page = signed_in(browser, state, viewport={"width": 390, "height": 844})
     page.goto(f"{base}{path}")
     assert page.locator(".guanli-table th").count() > 0
     assert page.evaluate(SPLIT_WORDS) == []
-    page.close()
+    page.context.close()

@@ -2,7 +2,8 @@
 
 The Kubernetes corpus (tests/data/k8s-blog, CC BY 4.0) is exported once per module; every
 exported file is compared with what the real app serves for its URL, and every same-origin link
-of the export is found as a file.
+of the export is found as a file. The tests of that export are one xdist group (K8S): on one
+worker, so that the suite exports the corpus once, not once per worker.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from support.sites import post, write_site
 CORPUS = Path(__file__).parent / "data" / "k8s-blog"
 BASE = "https://k8s.example.org"
 runner = CliRunner()
+K8S = pytest.mark.xdist_group("k8s-export")  # the tests reading the `k8s` export: one worker
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +88,7 @@ def redirects(out: Path) -> dict[str, str]:
     return {old: new for old, new, code in (line.split() for line in lines) if code == "301"}
 
 
+@K8S
 def test_every_exported_file_is_what_serve_sends(k8s, k8s_app):
     _site, out, _output = k8s
     moved = redirects(out)
@@ -150,6 +153,7 @@ def test_a_sanitized_body_is_the_same_in_every_process():
     assert outputs.pop().count('type="checkbox" disabled=""') == 2
 
 
+@K8S
 def test_layout_and_summary(k8s):
     _site, out, output = k8s
     for rel in (
@@ -213,6 +217,7 @@ def links_of(rel: str, data: bytes) -> list[str]:
     return []
 
 
+@K8S
 def test_every_same_origin_link_of_the_export_is_a_file(k8s, k8s_app):
     _site, out, _output = k8s
     files = exported(out)
@@ -455,8 +460,11 @@ def test_an_export_needs_a_base_url(tmp_path):
     result = run(unprivileged("build", str(site.root), str(tmp_path / "out")))
     one_line_error(result, "base_url", "--base-url")
     assert not (tmp_path / "out").exists()
+    # in this process (`--jobs 1`): the option is what is tested here; a build's workers get
+    # `--base-url` in test_the_demo_built_by_two_processes_is_what_a_third_serves
+    out = str(tmp_path / "out")
     result = runner.invoke(
-        cli, ["build", str(site.root), str(tmp_path / "out"), "--base-url", "https://cdn.example/"]
+        cli, ["build", str(site.root), out, "--base-url", "https://cdn.example/", "--jobs", "1"]
     )
     assert result.exit_code == 0, result.output
     head = BeautifulSoup((tmp_path / "out/posts/a/index.html").read_text(), "html.parser")

@@ -9,8 +9,9 @@ at 5,000 posts, three calls a post: its page and its two comment feeds). The pla
 with `EXPLAIN QUERY PLAN` on the SQL the store functions run, values bound.
 
 A build reads the files of the app's file mounts (static and media files, share cards,
-thumbnails) by the mount's own lookup, not through the ASGI app; `masthead build` renders in one
-process per core unless `--jobs` says otherwise, and writes what one process writes.
+thumbnails) by the mount's own lookup, not through the ASGI app. (`masthead build` renders in one
+process per core unless `--jobs` says otherwise, and writes what one process writes:
+tests/test_export.py.)
 """
 
 from __future__ import annotations
@@ -18,18 +19,16 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from pathlib import Path
 
 from starlette.testclient import TestClient
 
 from masthead.config import load_site
-from masthead.export.build import _Fixed, _open, build, cores
+from masthead.export.build import _Fixed, _open, build
 from masthead.store import posts as posts_store
 from masthead.store import seo as seo_store
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
-from support.cli import masthead
 from support.sites import post, write_site
 
 TOML = """
@@ -217,34 +216,6 @@ def test_files_of_the_mounts_are_read_directly_as_the_app_sends_them(tmp_path):
     finally:
         fetcher.app.state.search.close()
         fetcher.state.db.close()
-
-
-def test_the_command_renders_in_a_process_per_core_and_writes_what_one_process_writes(
-    tmp_path,
-):
-    """`masthead build` without `--jobs` uses every core this process may use (`cores`); the
-    files are those of a build in one process, byte for byte."""
-    assert cores() == len(os.sched_getaffinity(0))
-    files = {
-        f"posts/n{i:02d}.md": post(f"N {i}", f"2024-02-{i % 28 + 1:02d}", tags=f"[t{i % 7}, all]")
-        for i in range(40)
-    }
-    site = write_site(tmp_path / "site", files, TOML)
-    one = build(site, tmp_path / "one", jobs=1)
-    assert one.files > 2 * 64  # past PARALLEL_MIN: on two cores or more, workers render
-    result = masthead("build", str(site.root), str(tmp_path / "default"))
-    assert result.returncode == 0, result.stderr
-    assert f"{one.files} files in" in result.stdout, result.stdout
-    assert _tree(tmp_path / "one") == _tree(tmp_path / "default")
-
-
-def _tree(out: Path) -> dict[str, bytes]:
-    """Every file of OUT but the manifest (it lists the same files; its order is the same)."""
-    return {
-        p.relative_to(out).as_posix(): p.read_bytes()
-        for p in out.rglob("*")
-        if p.is_file() and p.name != ".masthead-build.json"
-    }
 
 
 def test_a_full_build_over_the_same_site_counts_the_kept_search_index_as_unchanged(tmp_path):

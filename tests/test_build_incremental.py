@@ -508,8 +508,11 @@ def test_build_watch_ends_on_ctrl_c_and_sigterm_even_if_started_ignoring_ctrl_c(
     its own, as `masthead serve` does, and either ends it cleanly (exit 0)."""
     site = small_site(tmp_path / "site")
     out = tmp_path / "out"
+    # `--jobs 1`: the signals reach the watch once its first build is done, when no worker is
+    # left; the workers of the watch's build are test_build_watch_follows_…'s
+    cmd = ["build", str(site.root), str(out), "--watch", "--jobs", "1"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "masthead", "build", str(site.root), str(out), "--watch"],
+        [sys.executable, "-m", "masthead", *cmd],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         preexec_fn=_ignore_sigint,  # as a background job of a script; before the exec

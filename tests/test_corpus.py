@@ -13,6 +13,8 @@ from masthead.content.discover import walk
 from masthead.content.post import parse_post
 
 CORPUS = Path(__file__).parent / "data" / "k8s-blog"
+# the tests share the corpus's app and its pages (module fixtures): one xdist worker runs them
+pytestmark = pytest.mark.xdist_group("k8s-corpus")
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +39,21 @@ def client(corpus):
         yield c
 
 
+@pytest.fixture(scope="module")
+def page_of(client):
+    """The response to a GET of `url` and its HTML parsed, asked and parsed once a module (the
+    app's answer to a GET of the corpus does not change)."""
+    seen: dict[str, tuple] = {}
+
+    def get(url: str) -> tuple:
+        if url not in seen:
+            r = client.get(url)
+            seen[url] = (r, BeautifulSoup(r.text, "html.parser"))
+        return seen[url]
+
+    return get
+
+
 def test_every_file_parses(corpus):
     _site, posts = corpus
     assert len(posts) == 80
@@ -45,12 +62,11 @@ def test_every_file_parses(corpus):
 
 
 @pytest.mark.slow  # every page of the corpus
-def test_every_post_is_served_with_its_title_and_no_raw_shortcodes(corpus, client):
+def test_every_post_is_served_with_its_title_and_no_raw_shortcodes(corpus, page_of):
     _site, posts = corpus
     for p in posts:
-        r = client.get(p.url)
+        r, page = page_of(p.url)
         assert r.status_code == 200, p.source
-        page = BeautifulSoup(r.text, "html.parser")
         assert page.h1.get_text() == p.title, p.source
         body = page.select_one(".post-body")
         text = body.get_text()
@@ -58,7 +74,7 @@ def test_every_post_is_served_with_its_title_and_no_raw_shortcodes(corpus, clien
         assert "{{<" not in str(body) and "{{%" not in str(body), p.source
 
 
-def test_every_translation_pair_links_both_ways(corpus, client):
+def test_every_translation_pair_links_both_ways(corpus, page_of):
     _site, posts = corpus
     by_key: dict[str, list] = {}
     for p in posts:
@@ -68,17 +84,16 @@ def test_every_translation_pair_links_both_ways(corpus, client):
     for en, zh in (sorted(pair, key=lambda p: p.lang) for pair in pairs):
         assert (en.lang, zh.lang) == ("en", "zh")
         for here, there, hreflang in ((en, zh, "zh-Hans"), (zh, en, "en")):
-            page = BeautifulSoup(client.get(here.url).text, "html.parser")
+            page = page_of(here.url)[1]
             link = page.select_one(f'.post-translations a[hreflang="{hreflang}"]')
             assert link is not None and link["href"] == there.url, here.source
-            assert client.get(link["href"]).status_code == 200
+            assert page_of(link["href"])[0].status_code == 200
     singles = [v[0] for v in by_key.values() if len(v) == 1]
     assert len(singles) == 20
-    page = BeautifulSoup(client.get(singles[0].url).text, "html.parser")
-    assert page.select_one(".post-translations") is None
+    assert page_of(singles[0].url)[1].select_one(".post-translations") is None
 
 
-def test_corpus_features(corpus, client):
+def test_corpus_features(corpus, client, page_of):
     _site, posts = corpus
     by_source = {p.source.split("/", 1)[1]: p for p in posts}
     warnings = by_source["en/2020-09-03-warnings.md"]
@@ -90,7 +105,7 @@ def test_corpus_features(corpus, client):
     assert speed.date.utcoffset().total_seconds() == 0
     zh = by_source["zh-cn/cpumanager-goes-ga.md"]
     assert zh.lang == "zh" and zh.url.startswith("/zh/posts/")
-    page = BeautifulSoup(client.get(zh.url).text, "html.parser")
+    page = page_of(zh.url)[1]
     assert page.html["lang"] == "zh-Hans" and page.select_one("#mh-toc-title").get_text() == "目录"
     dockershim = by_source["en/2022-02-17-updated-dockershim-faq.md"]
     assert dockershim.aliases == ("/dockershim/",)

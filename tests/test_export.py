@@ -2,7 +2,8 @@
 
 The Kubernetes corpus (tests/data/k8s-blog, CC BY 4.0) is exported once per module; every
 exported file is compared with what the real app serves for its URL, and every same-origin link
-of the export is found as a file.
+of the export is found as a file. The tests of that export are one xdist group (K8S): on one
+worker, so that the suite exports the corpus once, not once per worker.
 """
 
 from __future__ import annotations
@@ -22,16 +23,17 @@ from typer.testing import CliRunner
 
 from masthead.cli import app as cli
 from masthead.config import load_site
-from masthead.export.build import MANIFEST, build, file_for
+from masthead.export.build import MANIFEST, build, cores, file_for
 from masthead.web.app import create_app
 
-from support.cli import one_line_error, run, unprivileged
+from support.cli import masthead, one_line_error, run, unprivileged
 from support.servers import static_host
 from support.sites import post, write_site
 
 CORPUS = Path(__file__).parent / "data" / "k8s-blog"
 BASE = "https://k8s.example.org"
 runner = CliRunner()
+K8S = pytest.mark.xdist_group("k8s-export")  # the tests reading the `k8s` export: one worker
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +88,7 @@ def redirects(out: Path) -> dict[str, str]:
     return {old: new for old, new, code in (line.split() for line in lines) if code == "301"}
 
 
+@K8S
 def test_every_exported_file_is_what_serve_sends(k8s, k8s_app):
     _site, out, _output = k8s
     moved = redirects(out)
@@ -112,8 +115,6 @@ def test_the_demo_built_by_two_processes_is_what_a_third_serves(tmp_path, demo_s
     """Bytes must not depend on the process: a page rendered by one worker, by `build`, or by
     the next build must be the same (nh3 once added attributes in a per-process hash order)."""
     out = tmp_path / "out"
-    from support.cli import masthead
-
     base = "http://127.0.0.1:8000"  # the demo has no base_url; a bare app uses this address
     first = masthead("build", str(demo_site.root), str(out), "--base-url", base)
     assert first.returncode == 0, first.stderr
@@ -150,6 +151,7 @@ def test_a_sanitized_body_is_the_same_in_every_process():
     assert outputs.pop().count('type="checkbox" disabled=""') == 2
 
 
+@K8S
 def test_layout_and_summary(k8s):
     _site, out, output = k8s
     for rel in (
@@ -213,6 +215,7 @@ def links_of(rel: str, data: bytes) -> list[str]:
     return []
 
 
+@K8S
 def test_every_same_origin_link_of_the_export_is_a_file(k8s, k8s_app):
     _site, out, _output = k8s
     files = exported(out)
@@ -390,21 +393,30 @@ def test_a_second_build_writes_only_what_changed_and_removes_what_is_gone(tmp_pa
     assert (out / "posts/p5/index.html").is_file()
 
 
-def test_workers_write_what_one_process_writes(tmp_path):
+def test_the_command_renders_in_a_process_per_core_and_writes_what_one_process_writes(tmp_path):
+    """`masthead build` without `--jobs` uses every core this process may use (`cores`): its
+    worker processes write the files of a build in one process, byte for byte (the search index
+    too: made from the database, after the pages), listed in the same order; a build with
+    nothing changed then writes nothing. (One test for the command and its workers: each run of
+    the workers costs a second of CPU a worker, for importing the app.)"""
+    assert cores() == len(os.sched_getaffinity(0))
     files = {
         f"posts/n{i:02d}.md": post(f"N {i}", f"2024-02-{i % 28 + 1:02d}", tags=f"[t{i % 7}, all]")
         for i in range(40)
     }
     site = write_site(tmp_path / "site", files, SMALL)
     one = build(site, tmp_path / "one", jobs=1)
-    two = build(site, tmp_path / "two", jobs=2)
-    assert two.files == one.files > 2 * 64  # past PARALLEL_MIN: the workers ran
-    # the search index too: made from the database, after the pages
+    assert one.files > 2 * 64  # past PARALLEL_MIN: the workers run
+    # on one core the command would render in this process: ask it for two workers there
+    jobs = [] if cores() > 1 else ["--jobs", "2"]
+    result = masthead("build", str(site.root), str(tmp_path / "two"), *jobs)
+    assert result.returncode == 0, result.stderr
+    assert f"{one.files} files in" in result.stdout, result.stdout
     first, second = snapshot_bytes(tmp_path / "one"), snapshot_bytes(tmp_path / "two")
     index = [{r: d for r, d in s.items() if r.startswith("search-index/")} for s in (first, second)]
     assert index[0] == index[1] and len([r for r in index[0] if "/d/" in r]) == 40
-    assert {r: d for r, d in second.items() if not built(r) and r != MANIFEST} == {
-        r: d for r, d in first.items() if not built(r) and r != MANIFEST
+    assert {r: d for r, d in second.items() if r != MANIFEST} == {
+        r: d for r, d in first.items() if r != MANIFEST
     }
     listed = [[r for r in exported(tmp_path / d) if not built(r)] for d in ("one", "two")]
     assert listed[0] == listed[1]
@@ -455,8 +467,11 @@ def test_an_export_needs_a_base_url(tmp_path):
     result = run(unprivileged("build", str(site.root), str(tmp_path / "out")))
     one_line_error(result, "base_url", "--base-url")
     assert not (tmp_path / "out").exists()
+    # in this process (`--jobs 1`): the option is what is tested here; a build's workers get
+    # `--base-url` in test_the_demo_built_by_two_processes_is_what_a_third_serves
+    out = str(tmp_path / "out")
     result = runner.invoke(
-        cli, ["build", str(site.root), str(tmp_path / "out"), "--base-url", "https://cdn.example/"]
+        cli, ["build", str(site.root), out, "--base-url", "https://cdn.example/", "--jobs", "1"]
     )
     assert result.exit_code == 0, result.output
     head = BeautifulSoup((tmp_path / "out/posts/a/index.html").read_text(), "html.parser")

@@ -41,6 +41,10 @@ OLD_PATHS = {  # the post added to the demo: its former addresses, one not ASCII
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 token
 
 
+# every test here reads `export`: one xdist worker runs them all, which exports the demo once
+pytestmark = pytest.mark.xdist_group("hosts-export")
+
+
 @pytest.fixture(scope="module")
 def export(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The demo and one post with two aliases, exported; (site folder, OUT)."""

@@ -47,6 +47,10 @@ POST_ZH = "/zh/posts/typography-for-long-reads/"
 NEEDS_JS = "Search on this copy of the site needs JavaScript."
 
 
+# the tests reading `demo_export` run on one xdist worker, which exports the demo once
+DEMO_EXPORT = pytest.mark.xdist_group("demo-export")
+
+
 @pytest.fixture(scope="module")
 def demo_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo with comments on its sample post (two approved, one pending, one spam),
@@ -107,6 +111,7 @@ def hits(page) -> list[str]:  # type: ignore[no-untyped-def]
 # --- in Chromium ------------------------------------------------------------------------------
 
 
+@DEMO_EXPORT
 def test_an_export_served_by_http_server_finds_both_sample_posts_and_shows_its_comments(
     demo_export, browser
 ):
@@ -177,6 +182,7 @@ def test_an_export_served_by_http_server_finds_both_sample_posts_and_shows_its_c
         context.close()
 
 
+@DEMO_EXPORT
 def test_without_javascript_the_search_form_says_search_needs_it(demo_export, browser):
     with http_server(demo_export) as base:
         context = browser.new_context(java_script_enabled=False)
@@ -194,6 +200,7 @@ def test_without_javascript_the_search_form_says_search_needs_it(demo_export, br
         context.close()
 
 
+@DEMO_EXPORT
 def test_the_export_searches_under_the_served_csp(demo_export, browser):
     """The search is plain script over JSON files: no WebAssembly, nothing the live site's
     policy does not allow."""
@@ -212,6 +219,7 @@ def test_the_export_searches_under_the_served_csp(demo_export, browser):
         page.close()
 
 
+@DEMO_EXPORT
 def test_a_missing_index_says_search_could_not_load_it(demo_export, tmp_path, browser):
     copy = tmp_path / "public"
     shutil.copytree(demo_export, copy)
@@ -232,6 +240,7 @@ def policy(value: str) -> dict[str, str]:
     return dict(d.split(" ", 1) for d in value.split("; "))
 
 
+@DEMO_EXPORT
 def test_the_export_csp_is_the_served_one(demo_export):
     lines = (demo_export / "_headers").read_text().split("\n/")[0].splitlines()
     pairs = [line.strip().partition(": ") for line in lines]
@@ -254,6 +263,7 @@ def referenced(out: Path) -> set[str]:
     return search_index.files(meta)
 
 
+@DEMO_EXPORT
 def test_the_index_and_its_pages_are_in_the_export(demo_export):
     assert index_files(demo_export) == referenced(demo_export)
     meta = json.loads((demo_export / "search-index/index.json").read_text())

@@ -458,7 +458,7 @@ def test_the_detectors_see_script_that_runs(served: Served, browser: Browser, co
         '<a href="javascript:alert(7002)">x</a>',
     ]
     checker.snippets("control", controls)
-    assert checker.as_xml("/__xss.xml") == "x"
+    assert checker.as_xml(["/__xss.xml"]) == ["x"]
     result = checker.result()
     ran = "\n".join(result.get("ran", []))
     assert ran.count("alert(__xss.html)") == 2 and "alert(__xss.xml)" in ran, ran
@@ -478,18 +478,34 @@ def test_the_detectors_see_script_that_runs(served: Served, browser: Browser, co
 TOP_LEVEL = ("/posts/en-00/", "/zh/posts/zh-03/", "/zh/posts/zh-05/", "/posts/en-06/")
 
 
-def test_no_vector_runs_in_post_and_list_pages(served: Served, crawl: Crawl, context):
+PAGE_PARTS = 3  # the post and list pages in parts, so that the suite's workers share them
+
+
+def _page_part(crawl: Crawl, part: int) -> tuple[list[str], list[str]]:
+    """Part `part` of the post and list pages: the TOP_LEVEL ones it loads top-level, and the
+    ones it loads in frames (every other page, and each error page whose bytes differ; error
+    pages with the same bytes do not echo the path and are loaded once)."""
+    errors = {text: path for path, text in sorted(crawl.errors.items())}.values()
+    rest = sorted((set(crawl.pages) | set(errors)) - set(TOP_LEVEL))
+    return list(TOP_LEVEL[part::PAGE_PARTS]), rest[part::PAGE_PARTS]
+
+
+@pytest.mark.parametrize("part", range(PAGE_PARTS))
+def test_no_vector_runs_in_post_and_list_pages(served: Served, crawl: Crawl, context, part: int):
+    """Every page the crawl reached, in PAGE_PARTS parts that together load each one once."""
     checker = Checker(context, served.url)
     bodies = sorted(p for p in crawl.pages if re.search(r"/posts/(?:en|zh)-\d\d/$", p))
     assert len(bodies) == len(_groups(VECTORS, BODY_CHUNK)), bodies
     assert set(TOP_LEVEL) <= set(bodies), bodies
-    for path in TOP_LEVEL:  # hovered and tabbed through; every other page in a frame
+    parts = [_page_part(crawl, n) for n in range(PAGE_PARTS)]
+    every = {p for tops, framed in parts for p in tops + framed}
+    assert every >= set(crawl.pages), set(crawl.pages) - every  # the parts leave no page out
+    tops, framed = parts[part]
+    for path in tops:  # hovered and tabbed through; every other page in a frame
         checker.top(path)
-    # error pages with the same bytes (they do not echo the path) are loaded once
-    errors = {text: path for path, text in sorted(crawl.errors.items())}.values()
-    rest = (set(crawl.pages) | set(errors)) - set(TOP_LEVEL)
-    checker.frames(sorted(rest))
-    assert checker.seen >= set(crawl.pages), set(crawl.pages) - checker.seen
+    checker.frames(framed)
+    share = set(crawl.pages) & {*tops, *framed}
+    assert share and checker.seen >= share, share - checker.seen
     result = checker.result()
     assert not result, report(result)
 
@@ -577,9 +593,11 @@ def test_no_vector_runs_in_feeds_or_sitemap(served: Served, crawl: Crawl, contex
             posts = [p for p in crawl.pages if "/posts/" in p]
             assert len(bodies) >= len(posts), f"{path} has {len(bodies)} bodies, not {len(posts)}"
         entry_bodies.update(dict.fromkeys(bodies))
-    for path in [*FEEDS, "/sitemap.xml"]:  # the documents themselves, as a browser opens them
+    documents = [*FEEDS, "/sitemap.xml"]
+    for path in documents:  # the documents themselves, as a browser opens them
         checker.top(path, interact=False)
-        root = checker.as_xml(path)
+    # and as XML, all in one harness page (a frame each)
+    for path, root in zip(documents, checker.as_xml(documents), strict=True):
         assert root in ("rss", "feed", "urlset"), f"{path} parsed as <{root}>, not as its XML"
     checker.snippets("feed entry", list(entry_bodies))
     result = {**{f"static {k}": v for k, v in static.items()}, **checker.result()}

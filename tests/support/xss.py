@@ -352,16 +352,24 @@ INSPECT = (
 INSPECT_TOP = f"async () => {{ {INSPECT}\n return await inspectTop(); }}"
 
 
-INSPECT_FRAMES = f"async () => {{ {INSPECT}\n return await inspectFrames(); }}"
+INSPECT_FRAMES = f"async (rules) => {{ {INSPECT}\n return await inspectFrames(rules); }}"
 
 
-OPEN_AS_XML = """async (path) => {
-  const text = await (await fetch(path)).text();
-  const url = URL.createObjectURL(new Blob([text], { type: "application/xml" }));
-  const frame = document.createElement("iframe");
-  frame.name = "x";
-  await new Promise(done => { frame.onload = done; frame.src = url; document.body.append(frame); });
-  return url;
+OPEN_AS_XML = """async (paths) => {
+  const roots = {};
+  await Promise.all(paths.map(async (path, n) => {
+    const text = await (await fetch(path)).text();
+    const url = URL.createObjectURL(new Blob([text], { type: "application/xml" }));
+    const frame = document.createElement("iframe");
+    frame.name = "x" + n;
+    await new Promise(done => {
+      frame.onload = done;
+      frame.src = url;
+      document.body.append(frame);
+    });
+    roots[frame.name] = [url, frame.contentDocument.documentElement.localName];
+  }));
+  return roots;
 }"""
 
 
@@ -434,8 +442,10 @@ class Checker:
         if self.page.url.split("#")[0] != url:
             self.note(path, [f"navigated to {self.page.url}"])
 
-    def frames(self, paths: list[str]) -> None:
-        """Load `paths` in same-origin iframes of one harness page, in batches."""
+    def frames(self, paths: list[str], rules: bool = True) -> None:
+        """Load `paths` in same-origin iframes of one harness page, in batches; `rules` false:
+        fire their handlers and links but skip the DOM rules (pages whose own forms and
+        inputs are not content, the dashboard's)."""
         for i in range(0, len(paths), IFRAMES_PER_BATCH):
             batch = paths[i : i + IFRAMES_PER_BATCH]
             frames = "".join(
@@ -443,7 +453,8 @@ class Checker:
                 'height="400"></iframe>'
                 for n, p in enumerate(batch)
             )
-            self.inspect_harness(frames, {f"f{n}": (p, self.base + p) for n, p in enumerate(batch)})
+            names = {f"f{n}": (p, self.base + p) for n, p in enumerate(batch)}
+            self.inspect_harness(frames, names, rules=rules)
 
     def snippets(self, where: str, bodies: list[str]) -> None:
         """HTML bodies in `srcdoc` iframes on the site's origin, as a feed reader or a search
@@ -474,26 +485,34 @@ class Checker:
                 self.inspect_harness(markup, names)
                 batch = []
 
-    def as_xml(self, path: str) -> str:
-        """Open `path` as an XML document on the site's origin (a same-origin blob URL typed
-        application/xml) and inspect it; returns its root element's name. Chromium shows RSS
-        and Atom media types as plain text, but a feed reader or another browser parses them
-        as XML, where XHTML-namespaced script or a stylesheet instruction would run."""
-        self.inspect_harness("", {})
-        blob = self.page.evaluate(OPEN_AS_XML, path)
-        self.inspect_harness(None, {"x": (f"{path} as XML", blob)})
-        return self.page.evaluate(
-            "document.querySelector('iframe').contentDocument.documentElement.localName"
-        )
+    def as_xml(self, paths: list[str]) -> list[str]:
+        """Open each of `paths` as an XML document on the site's origin (a same-origin blob URL
+        typed application/xml), all in one harness page, and inspect them; returns their root
+        elements' names. Chromium shows RSS and Atom media types as plain text, but a feed
+        reader or another browser parses them as XML, where XHTML-namespaced script or a
+        stylesheet instruction would run."""
+        self.inspect_harness("", {}, inspect=False)
+        opened = self.page.evaluate(OPEN_AS_XML, paths)
+        names = {f"x{n}": (f"{p} as XML", opened[f"x{n}"][0]) for n, p in enumerate(paths)}
+        self.inspect_harness(None, names)
+        return [opened[f"x{n}"][1] for n in range(len(paths))]
 
-    def inspect_harness(self, frames: str | None, names: dict[str, tuple[str, str]]) -> None:
+    def inspect_harness(
+        self,
+        frames: str | None,
+        names: dict[str, tuple[str, str]],
+        inspect: bool = True,
+        rules: bool = True,
+    ) -> None:
         if not self.page.url.startswith(self.base + "/__xss-harness"):
             self.page.goto(self.base + "/__xss-harness.js")  # any same-origin document
         if frames is not None:  # None: inspect the frames already in the harness
             self.page.set_content(
                 f"<!doctype html><title>harness</title>{frames}", wait_until="load"
             )
-        found = self.page.evaluate(INSPECT_FRAMES)
+        if not inspect:
+            return
+        found = self.page.evaluate(INSPECT_FRAMES, rules)
         for name, (where, url) in names.items():
             if name not in found:
                 self.note(where, ["iframe renamed or removed"])

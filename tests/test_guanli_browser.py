@@ -91,7 +91,7 @@ def looked_at(tmp_path_factory, chromium) -> Iterator[tuple[str, StorageState]]:
     what another reads (a sign-in adds a session row, which none counts). Its URL and mei's
     session, signed in once through the form (`signed_in`)."""
     site, _token = make(tmp_path_factory.mktemp("guanli") / "site")
-    with uvicorn_server(create_app(load_site(site.root)), timeout=15) as url:
+    with uvicorn_server(create_app(load_site(site.root))) as url:
         yield url, session_of(chromium, url)
 
 
@@ -101,7 +101,7 @@ def with_texts(tmp_path_factory, chromium) -> Iterator[tuple[str, dict[str, str]
     those rows' ids and mei's session."""
     site, _token = make(tmp_path_factory.mktemp("guanli") / "site")
     ids = add_texts(site)
-    with uvicorn_server(create_app(load_site(site.root)), timeout=15) as url:
+    with uvicorn_server(create_app(load_site(site.root))) as url:
         yield url, ids, session_of(chromium, url)
 
 

@@ -4,10 +4,10 @@ With MASTHEAD_TEST_CPU=DIR set, every test process appends a line per test to DI
 the test's id, the CPU seconds of the test process itself (user + system, setup to teardown),
 those of the child processes it reaped in that time (`masthead serve`, Litestream, pip…) and
 the wall seconds. `python3 tests/support/cpu.py DIR` prints the costliest tests and modules.
-"Children" counts every process below the test process: those it reaped during the test
-(`masthead serve`, pip…) and those still running, read from /proc. The session's Chromium
-(below Playwright's driver) lives until the session ends and reaps its own renderers: counting
-only reaped children would put all of its CPU on the worker's last test.
+Chromium is a child of Playwright's driver, reaped when the session ends: browser tests show
+only their own process's share, and a worker's whole browser is charged to its last test (its
+teardown ends the session). Read a browser module's cost by running it alone under
+`/usr/bin/time`.
 """
 
 from __future__ import annotations
@@ -30,38 +30,6 @@ def _cpu(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def _live_descendants(pid: int) -> float:
-    """CPU seconds of the processes now running below `pid`, each with what it reaped (utime,
-    stime, cutime and cstime of /proc/PID/stat); 0 where /proc is missing."""
-    parents: dict[int, int] = {}
-    totals: dict[int, float] = {}
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # ended meanwhile
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()  # after "PID (name) "
-        parents[int(entry.name)] = int(fields[1])
-        totals[int(entry.name)] = sum(int(f) for f in fields[11:15]) / TICK
-    children: dict[int, list[int]] = {}
-    for child, parent in parents.items():
-        children.setdefault(parent, []).append(child)
-    found, stack = 0.0, list(children.get(pid, []))
-    while stack:
-        child = stack.pop()
-        found += totals[child]
-        stack.extend(children.get(child, []))
-    return found
-
-
-def _children() -> float:
-    """CPU of every process below this one: reaped (rusage) and running (/proc)."""
-    return _cpu(resource.RUSAGE_CHILDREN) + _live_descendants(os.getpid())
-
-
 class Recorder:
     """A pytest plugin: measures each test's whole protocol (setup, call, teardown)."""
 
@@ -71,13 +39,13 @@ class Recorder:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[object]:
-        own, children = _cpu(resource.RUSAGE_SELF), _children()
+        own, children = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
         wall = time.monotonic()
         try:
             return (yield)
         finally:
             own = _cpu(resource.RUSAGE_SELF) - own
-            children = _children() - children
+            children = _cpu(resource.RUSAGE_CHILDREN) - children
             wall = time.monotonic() - wall
             self.out.write(f"{item.nodeid}\t{own:.3f}\t{children:.3f}\t{wall:.3f}\n")
             self.out.flush()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import math
 import os
 import re
 import shutil
@@ -234,11 +235,11 @@ def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto`: two workers a core (4 on 2 cores). About half of each worker's time is spent
-    waiting, not computing: on `masthead serve` and Litestream processes, on restarts, retries
-    and sync intervals, on Chromium's frames. With 3 workers on 2 cores the cores still idled a
-    quarter of the time (1,204 s of CPU in 13 min 10 s, 2026-12-06); more workers use it.
-    PYTEST_XDIST_AUTO_NUM_WORKERS still sets the number (pytest-xdist's own variable)."""
+    """`-n auto`: one and a half workers a core (3 on 2 cores). About half of the suite's
+    time is spent waiting, not computing: on `masthead serve` and Litestream processes, on
+    restarts, retries and sync intervals, on Chromium's frames. With one worker a core, a core
+    idles while its worker waits; a third worker uses that time. PYTEST_XDIST_AUTO_NUM_WORKERS
+    still sets the number (pytest-xdist's own variable)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # pytest-xdist's own implementation reads it
-    return len(os.sched_getaffinity(0)) * 2
+    return math.ceil(len(os.sched_getaffinity(0)) * 1.5)

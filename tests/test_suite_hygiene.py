@@ -13,7 +13,7 @@ import ast
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
@@ -84,22 +84,21 @@ def playwright_budgets(tree: ast.AST) -> list[int]:
     return lines
 
 
+def _places(check: Callable[[ast.AST], list[int]]) -> str:
+    """`FILE:LINE` of every place in the suite's sources that `check` finds."""
+    return ", ".join(
+        f"{path.relative_to(TESTS)}:{line}" for path, tree in _sources() for line in check(tree)
+    )
+
+
 def test_every_http_request_of_the_suite_waits_up_to_the_ceiling():
-    found = [
-        f"{path.relative_to(TESTS)}:{line}"
-        for path, tree in _sources()
-        for line in httpx_without_timeout(tree)
-    ]
-    assert not found, "httpx calls with its 5 s default (pass timeout=CEILING): " + ", ".join(found)
+    found = _places(httpx_without_timeout)
+    assert not found, f"httpx calls with its 5 s default (pass timeout=CEILING): {found}"
 
 
 def test_no_browser_wait_of_the_suite_is_a_fixed_number():
-    found = [
-        f"{path.relative_to(TESTS)}:{line}"
-        for path, tree in _sources()
-        for line in playwright_budgets(tree)
-    ]
-    assert not found, "Playwright waits with a number of their own: " + ", ".join(found)
+    found = _places(playwright_budgets)
+    assert not found, f"Playwright waits with a number of their own: {found}"
 
 
 def test_the_checks_find_what_they_look_for():

@@ -15,7 +15,6 @@ import importlib.util
 import json
 import logging
 import socket
-import sqlite3
 import sys
 import threading
 import time
@@ -30,7 +29,6 @@ from starlette.testclient import TestClient
 
 from masthead.config import Site
 from masthead.store import comments as comments_store
-from masthead.store import db as db_module
 from masthead.store import posts as posts_store
 from masthead.store.comments import NewComment
 from masthead.store.db import Database
@@ -40,6 +38,7 @@ from masthead.web.cache.state import SiteState
 
 from support.servers import cli_server, uvicorn_server
 from support.sites import BILINGUAL_TOML, post
+from support.sql import trace_statements
 from support.wait import CEILING, until
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -198,20 +197,12 @@ def test_a_comment_committed_while_a_page_renders_is_not_hidden_by_the_cache(ser
 def test_a_cache_hit_still_runs_no_sql(
     make_site: Callable[..., Site], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    seen: list[str] = []
-    real_open = db_module._open
-
-    def traced_open(path: Path, **options: bool) -> sqlite3.Connection:
-        conn = real_open(path, **options)
-        conn.set_trace_callback(seen.append)
-        return conn
-
     site = _site(make_site)
     app = create_app(site)  # indexes the site
     db = Database(site.database_path)
     write_comment(db, A, "Counted")
     db.close()
-    monkeypatch.setattr(db_module, "_open", traced_open)  # the app's readers open on first use
+    seen = trace_statements(monkeypatch)  # the app's readers open on first use
     paths = (A, A_ZH, "/", "/comments/feed.xml", "/posts/a/comments.xml")
     with uvicorn_server(app) as base, httpx.Client(base_url=base, timeout=CEILING) as client:
         for path in paths:

@@ -17,12 +17,12 @@ from starlette.testclient import TestClient
 from masthead.config import Site
 from masthead.content import translations
 from masthead.indexing.watcher import Watcher
-from masthead.store import db as db_module
 from masthead.store import translations as translation_store
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
 from support.sites import post
+from support.sql import trace_statements
 
 ORIGINAL = "First paragraph.\n\nSecond paragraph.\n"
 # a plan step that walks the posts table (`posts`, or `p` as the queries alias it), or one of
@@ -40,16 +40,7 @@ WALK = re.compile(
 @pytest.fixture
 def statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every SQL statement run on any connection the Database opens from now on."""
-    seen: list[str] = []
-    real_open = db_module._open
-
-    def traced_open(path: Path, **options: bool) -> sqlite3.Connection:
-        conn = real_open(path, **options)
-        conn.set_trace_callback(seen.append)
-        return conn
-
-    monkeypatch.setattr(db_module, "_open", traced_open)
-    return seen
+    return trace_statements(monkeypatch)
 
 
 def walks(db_path: Path, run: list[str]) -> list[str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import gzip
 import itertools
-import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -22,12 +21,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from masthead.config import Site
-from masthead.store import db as db_module
 from masthead.web.app import create_app
 from masthead.web.cache.encoding import CODINGS, negotiate
 
 from support.servers import uvicorn_server
 from support.sites import post
+from support.sql import trace_statements
 from support.wait import CEILING
 
 POST = "/posts/harbour/"
@@ -36,16 +35,7 @@ POST = "/posts/harbour/"
 @pytest.fixture
 def statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every SQL statement run on any connection the Database opens from now on."""
-    seen: list[str] = []
-    real_open = db_module._open
-
-    def traced_open(path: Path, **options: bool) -> sqlite3.Connection:
-        conn = real_open(path, **options)
-        conn.set_trace_callback(seen.append)
-        return conn
-
-    monkeypatch.setattr(db_module, "_open", traced_open)
-    return seen
+    return trace_statements(monkeypatch)
 
 
 @pytest.fixture

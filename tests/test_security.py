@@ -16,7 +16,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
@@ -26,7 +26,7 @@ from masthead.web.app import create_app
 from masthead.web.http.redirects import location
 
 from support.servers import cli_server, uvicorn_server
-from support.sites import BILINGUAL_TOML, post
+from support.sites import BILINGUAL_TOML, post, write_site
 from support.wait import CEILING
 
 ROOT = Path(__file__).parent.parent
@@ -350,14 +350,16 @@ def test_serve_names_no_server_software_or_version(make_site, server):
 # --- item 3: redirects stay on this origin -------------------------------------------------------
 
 
-@pytest.fixture
-def live(make_site) -> Iterator[str]:
-    """A real uvicorn server for a small site; yields host:port."""
-    site = make_site(
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real uvicorn server for a small site, shared by the module's tests that only send GETs
+    and a POST that changes nothing (no comment route); yields host:port."""
+    site = write_site(
+        tmp_path_factory.mktemp("live") / "site",
         {
             "posts/x.md": post("X", aliases="[/2019/01/x/]"),
             "posts/pic.png": PNG,
-        }
+        },
     )
     with uvicorn_server(create_app(site)) as base:
         yield base.removeprefix("http://")
@@ -486,9 +488,7 @@ def test_canonical_path_is_canonical(path):
     assert stays_here(location(clean))
 
 
-@settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=200, deadline=None)
 @given(
     st.lists(
         st.sampled_from(ENCODED_PIECES),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +26,16 @@ from support.sites import DATA
 @pytest.fixture
 def rig(tmp_path) -> Iterator[Callable[..., Rig]]:
     yield from rig_factory(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def with_mei(tmp_path_factory) -> Path:
+    """The database of a rig's site with the editor Mei (mei@example.com) added, made once a
+    module: each test takes `rig(database=with_mei, …)` instead of hashing her password again."""
+    made = next(rig_factory(tmp_path_factory.mktemp("mei")))()
+    accounts.add_user(made.state.db, "Mei", "a long enough passphrase", email="mei@example.com")
+    made.state.db.close()
+    return made.state.site.database_path
 
 
 def approve(rig: Rig, *ids: int) -> None:
@@ -449,25 +460,22 @@ def test_c48_a_guanli_users_address_is_a_staff_address(rig):
     ["mei", "MEI", "Mei", "m\u0435i", "m\u200bei", "\uff4d\uff45\uff49", "m\u0435\u0456",
      "me\u00adi", "m\u2060ei", " M e i ", "\u041cei"],
 )  # fmt: skip
-def test_a_readers_name_folding_to_a_staff_name_is_held(rig, name):
+def test_a_readers_name_folding_to_a_staff_name_is_held(rig, with_mei, name):
     """Issue 29 item 2: `mei`, `mеi` (Cyrillic е) and `m\\u200bei` were accepted."""
-    r = rig(comments_previously_approved="false")
-    accounts.add_user(r.state.db, "Mei", "a long enough passphrase", email="mei@example.com")
+    r = rig(database=with_mei, comments_previously_approved="false")
     out = r.send("I am the editor, trust me.", name=name)
     stored = r.comment(out.id)
     assert (out.status, stored.status, stored.reason) == ("pending", "pending", "uses a staff name")
 
 
 @pytest.mark.parametrize("name", ["Meiling", "Méi", "me", "Alice", "梅"])
-def test_a_name_that_only_resembles_a_staff_name_passes(rig, name):
-    r = rig(comments_previously_approved="false")
-    accounts.add_user(r.state.db, "Mei", "a long enough passphrase", email="mei@example.com")
+def test_a_name_that_only_resembles_a_staff_name_passes(rig, with_mei, name):
+    r = rig(database=with_mei, comments_previously_approved="false")
     assert r.comment(r.send("A reader.", name=name).id).status == "approved"
 
 
-def test_a_signed_in_staff_member_may_use_their_own_name(rig):
-    r = rig(comments_previously_approved="false")
-    accounts.add_user(r.state.db, "Mei", "a long enough passphrase", email="mei@example.com")
+def test_a_signed_in_staff_member_may_use_their_own_name(rig, with_mei):
+    r = rig(database=with_mei, comments_previously_approved="false")
     stored = r.comment(r.send("From the desk.", name="Mei", staff=True).id)
     assert (stored.status, stored.reason) == ("approved", "signed-in staff")
 

@@ -17,15 +17,28 @@ from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
-from support.sites import new_comment, post, write_site
+from support.sites import copy_site, new_comment, post, write_site
 
 PASSWORD = "a long password"  # pragma: allowlist secret
 
 
-@pytest.fixture
-def site(make_site):
-    s = make_site({"posts/a.md": post("A"), "posts/b.md": post("B")})
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    """Two posts and the editor mei (password PASSWORD), made once a module: each test copies
+    it (`site`) instead of hashing her password with argon2 again."""
+    s = write_site(
+        tmp_path_factory.mktemp("admin") / "site",
+        {"posts/a.md": post("A"), "posts/b.md": post("B")},
+    )
+    db = Database(s.database_path)
+    accounts.add_user(db, "mei", PASSWORD)
+    db.close()
     return s
+
+
+@pytest.fixture
+def site(template, tmp_path):
+    return copy_site(template.root, tmp_path / "site")
 
 
 @pytest.fixture
@@ -64,7 +77,6 @@ def add_comments(site, n, status="pending", thread=None, body="hello {i}"):
 @pytest.fixture
 def token(site):
     db = Database(site.database_path)
-    accounts.add_user(db, "mei", PASSWORD)
     secret = accounts.new_token(db, "mei")
     db.close()
     return {"Authorization": f"Bearer {secret}"}
@@ -194,9 +206,6 @@ def test_a_body_over_the_limit_is_refused_unread_and_changes_nothing(site, clien
 
 def test_session_callers_need_the_csrf_header_and_json_c46(site, client):
     ids = add_comments(site, 1)
-    db = Database(site.database_path)
-    accounts.add_user(db, "mei", PASSWORD)
-    db.close()
     form = client.get("/guanli/login")
     csrf = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
     client.post("/guanli/login", data={"username": "mei", "password": PASSWORD, "csrf": csrf})
@@ -223,9 +232,6 @@ def test_session_callers_need_the_csrf_header_and_json_c46(site, client):
 
 
 def test_the_token_command_prints_it_alone_on_the_last_line(site):
-    db = Database(site.database_path)
-    accounts.add_user(db, "mei", PASSWORD)
-    db.close()
     done = subprocess.run(
         [sys.executable, "-m", "masthead", "admin", "token", str(site.root), "mei"],
         capture_output=True,

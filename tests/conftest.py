@@ -35,7 +35,7 @@ from masthead.web.app import create_app
 
 from support import cpu
 from support.browser import NO_OTHER_HOSTS, launch, watch_children_without_threads
-from support.sites import BILINGUAL_TOML, DEMO, write_site
+from support.sites import BILINGUAL_TOML, DEMO, K8S_CORPUS, write_site
 
 
 @pytest.fixture
@@ -79,6 +79,17 @@ def demo_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient
     test that writes to its site takes `demo_site` and `serve` instead."""
     root = tmp_path_factory.mktemp("demo") / "demo"
     shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".masthead"))
+    with TestClient(create_app(load_site(root)), follow_redirects=False) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def k8s_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The real app on one copy of the Kubernetes blog corpus (tests/data/k8s-blog), indexed once
+    a test process and shared by the tests of every module that only read it (GETs, searches):
+    each such test carries `support.sites.K8S_GROUP` (an xdist group), so one worker indexes it."""
+    root = tmp_path_factory.mktemp("k8s") / "site"
+    shutil.copytree(K8S_CORPUS, root)
     with TestClient(create_app(load_site(root)), follow_redirects=False) as client:
         yield client
 

@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 from bs4 import BeautifulSoup
 
-from masthead.config import load_site
 from masthead.content.discover import walk
 from masthead.content.post import parse_post
 
-CORPUS = Path(__file__).parent / "data" / "k8s-blog"
-# the tests share the corpus's app and its pages (module fixtures): one xdist worker runs them
-pytestmark = pytest.mark.xdist_group("k8s-corpus")
+from support.sites import K8S_GROUP
+
+# the tests share the corpus's app (conftest's `k8s_client`) and its pages: one xdist worker
+pytestmark = K8S_GROUP
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    root = tmp_path_factory.mktemp("k8s") / "site"
-    shutil.copytree(CORPUS, root)
-    site = load_site(root)
+def corpus(k8s_client):
+    site = k8s_client.app.state.masthead.site
     posts = [
         parse_post(site, rel, (site.content_dir / rel).read_bytes())
         for rel in walk(site.content_dir)
@@ -30,13 +25,8 @@ def corpus(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def client(corpus):
-    from starlette.testclient import TestClient
-
-    from masthead.web.app import create_app
-
-    with TestClient(create_app(corpus[0]), follow_redirects=False) as c:
-        yield c
+def client(k8s_client):
+    return k8s_client
 
 
 @pytest.fixture(scope="module")

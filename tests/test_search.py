@@ -26,11 +26,11 @@ from hypothesis import strategies as st
 
 from masthead.store.db import Database
 
-from support.sites import post
+from support.sites import K8S_CORPUS, K8S_GROUP, post
 from support.sql import trace_statements
 
 CASES = Path(__file__).parent / "data" / "cases"
-CORPUS = Path(__file__).parent / "data" / "k8s-blog"
+CORPUS = K8S_CORPUS
 
 
 def api(client, q: str = "", **params):  # type: ignore[no-untyped-def]
@@ -298,11 +298,9 @@ def test_drafts_and_future_posts_are_not_found(make_site, serve):
     assert api(serve(make_site(files)), "okapi")["total"] == 0
 
 
-def test_kubernetes_corpus_in_both_languages(tmp_path, serve):
-    from masthead.config import load_site
-
-    shutil.copytree(CORPUS, tmp_path / "k8s")
-    c = serve(load_site(tmp_path / "k8s"))
+@K8S_GROUP
+def test_kubernetes_corpus_in_both_languages(k8s_client):
+    c = k8s_client
     zh = api(c, "节点", lang="zh", per_page=50)
     assert zh["total"] >= 5 and all(u.startswith("/zh/posts/") for u in urls(zh))
     text = (CORPUS / "content/zh-cn/non-graceful-node-shutdown-to-beta.md").read_text()

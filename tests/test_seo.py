@@ -37,13 +37,12 @@ from masthead.store.db import Database
 from masthead.web.app import create_app
 
 from support.feeds import STRICT, parse_feed, soup, structured, xml
-from support.sites import DEMO, post
+from support.sites import DEMO, K8S_GROUP, post
 
 DATA = Path(__file__).parent / "data"
 GOLDEN = DATA / "seo-golden"
 CASES = DATA / "cases"
 SCHEMAS = DATA / "seo-schemas"
-K8S = DATA / "k8s-blog"
 CLOCK = datetime(2024, 6, 1, tzinfo=UTC).timestamp()
 BASE = "https://example.com"
 SM = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
@@ -689,10 +688,9 @@ def test_c28_unadvertised_translation(make_site, serve, change):
 # --- the Kubernetes corpus ---------------------------------------------------------------------
 
 
-def test_k8s_hreflang_is_reciprocal(tmp_path, serve):
-    root = tmp_path / "k8s"
-    shutil.copytree(K8S, root)
-    client = serve(load_site(root))
+@K8S_GROUP
+def test_k8s_hreflang_is_reciprocal(k8s_client):
+    client = k8s_client
     base = "https://k8s.example.org"
     entries = sitemap_entries(client)
     for loc, (_lastmod, links) in entries.items():  # every URL: posts, lists, term pages

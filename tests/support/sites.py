@@ -12,11 +12,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from masthead.config import Site, load_site
 from masthead.store.comments import NewComment
 
 DATA = Path(__file__).parents[1] / "data"
 DEMO = Path(__file__).parents[2] / "src" / "masthead" / "demo"
+K8S_CORPUS = DATA / "k8s-blog"  # the Kubernetes blog corpus (CC BY 4.0), in both languages
+# the tests reading conftest's `k8s_client` (one app on the corpus a test process): one worker
+K8S_GROUP = pytest.mark.xdist_group("k8s-corpus")
 
 BILINGUAL_TOML = """
 title = "Test site"

@@ -36,7 +36,7 @@ from masthead.search.results import PER_PAGE, Options, Result, SearchError
 from masthead.search.service import SearchService
 from masthead.web.http.redirects import redirect
 from masthead.web.render.renderer import Renderer
-from masthead.web.routes import add, language, renderer
+from masthead.web.routes import add, language, renderer, shared_route
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -164,15 +164,16 @@ def _search(
 def router(site: Site) -> APIRouter:
     """The JSON API, then the search page of every language."""
     routes = APIRouter()
-    routes.add_api_route(
-        "/api/search", api_search, methods=["GET"], response_model=Result, tags=["search"]
+    shared_route(
+        routes, "/api/search", api_search, methods=["GET"], response_model=Result, tags=["search"]
     )
     # HEAD answers like GET (health checks, link checkers), outside the OpenAPI schema
-    routes.add_api_route("/api/search", api_search, methods=["HEAD"], include_in_schema=False)
+    shared_route(routes, "/api/search", api_search, methods=["HEAD"], include_in_schema=False)
     for lang in site.languages.values():
         path = urls.lang_path(lang.prefix, "/search")
         add(routes, path, search_page, lang.code)
-        routes.add_api_route(
+        shared_route(
+            routes,
             path + "/",
             to_search,
             methods=["GET"],

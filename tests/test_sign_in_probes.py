@@ -9,9 +9,11 @@ worker processes each open it), threads for parallel attempts."""
 from __future__ import annotations
 
 import contextlib
+import shutil
 import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -21,8 +23,21 @@ from masthead.store.db import Database
 PASSWORD = "a long password"  # pragma: allowlist secret
 
 
+@pytest.fixture(scope="module")
+def with_mei(tmp_path_factory) -> Path:
+    """A database with the editor mei (password PASSWORD), made once a module: each test copies
+    it instead of hashing her password with argon2 again."""
+    path = tmp_path_factory.mktemp("mei") / "site.db"
+    database = Database(path)
+    accounts.add_user(database, "mei", PASSWORD)
+    database.close()
+    return path
+
+
 @pytest.fixture
-def db(tmp_path):
+def db(tmp_path, with_mei):
+    """A copy of `with_mei`'s database."""
+    shutil.copyfile(with_mei, tmp_path / "site.db")
     database = Database(tmp_path / "site.db")
     yield database
     database.close()
@@ -39,7 +54,6 @@ def cpu_of(db: Database, name: str, password: str, client: str) -> float:
 def test_an_unknown_name_costs_what_a_known_one_does(db):
     """CPU time, known and unknown names side by side in alternating rounds: a ratio, not a
     budget. Without the dummy check the unknown name costs about 1% of the known one."""
-    accounts.add_user(db, "mei", PASSWORD)
     known, unknown = [], []
     for i in range(4):  # 4 wrong passwords: one short of the lock
         known.append(cpu_of(db, "mei", "wrong password", f"k{i}"))
@@ -49,7 +63,6 @@ def test_an_unknown_name_costs_what_a_known_one_does(db):
 
 
 def test_an_unknown_name_is_refused_with_the_same_words(db):
-    accounts.add_user(db, "mei", PASSWORD)
     words = []
     for name in ("mei", "nobody"):
         with pytest.raises(accounts.LoginRefused) as refused:
@@ -61,7 +74,6 @@ def test_an_unknown_name_is_refused_with_the_same_words(db):
 def test_parallel_wrong_passwords_check_at_most_the_limit(db, tmp_path):
     """30 attempts at once, from 6 connections to the file (as 6 worker processes would have):
     `MAX_FAILURES` passwords are checked, the rest are told the account is locked."""
-    accounts.add_user(db, "mei", PASSWORD)
     dbs = [Database(tmp_path / "site.db") for _ in range(6)]
 
     def attempt(i: int) -> str:
@@ -86,7 +98,6 @@ def test_parallel_wrong_passwords_check_at_most_the_limit(db, tmp_path):
 def test_a_good_password_takes_back_its_counted_attempt(db):
     """Each attempt is counted before its check; a right password takes that back, so signing in
     now and then never locks a client out."""
-    accounts.add_user(db, "mei", PASSWORD)
     for i in range(accounts.MAX_FAILURES + 3):
         accounts.login(db, "mei", PASSWORD, client="same", now=1e9 + i)
     left = db.read().execute("SELECT count(*) FROM login_failures").fetchone()[0]

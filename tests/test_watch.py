@@ -54,9 +54,11 @@ class Live:
         return self.http.get(path, **kw)
 
     def until(self, check: Callable[[], bool], what: str, timeout: float = DEADLINE) -> float:
-        """Poll `check` until it holds; return how long it took."""
+        """Poll `check` until it holds; return how long it took. Every 50 ms, not support.wait's
+        20: each check is a request the server answers in this process, and a batch of the
+        watcher's takes up to 100 ms to close (DEBOUNCE_MS) anyway."""
         start = time.monotonic()
-        until(check, timeout=timeout, what=what)
+        until(check, timeout=timeout, what=what, interval=0.05)
         return time.monotonic() - start
 
     def shows(self, path: str, text: str) -> bool:

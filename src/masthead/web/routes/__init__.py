@@ -51,35 +51,32 @@ _MOST_BUILT = 4096  # routes kept at most (a process serving one site keeps abou
 
 def add(router: APIRouter, path: str, endpoint: Callable[..., Any], *bound: str) -> None:
     """Route GET and HEAD of `path` to `endpoint`, outside the OpenAPI schema; `bound` (a
-    language code first, then e.g. a taxonomy) is kept in the route's name for `bound`."""
+    language code first, then e.g. a taxonomy) is kept in the route's name for `bound`.
+
+    The route is built once a process for its path, endpoint and name, and shared by every app
+    that routes them (a route holds no state of its app): FastAPI reads the endpoint's signature
+    into pydantic models for each route it builds, half of `create_app`'s time, and a process
+    building many apps (the tests, `masthead build`'s checks) paid it for each."""
     name = "/".join((endpoint.__name__, *bound))
-    shared_route(
-        router, path, endpoint, methods=["GET", "HEAD"], include_in_schema=False, name=name
-    )
+    key = (router.route_class, router.prefix + path, endpoint, name)
 
-
-def shared_route(
-    router: APIRouter, path: str, endpoint: Callable[..., Any], **options: Any
-) -> None:
-    """`router.add_api_route(path, endpoint, **options)`, the route built once a process and
-    shared by every app that routes the same path to the same endpoint with the same `options`
-    (plain values: methods, name, tags, response_model…). A route holds nothing of its app, and
-    FastAPI reads the endpoint's signature into pydantic models for each route it builds: that
-    was most of `create_app`'s time, which a process building many apps (the tests) paid for
-    each. A router with dependencies, callbacks, responses or tags of its own builds its own."""
-    key = (router.route_class, router.prefix + path, endpoint, repr(sorted(options.items())))
-
-    def built(*args: Any, **fields: Any) -> APIRoute:
+    def shared(*args: Any, **options: Any) -> APIRoute:
         route = _BUILT.get(key)
         if route is None:
             if len(_BUILT) >= _MOST_BUILT:
                 _BUILT.clear()
-            route = _BUILT[key] = router.route_class(*args, **fields)
+            route = _BUILT[key] = router.route_class(*args, **options)
         return route
 
     plain = not (router.dependencies or router.callbacks or router.responses or router.tags)
-    override: Any = built if plain else None  # FastAPI only calls its route class: a factory
-    router.add_api_route(path, endpoint, route_class_override=override, **options)
+    router.add_api_route(
+        path,
+        endpoint,
+        methods=["GET", "HEAD"],
+        include_in_schema=False,
+        name=name,
+        route_class_override=shared if plain else None,  # type: ignore[arg-type]
+    )
 
 
 def bound(request: Request) -> list[str]:

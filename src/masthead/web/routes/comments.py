@@ -51,7 +51,7 @@ from masthead.web.cache.state import SiteState
 from masthead.web.http import csrf, forms
 from masthead.web.http.redirects import location
 from masthead.web.render import discussion
-from masthead.web.routes import renderer, shared_route, site_state
+from masthead.web.routes import renderer, site_state
 from masthead.web.routes.guanli import SESSION_COOKIE
 
 NO_STORE = "no-store"
@@ -81,26 +81,25 @@ register_url_convertor("commentid", CommentId())
 
 def router() -> APIRouter:
     routes = APIRouter()
-    shared_route(routes, "/comments", form_post, methods=["POST"], include_in_schema=False)
-    shared_route(
-        routes, "/comments/mine", mine_page, methods=["GET", "HEAD"], include_in_schema=False
+    routes.add_api_route("/comments", form_post, methods=["POST"], include_in_schema=False)
+    routes.add_api_route(
+        "/comments/mine", mine_page, methods=["GET", "HEAD"], include_in_schema=False
     )
-    shared_route(
-        routes,
+    routes.add_api_route(
         "/comments/{comment_id:commentid}/reply",
         reply_page,
         methods=["GET", "HEAD"],
         include_in_schema=False,
     )
     api: list[str | Enum] = ["comments"]
-    shared_route(routes, "/api/comments", api_thread, methods=["GET"], tags=api)
-    shared_route(routes, "/api/comments", api_post, methods=["POST"], tags=api, status_code=201)
-    shared_route(routes, "/api/comments/mine", api_mine, methods=["GET"], tags=api)
-    shared_route(
-        routes, "/api/comments/{comment_id:commentid}", api_edit, methods=["PATCH"], tags=api
+    routes.add_api_route("/api/comments", api_thread, methods=["GET"], tags=api)
+    routes.add_api_route("/api/comments", api_post, methods=["POST"], tags=api, status_code=201)
+    routes.add_api_route("/api/comments/mine", api_mine, methods=["GET"], tags=api)
+    routes.add_api_route(
+        "/api/comments/{comment_id:commentid}", api_edit, methods=["PATCH"], tags=api
     )
-    shared_route(
-        routes, "/api/comments/{comment_id:commentid}", api_delete, methods=["DELETE"], tags=api
+    routes.add_api_route(
+        "/api/comments/{comment_id:commentid}", api_delete, methods=["DELETE"], tags=api
     )
     return routes
 

@@ -36,7 +36,7 @@ from masthead.store import posts as posts_store
 from masthead.store import users as store
 from masthead.web.http import csrf, forms
 from masthead.web.render.charts import bars, per_day
-from masthead.web.routes import guanli_text, ops, renderer, shared_route, site_state
+from masthead.web.routes import guanli_text, ops, renderer, site_state
 
 SESSION_COOKIE = "masthead_session"
 LOGIN_COOKIE = "masthead_login"  # the sign-in form's double-submit token
@@ -48,12 +48,12 @@ PRIVATE = {"Cache-Control": "no-store", "X-Robots-Tag": "noindex, nofollow"}
 
 def router() -> APIRouter:
     routes = APIRouter(include_in_schema=False)
-    shared_route(routes, "/guanli", to_dashboard, methods=["GET", "HEAD"])
-    shared_route(routes, "/guanli/", overview, methods=["GET", "HEAD"])
-    shared_route(routes, "/guanli/login", login_page, methods=["GET", "HEAD"])
-    shared_route(routes, "/guanli/login", login, methods=["POST"])
-    shared_route(routes, "/guanli/logout", logout, methods=["POST"])
-    shared_route(routes, "/guanli/sessions/revoke", revoke_session, methods=["POST"])
+    routes.add_api_route("/guanli", to_dashboard, methods=["GET", "HEAD"])
+    routes.add_api_route("/guanli/", overview, methods=["GET", "HEAD"])
+    routes.add_api_route("/guanli/login", login_page, methods=["GET", "HEAD"])
+    routes.add_api_route("/guanli/login", login, methods=["POST"])
+    routes.add_api_route("/guanli/logout", logout, methods=["POST"])
+    routes.add_api_route("/guanli/sessions/revoke", revoke_session, methods=["POST"])
     return routes
 
 

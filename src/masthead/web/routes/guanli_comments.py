@@ -40,7 +40,7 @@ from masthead.store import comment_removal as removal
 from masthead.store import comments as cs
 from masthead.store import posts as posts_store
 from masthead.web.http import forms
-from masthead.web.routes import shared_route, site_state
+from masthead.web.routes import site_state
 from masthead.web.routes.guanli import (
     PRIVATE,
     checked_form,
@@ -72,12 +72,12 @@ class BadListing(ValueError):
 
 def router() -> APIRouter:
     routes = APIRouter(include_in_schema=False)
-    shared_route(routes, "/guanli/comments", screen, methods=["GET", "HEAD"])
-    shared_route(routes, "/guanli/comments/act", act, methods=["POST"])
-    shared_route(routes, "/guanli/comments/undo", undo, methods=["POST"])
-    shared_route(routes, "/guanli/comments/empty", empty, methods=["POST"])
-    shared_route(routes, "/guanli/comments/reply", reply, methods=["POST"])
-    shared_route(routes, "/guanli/comments/edit", quick_edit, methods=["POST"])
+    routes.add_api_route("/guanli/comments", screen, methods=["GET", "HEAD"])
+    routes.add_api_route("/guanli/comments/act", act, methods=["POST"])
+    routes.add_api_route("/guanli/comments/undo", undo, methods=["POST"])
+    routes.add_api_route("/guanli/comments/empty", empty, methods=["POST"])
+    routes.add_api_route("/guanli/comments/reply", reply, methods=["POST"])
+    routes.add_api_route("/guanli/comments/edit", quick_edit, methods=["POST"])
     return routes
 
 

@@ -15,7 +15,7 @@ from masthead.accounts.service import SignedIn
 from masthead.comments.port import service as comments_io
 from masthead.notify import privacy, tokens
 from masthead.store import privacy_requests as requests
-from masthead.web.routes import shared_route, site_state
+from masthead.web.routes import site_state
 from masthead.web.routes.guanli import checked_form, refused, render, signed_in, to_login, when
 from masthead.web.routes.privacy import download
 
@@ -24,8 +24,8 @@ PATH = "/guanli/privacy"
 
 def router() -> APIRouter:
     routes = APIRouter(include_in_schema=False)
-    shared_route(routes, PATH, screen, methods=["GET", "HEAD"])
-    shared_route(routes, PATH, act, methods=["POST"])
+    routes.add_api_route(PATH, screen, methods=["GET", "HEAD"])
+    routes.add_api_route(PATH, act, methods=["POST"])
     return routes
 
 

@@ -19,7 +19,7 @@ from masthead.store import search_log as log_store
 from masthead.store import users as users_store
 from masthead.web.render.behind import behind_list
 from masthead.web.render.charts import bars, per_day
-from masthead.web.routes import shared_route, site_state
+from masthead.web.routes import site_state
 from masthead.web.routes.guanli import render, signed_in, to_login, when
 
 DAYS = 30
@@ -43,11 +43,11 @@ DISCUSSION = [
 
 def router() -> APIRouter:
     routes = APIRouter(include_in_schema=False)
-    shared_route(routes, "/guanli/search-log", search_log, methods=["GET", "HEAD"])
-    shared_route(routes, "/guanli/content", content, methods=["GET", "HEAD"])
-    shared_route(routes, "/guanli/settings", settings, methods=["GET", "HEAD"])
-    shared_route(routes, "/guanli/audit", audit, methods=["GET", "HEAD"])
-    shared_route(routes, "/guanli/users", users, methods=["GET", "HEAD"])
+    routes.add_api_route("/guanli/search-log", search_log, methods=["GET", "HEAD"])
+    routes.add_api_route("/guanli/content", content, methods=["GET", "HEAD"])
+    routes.add_api_route("/guanli/settings", settings, methods=["GET", "HEAD"])
+    routes.add_api_route("/guanli/audit", audit, methods=["GET", "HEAD"])
+    routes.add_api_route("/guanli/users", users, methods=["GET", "HEAD"])
     return routes
 
 

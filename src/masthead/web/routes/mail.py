@@ -32,7 +32,7 @@ from masthead.store import audit_log, outbox, site_secrets
 from masthead.store import comments as store
 from masthead.store import posts as store_posts
 from masthead.web.http import csrf
-from masthead.web.routes import add, renderer, shared_route, site_state
+from masthead.web.routes import add, renderer, site_state
 
 ACTOR = "mail"  # the audit log's actor for what mailed links do
 HEADERS = {
@@ -48,16 +48,12 @@ HEADERS = {
 def router() -> APIRouter:
     routes = APIRouter()
     add(routes, "/guanli/mail/{token}", moderate_page)
-    shared_route(
-        routes, "/guanli/mail/{token}", moderate, methods=["POST"], include_in_schema=False
+    routes.add_api_route(
+        "/guanli/mail/{token}", moderate, methods=["POST"], include_in_schema=False
     )
     add(routes, "/comments/unsubscribe/{token}", unsubscribe_page)
-    shared_route(
-        routes,
-        "/comments/unsubscribe/{token}",
-        unsubscribe,
-        methods=["POST"],
-        include_in_schema=False,
+    routes.add_api_route(
+        "/comments/unsubscribe/{token}", unsubscribe, methods=["POST"], include_in_schema=False
     )
     return routes
 

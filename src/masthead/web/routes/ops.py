@@ -21,13 +21,13 @@ from masthead.web.cache.conditional import conditional_response
 from masthead.web.cache.state import Page
 from masthead.web.http.media import STATIC_CACHE
 from masthead.web.render.contrast import readable_css
-from masthead.web.routes import add, shared_route, site_state
+from masthead.web.routes import add, site_state
 
 
 def router(dev: bool) -> APIRouter:
     routes = APIRouter()
-    shared_route(routes, "/healthz", healthz, methods=["GET"], tags=["ops"])
-    shared_route(routes, "/healthz", healthz, methods=["HEAD"], include_in_schema=False)
+    routes.add_api_route("/healthz", healthz, methods=["GET"], tags=["ops"])
+    routes.add_api_route("/healthz", healthz, methods=["HEAD"], include_in_schema=False)
     add(routes, "/static/css/highlight.css", static_highlight)
     if dev:
         add(routes, "/_dev/reload", dev_reload)

@@ -30,7 +30,7 @@ from masthead.notify import privacy, tokens
 from masthead.store import comments as store
 from masthead.store import site_secrets
 from masthead.web.http import forms
-from masthead.web.routes import add, renderer, shared_route, site_state
+from masthead.web.routes import add, renderer, site_state
 from masthead.web.routes.mail import HEADERS, cross_site
 
 ACTOR = "reader"  # the audit log's actor for what a reader's privacy link does
@@ -40,9 +40,9 @@ FORM_PATH = "/comments/privacy"
 def router() -> APIRouter:
     routes = APIRouter()
     add(routes, FORM_PATH, form_page)
-    shared_route(routes, FORM_PATH, ask, methods=["POST"], include_in_schema=False)
+    routes.add_api_route(FORM_PATH, ask, methods=["POST"], include_in_schema=False)
     add(routes, FORM_PATH + "/{token}", confirm_page)
-    shared_route(routes, FORM_PATH + "/{token}", act, methods=["POST"], include_in_schema=False)
+    routes.add_api_route(FORM_PATH + "/{token}", act, methods=["POST"], include_in_schema=False)
     return routes
 
 

@@ -36,7 +36,7 @@ from masthead.search.results import PER_PAGE, Options, Result, SearchError
 from masthead.search.service import SearchService
 from masthead.web.http.redirects import redirect
 from masthead.web.render.renderer import Renderer
-from masthead.web.routes import add, language, renderer, shared_route
+from masthead.web.routes import add, language, renderer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -164,16 +164,15 @@ def _search(
 def router(site: Site) -> APIRouter:
     """The JSON API, then the search page of every language."""
     routes = APIRouter()
-    shared_route(
-        routes, "/api/search", api_search, methods=["GET"], response_model=Result, tags=["search"]
+    routes.add_api_route(
+        "/api/search", api_search, methods=["GET"], response_model=Result, tags=["search"]
     )
     # HEAD answers like GET (health checks, link checkers), outside the OpenAPI schema
-    shared_route(routes, "/api/search", api_search, methods=["HEAD"], include_in_schema=False)
+    routes.add_api_route("/api/search", api_search, methods=["HEAD"], include_in_schema=False)
     for lang in site.languages.values():
         path = urls.lang_path(lang.prefix, "/search")
         add(routes, path, search_page, lang.code)
-        shared_route(
-            routes,
+        routes.add_api_route(
             path + "/",
             to_search,
             methods=["GET"],

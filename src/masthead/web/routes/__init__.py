@@ -16,7 +16,6 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from fastapi.routing import APIRoute
 from starlette.convertors import Convertor, register_url_convertor
 
 from masthead.config import Language
@@ -45,37 +44,12 @@ class PageNumber(Convertor[int]):
 register_url_convertor("pageno", PageNumber())
 
 
-_BUILT: dict[tuple[Any, ...], APIRoute] = {}
-_MOST_BUILT = 4096  # routes kept at most (a process serving one site keeps about 70)
-
-
 def add(router: APIRouter, path: str, endpoint: Callable[..., Any], *bound: str) -> None:
     """Route GET and HEAD of `path` to `endpoint`, outside the OpenAPI schema; `bound` (a
-    language code first, then e.g. a taxonomy) is kept in the route's name for `bound`.
-
-    The route is built once a process for its path, endpoint and name, and shared by every app
-    that routes them (a route holds no state of its app): FastAPI reads the endpoint's signature
-    into pydantic models for each route it builds, half of `create_app`'s time, and a process
-    building many apps (the tests, `masthead build`'s checks) paid it for each."""
+    language code first, then e.g. a taxonomy) is kept in the route's name for `bound`."""
     name = "/".join((endpoint.__name__, *bound))
-    key = (router.route_class, router.prefix + path, endpoint, name)
-
-    def shared(*args: Any, **options: Any) -> APIRoute:
-        route = _BUILT.get(key)
-        if route is None:
-            if len(_BUILT) >= _MOST_BUILT:
-                _BUILT.clear()
-            route = _BUILT[key] = router.route_class(*args, **options)
-        return route
-
-    plain = not (router.dependencies or router.callbacks or router.responses or router.tags)
     router.add_api_route(
-        path,
-        endpoint,
-        methods=["GET", "HEAD"],
-        include_in_schema=False,
-        name=name,
-        route_class_override=shared if plain else None,  # type: ignore[arg-type]
+        path, endpoint, methods=["GET", "HEAD"], include_in_schema=False, name=name
     )
 
 

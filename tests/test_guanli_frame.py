@@ -6,7 +6,6 @@ an editor and, for anyone else, what any dashboard page is without a session."""
 from __future__ import annotations
 
 import ast
-import functools
 import html
 import re
 from collections.abc import Iterator
@@ -222,16 +221,6 @@ def _sample(node: ast.expr) -> list[str]:
     return []
 
 
-@functools.cache
-def source_nodes() -> list[tuple[Path, list[ast.AST]]]:
-    """Every module of the package and its syntax tree's nodes, parsed and walked once for the
-    two tests that read them all."""
-    return [
-        (path, list(ast.walk(ast.parse(path.read_text(encoding="utf-8")))))
-        for path in sorted(SRC.rglob("*.py"))
-    ]
-
-
 def written_reasons() -> list[tuple[str, str]]:
     """Every reason text the code stores with a comment: what the rules append or decide
     (comments/rules.py), and every `reason=` / `"reason":` literal given to a comment."""
@@ -254,8 +243,8 @@ def written_reasons() -> list[tuple[str, str]]:
             first = node.args[0]
             if isinstance(first, ast.Constant) and first.value in ("duplicate", "approved"):
                 found += [("rules.py", s) for s in _sample(node.args[1])]
-    for path, nodes in source_nodes():
-        for node in nodes:
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.keyword) and node.arg == "reason":
                 found += [(path.name, s) for s in _sample(node.value)]
             if isinstance(node, ast.Dict):
@@ -329,8 +318,8 @@ def detail_keys_written() -> set[str]:
     """Every key of an audit `detail` the code writes: the literal dicts given as `detail=`
     or assigned to a `detail` variable."""
     keys: set[str] = set()
-    for _path, nodes in source_nodes():
-        for node in nodes:
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             value = None
             if isinstance(node, ast.keyword):
                 value = node.value if node.arg == "detail" else None

@@ -8,11 +8,13 @@ worker, so that the suite exports the corpus once, not once per worker.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
 import shutil
 import stat
+import time
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
@@ -24,6 +26,8 @@ from typer.testing import CliRunner
 from masthead.cli import app as cli
 from masthead.config import load_site
 from masthead.export.build import MANIFEST, build, cores, file_for
+from masthead.indexing.indexer import index_site
+from masthead.store.db import Database
 from masthead.web.app import create_app
 
 from support.cli import masthead, one_line_error, run, unprivileged
@@ -426,6 +430,33 @@ def test_the_command_renders_in_a_process_per_core_and_writes_what_one_process_w
 
 def snapshot_bytes(out: Path) -> dict[str, bytes]:
     return {rel: data for rel, (_mtime, data) in snapshot(out).items()}
+
+
+def test_a_build_reads_static_files_as_they_are_and_compresses_none(tmp_path):
+    """A build asks for every file uncompressed: the static mount, which compresses its text
+    files once for a server (gzip and brotli), keeps no compressed copy of any for a build
+    (they cost about 40% of the CPU of a build of the demo)."""
+    from starlette.routing import Mount
+
+    from masthead.export.build import _fetcher
+    from masthead.web.app import PACKAGE_STATIC
+    from masthead.web.http.media import Files
+
+    site = small_site(tmp_path / "site")
+    db = Database(site.database_path)
+    index_site(site, db)
+    db.close()
+    with _fetcher(site, time.time()) as fetcher:
+        for rel in ("css/site.css", "js/site.js", "favicon.svg"):
+            answer = asyncio.run(fetcher.get("/static/" + rel))
+            assert answer.status == 200 and answer.body == (PACKAGE_STATIC / rel).read_bytes()
+        mounts = [
+            r.app
+            for r in fetcher.app.router.routes
+            if isinstance(r, Mount) and isinstance(r.app, Files)
+        ]
+        assert len(mounts) >= 3  # static, media, thumbnails, cards
+        assert [m._pages for m in mounts if m._pages] == []  # nothing compressed, kept
 
 
 def test_a_manifest_never_removes_anything_outside_out(tmp_path):

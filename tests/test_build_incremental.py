@@ -424,8 +424,11 @@ def test_build_watch_follows_a_saved_post_and_a_moderated_comment(tmp_path):
     site = small_site(tmp_path / "site")
     out = tmp_path / "out"
     log = (tmp_path / "watch.log").open("w")
+    # `--jobs 2`: its first build renders in worker processes, spawned beside the watch's
+    # threads (without it, a site this small renders in the watch's process)
+    cmd = ["build", str(site.root), str(out), "--watch", "--jobs", "2"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "masthead", "build", str(site.root), str(out), "--watch"],
+        [sys.executable, "-m", "masthead", *cmd],
         stdout=log,
         stderr=subprocess.STDOUT,
         env={**os.environ, "COLUMNS": "200"},

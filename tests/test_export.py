@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import re
+import resource
 import shutil
 import stat
 import time
@@ -25,7 +26,14 @@ from typer.testing import CliRunner
 
 from masthead.cli import app as cli
 from masthead.config import load_site
-from masthead.export.build import MANIFEST, build, cores, file_for
+from masthead.export.build import (
+    MANIFEST,
+    WORKER_PAGES,
+    build,
+    cores,
+    file_for,
+    processes_for,
+)
 from masthead.indexing.indexer import index_site
 from masthead.store.db import Database
 from masthead.web.app import create_app
@@ -397,25 +405,69 @@ def test_a_second_build_writes_only_what_changed_and_removes_what_is_gone(tmp_pa
     assert (out / "posts/p5/index.html").is_file()
 
 
-def test_the_command_renders_in_a_process_per_core_and_writes_what_one_process_writes(tmp_path):
-    """`masthead build` without `--jobs` uses every core this process may use (`cores`): its
-    worker processes write the files of a build in one process, byte for byte (the search index
-    too: made from the database, after the pages), listed in the same order; a build with
-    nothing changed then writes nothing. (One test for the command and its workers: each run of
-    the workers costs a second of CPU a worker, for importing the app.)"""
+def children_cpu() -> float:
+    """CPU seconds of this process's reaped children (a build's worker processes are)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def test_build_processes_follow_the_pages_not_the_static_files():
+    """Without `--jobs` a build starts a worker per `WORKER_PAGES` pages, at most one per core,
+    none below two (one would only add its start); static files are not counted. `--jobs N`
+    is N processes whatever the size, 1 this one."""
     assert cores() == len(os.sched_getaffinity(0))
+    assert WORKER_PAGES == 320
+    assert processes_for(135, None, 2) == 0  # the demo: its own process
+    assert processes_for(639, None, 2) == 0
+    assert processes_for(640, None, 2) == 2
+    assert processes_for(5000, None, 2) == 2
+    assert processes_for(1000, None, 8) == 3
+    assert processes_for(5000, None, 1) == 0
+    assert processes_for(10, 2, 1) == 2 and processes_for(10, 4, 8) == 4
+    assert processes_for(100_000, 1, 8) == 0
+
+
+def test_a_small_site_with_many_static_files_renders_in_the_command_s_process(tmp_path):
+    """The command without `--jobs` on a site of few pages and more static files than that
+    (the package's and the site's: once, their sum started two workers) renders in its own
+    process: no worker is started. A worker's start alone costs over a second of CPU in its
+    own process, reaped as this process's child; the build's other children (fontconfig's
+    `fc-match`, looking for a font for the share cards) cost some hundredths."""
+    root = tmp_path / "site"
+    small_site(root)
+    (root / "static").mkdir()
+    for n in range(40):
+        (root / "static" / f"s{n}.css").write_text(f"a{{order:{n}}}\n")
+    before = children_cpu()
+    result = runner.invoke(cli, ["build", str(root), str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert children_cpu() - before < 0.5  # no worker process
+    files = exported(tmp_path / "out")
+    pages = [r for r in files if r.endswith((".html", ".xml")) and not built(r)]
+    assert len(files) - len(pages) > 2 * 64 > len(pages)  # mostly static files
+    assert (tmp_path / "out/static/s39.css").read_text() == "a{order:39}\n"
+
+
+def test_the_command_with_jobs_renders_in_worker_processes_and_writes_what_one_process_writes(
+    tmp_path,
+):
+    """`masthead build --jobs 2` renders in two worker processes, which write the files of a
+    build in one process, byte for byte (the search index too: made from the database, after
+    the pages), listed in the same order; a build with nothing changed then writes nothing.
+    (One test for the command and its workers: each run of the workers costs a second of CPU
+    a worker, for importing the app.)"""
     files = {
         f"posts/n{i:02d}.md": post(f"N {i}", f"2024-02-{i % 28 + 1:02d}", tags=f"[t{i % 7}, all]")
         for i in range(40)
     }
     site = write_site(tmp_path / "site", files, SMALL)
     one = build(site, tmp_path / "one", jobs=1)
-    assert one.files > 2 * 64  # past PARALLEL_MIN: the workers run
-    # on one core the command would render in this process: ask it for two workers there
-    jobs = [] if cores() > 1 else ["--jobs", "2"]
-    result = masthead("build", str(site.root), str(tmp_path / "two"), *jobs)
-    assert result.returncode == 0, result.stderr
-    assert f"{one.files} files in" in result.stdout, result.stdout
+    assert one.workers == 0 and one.files > 2 * 64
+    before = children_cpu()
+    result = runner.invoke(cli, ["build", str(site.root), str(tmp_path / "two"), "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    assert children_cpu() - before > 2  # two workers: processes of their own, reaped
+    assert f"{one.files} files in" in result.output, result.output
     first, second = snapshot_bytes(tmp_path / "one"), snapshot_bytes(tmp_path / "two")
     index = [{r: d for r, d in s.items() if r.startswith("search-index/")} for s in (first, second)]
     assert index[0] == index[1] and len([r for r in index[0] if "/d/" in r]) == 40

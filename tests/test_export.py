@@ -25,10 +25,11 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from masthead.cli import app as cli
-from masthead.config import load_site
+from masthead.config import Site, load_site
 from masthead.export.build import (
     MANIFEST,
     WORKER_PAGES,
+    BuildReport,
     build,
     cores,
     file_for,
@@ -289,6 +290,22 @@ def small_site(root: Path):
     return write_site(root, files, SMALL)
 
 
+@pytest.fixture(scope="module")
+def small_built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildReport]:
+    """`small_site` and its first build, made once a module: (the folder holding `site` and
+    `out`, that build's report). A test that builds again starts from a copy (`copy_built`),
+    which builds as the original would: the manifest names no folder."""
+    root = tmp_path_factory.mktemp("small")
+    return root, build(small_site(root / "site"), root / "out")
+
+
+def copy_built(template: Path, tmp_path: Path) -> tuple[Site, Path]:
+    """A copy of a built site and its OUT in `tmp_path` (files' times kept): (site, OUT)."""
+    shutil.copytree(template / "site", tmp_path / "site")
+    shutil.copytree(template / "out", tmp_path / "out")
+    return load_site(tmp_path / "site"), tmp_path / "out"
+
+
 def snapshot(out: Path) -> dict[str, tuple[int, bytes]]:
     return {
         p.relative_to(out).as_posix(): (p.stat().st_mtime_ns, p.read_bytes())
@@ -346,10 +363,9 @@ def test_sitemap_index_files_and_the_site_static_folder(tmp_path):
         assert client.get(f"/sitemap-{len(parts) + 1}.xml").status_code == 404
 
 
-def test_a_second_build_writes_only_what_changed_and_removes_what_is_gone(tmp_path):
-    site = small_site(tmp_path / "site")
-    out = tmp_path / "out"
-    first = build(site, out)
+def test_a_second_build_writes_only_what_changed_and_removes_what_is_gone(tmp_path, small_built):
+    template, first = small_built
+    site, out = copy_built(template, tmp_path)
     assert first.written > 30 and first.unchanged == 0 and first.removed == 0
     before = snapshot(out)
 
@@ -511,10 +527,8 @@ def test_a_build_reads_static_files_as_they_are_and_compresses_none(tmp_path):
         assert [m._pages for m in mounts if m._pages] == []  # nothing compressed, kept
 
 
-def test_a_manifest_never_removes_anything_outside_out(tmp_path):
-    site = small_site(tmp_path / "site")
-    out = tmp_path / "out"
-    build(site, out)
+def test_a_manifest_never_removes_anything_outside_out(tmp_path, small_built):
+    site, out = copy_built(small_built[0], tmp_path)
     victim = tmp_path / "victim.txt"
     victim.write_text("keep")
     manifest = json.loads((out / MANIFEST).read_text())

@@ -75,6 +75,7 @@ def reader(chromium) -> Iterator[Page]:
 def at(page: Page, url: str, width: int, height: int = 844) -> Page:
     """Load `url` in the shared page at this viewport (set first: a fresh document at that
     size, as a new context's page would be)."""
+    page.goto("about:blank")  # a new document, even of the URL shown now (no scroll restored)
     page.set_viewport_size({"width": width, "height": height})
     page.goto(url)
     return page

@@ -135,6 +135,7 @@ def at(page: Page, url: str, width: int, height: int, scheme: str = "light") -> 
     with `url`: a fresh document at that size, as a new context's page would be (a context
     costs Chromium about a fifth of a second; this one's cookies and cache are mei's session
     and the dashboard's own files, which no look-only test changes)."""
+    page.goto("about:blank")  # a new document, even of the URL shown now (no scroll restored)
     page.set_viewport_size({"width": width, "height": height})
     page.emulate_media(color_scheme=scheme)
     page.goto(url)

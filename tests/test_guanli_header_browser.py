@@ -51,6 +51,7 @@ def signed_in(tmp_path_factory, chromium) -> Iterator[tuple[str, Page]]:
 def at(page: Page, url: str, width: int) -> None:
     """Load `url` in the shared page at `width` (the viewport set first: a fresh document at
     that size, as a new context's page would be)."""
+    page.goto("about:blank")  # a new document, even of the URL shown now
     page.set_viewport_size({"width": width, "height": 800})
     page.goto(url)
 

@@ -28,6 +28,10 @@ from support.sites import new_comment, post, write_site
 from support.wait import CEILING
 
 PASSWORD = "a long password"  # pragma: allowlist secret
+# The tests reading one of the module's served sites (`looked_at`, `with_texts`): one worker
+# each, so that a site is made, served and signed in to once, not once a worker.
+LOOKED = pytest.mark.xdist_group("guanli-looked")
+TEXTS = pytest.mark.xdist_group("guanli-texts")
 SCREENS = [
     "/guanli/login",
     "/guanli/",
@@ -342,6 +346,7 @@ def axe_in_both_schemes(page: Page, axe: Axe) -> dict[str, list[dict[str, Any]]]
     return found
 
 
+@LOOKED
 @pytest.mark.parametrize("width", [1280, 390])
 def test_axe_finds_no_violation_on_any_screen(browser, looked_at, width):
     """Every screen, the sign-in page and a confirmation page, in both colour schemes: a
@@ -385,6 +390,7 @@ ALIGNMENT = """() => [...document.querySelectorAll('input[type=checkbox], input[
   .filter(x => x)"""
 
 
+@LOOKED
 @pytest.mark.parametrize("width", [1280, 390])
 def test_radios_and_checkboxes_sit_on_their_texts_line(browser, looked_at, width):
     """The audit found them drawn 10 px above their text (issue 29, item 4)."""
@@ -430,6 +436,7 @@ OPACITY = "e => getComputedStyle(e).opacity"
 CLIPPED = "e => e.scrollHeight > e.clientHeight + 1"
 
 
+@TEXTS
 @pytest.mark.parametrize(("scheme", "ui"), [("light", "en"), ("dark", "en"), ("light", "zh")])
 def test_a_one_paragraph_row_is_compact_with_actions_on_hover_focus_and_touch(
     browser, with_texts, scheme, ui
@@ -461,6 +468,7 @@ def test_a_one_paragraph_row_is_compact_with_actions_on_hover_focus_and_touch(
     assert tools.evaluate(OPACITY) == "1"
 
 
+@TEXTS
 def test_a_long_comment_is_clamped_with_show_all_one_key_away(browser, with_texts):
     """A comment longer than three lines keeps its row compact: the text is clamped and "Show
     all", a button that says whether it is open, shows the rest (from the keyboard too)."""
@@ -491,6 +499,7 @@ def test_a_long_comment_is_clamped_with_show_all_one_key_away(browser, with_text
     nojs.context.close()
 
 
+@TEXTS
 def test_a_phone_shows_the_first_comment_whole_on_the_first_screen(browser, with_texts):
     """At 390 px a comment's row was 435 px and the first one began below the bulk bar's four
     lines: now the first row ends on the first screen, a 439-character comment's row is at most
@@ -513,6 +522,7 @@ def test_a_phone_shows_the_first_comment_whole_on_the_first_screen(browser, with
     phone.context.close()
 
 
+@TEXTS
 @pytest.mark.parametrize("width", [1280, 390])
 def test_the_overview_reads_at_a_glance(browser, with_texts, width):
     """Issue 29, item 4 (WordPress's dashboard): the counts first, each a link to its view of
@@ -543,6 +553,7 @@ def test_the_overview_reads_at_a_glance(browser, with_texts, width):
     assert page.url.endswith("/guanli/comments?status=pending")
 
 
+@LOOKED
 def test_the_filter_bar_is_one_line_at_1280_and_folds_on_a_phone(browser, looked_at):
     """Issue 29, item 4: at 1280 px every filter and the Filter button on one line; at 390 px
     the bar folds behind "Filter" so the first comment is on the first screen."""
@@ -576,6 +587,7 @@ SPLIT_WORDS = """() => [...document.querySelectorAll('.guanli-table th')].flatMa
 })"""
 
 
+@LOOKED
 @pytest.mark.parametrize("path", ["/guanli/", "/guanli/users", "/guanli/audit", "/guanli/privacy"])
 def test_no_table_header_splits_a_word_at_390(browser, looked_at, path):
     """The Sessions table read "User nam/e" at 390 px (issue 29, item 4)."""

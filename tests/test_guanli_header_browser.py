@@ -18,6 +18,9 @@ from masthead.web.app import create_app
 from support.servers import uvicorn_server
 from support.sites import post, write_site
 
+# the tests share the module's site and signed-in page: one worker makes them, not every worker
+pytestmark = pytest.mark.xdist_group("guanli-header")
+
 PASSWORD = "a long password"  # pragma: allowlist secret
 NAME = "margaret.harbour"  # a longer user name than most
 PARTS = [

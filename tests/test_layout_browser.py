@@ -23,6 +23,9 @@ from support.browser import quiet
 from support.servers import uvicorn_server
 from support.sites import DEMO
 
+# the tests reading the module's served sites: one worker makes them, not every worker
+pytestmark = pytest.mark.xdist_group("layout-sites")
+
 CORPUS = Path(__file__).parent / "data" / "k8s-blog"
 WIDTHS = (390, 768, 1152, 1280, 1440, 1920)
 RAIL_WIDTHS = (1152, 1280, 1440, 1920)

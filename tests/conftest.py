@@ -35,7 +35,7 @@ from masthead.web.app import create_app
 
 from support import cpu
 from support.browser import NO_OTHER_HOSTS, launch, watch_children_without_threads
-from support.sites import BILINGUAL_TOML, DEMO, K8S_CORPUS, write_site
+from support.sites import BILINGUAL_TOML, K8S_CORPUS, demo_copy, write_site
 
 
 @pytest.fixture
@@ -67,9 +67,7 @@ def serve() -> Iterator[Callable[..., TestClient]]:
 @pytest.fixture
 def demo_site(tmp_path: Path) -> Site:
     """A copy of the bundled demo site with its database in tmp_path."""
-    root = tmp_path / "demo"
-    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".masthead"))
-    return load_site(root)
+    return demo_copy(tmp_path / "demo")
 
 
 @pytest.fixture(scope="module")
@@ -77,9 +75,8 @@ def demo_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient
     """The real app on one copy of the demo site, shared by the tests of a module that only read
     it (GET and HEAD requests): the site is copied and indexed once a module, not once a test. A
     test that writes to its site takes `demo_site` and `serve` instead."""
-    root = tmp_path_factory.mktemp("demo") / "demo"
-    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".masthead"))
-    with TestClient(create_app(load_site(root)), follow_redirects=False) as client:
+    site = demo_copy(tmp_path_factory.mktemp("demo") / "demo")
+    with TestClient(create_app(site), follow_redirects=False) as client:
         yield client
 
 

@@ -11,6 +11,7 @@ from masthead.accounts import service as accounts
 from masthead.store import users as store
 from masthead.store.db import Database
 
+from support.cli import in_process
 from support.sites import post
 
 
@@ -32,6 +33,9 @@ def db(tmp_path):
 
 
 def test_admin_commands_over_the_real_cli(make_site):
+    """The first command as a real process (a password piped to its stdin), the others in
+    this process through Typer's runner (`in_process`): what they do and say is the same code,
+    without a Python start-up and an import of the app each."""
     site = make_site({"posts/a.md": post("A")})
     root = str(site.root)
     made = masthead(
@@ -48,11 +52,11 @@ def test_admin_commands_over_the_real_cli(make_site):
     )
     assert made.returncode == 0, made.stderr
     assert "Added mei (admin)" in made.stdout
-    again = masthead("admin", "add-user", root, "MEI", "--password-stdin", stdin="x" * 12 + "\n")
+    again = in_process("admin", "add-user", root, "MEI", "--password-stdin", input="x" * 12 + "\n")
     assert again.returncode == 2 and "already a user named 'MEI'" in again.stderr
-    short = masthead("admin", "add-user", root, "bo", "--password-stdin", stdin="short\n")
+    short = in_process("admin", "add-user", root, "bo", "--password-stdin", input="short\n")
     assert short.returncode == 2 and "at least 10 characters" in short.stderr
-    token = masthead("admin", "token", root, "mei")
+    token = in_process("admin", "token", root, "mei")
     assert token.returncode == 0, token.stderr
     secret = token.stdout.strip().splitlines()[-1]
     assert len(secret) >= 32
@@ -67,17 +71,17 @@ def test_admin_commands_over_the_real_cli(make_site):
             .fetchone()
         )
         assert stored[0].startswith("$argon2id$") and secret not in stored[1]
-        listed = masthead("admin", "list", root)
+        listed = in_process("admin", "list", root)
         assert "mei\tadmin\tMei@Example.com\t0 sessions\t1 tokens" in listed.stdout
-        assert masthead("admin", "token", root, "mei", "--revoke").returncode == 0
+        assert in_process("admin", "token", root, "mei", "--revoke").returncode == 0
         assert accounts.user_for_token(db, secret) is None
-        changed = masthead(
-            "admin", "password", root, "mei", "--password-stdin", stdin="another long one\n"
+        changed = in_process(
+            "admin", "password", root, "mei", "--password-stdin", input="another long one\n"
         )
         assert changed.returncode == 0
         assert accounts.login(db, "mei", "another long one", client="c").user.name == "mei"
-        assert masthead("admin", "remove", root, "mei").returncode == 0
-        assert masthead("admin", "remove", root, "mei").returncode == 2
+        assert in_process("admin", "remove", root, "mei").returncode == 0
+        assert in_process("admin", "remove", root, "mei").returncode == 2
         actions = [r[0] for r in db.read().execute("SELECT action FROM audit_log ORDER BY id")]
         assert actions[:3] == ["user-add", "token-add", "token-revoke"]
         assert actions[-1] == "user-remove"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,9 +24,9 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from starlette.testclient import TestClient
 
-from masthead.config import load_site
+from masthead.config import Site, load_site
 from masthead.export import search_index
-from masthead.export.build import MANIFEST, build, page_urls
+from masthead.export.build import MANIFEST, BuildReport, build, page_urls
 from masthead.export.client import Client
 from masthead.export.direct import Direct
 from masthead.export.watch import watch
@@ -72,6 +73,23 @@ def snapshot(out: Path) -> dict[str, tuple[int, bytes]]:
     }
 
 
+@pytest.fixture(scope="module")
+def small_built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildReport]:
+    """`small_site` and its first (cold) build, made once a module: (the folder holding `site`
+    and `out`, that build's report). A test that builds again starts from a copy
+    (`copy_built`), which builds as the original would: the manifest names no folder."""
+    root = tmp_path_factory.mktemp("small")
+    report = build(small_site(root / "site"), root / "out")
+    return root, report
+
+
+def copy_built(template: Path, tmp_path: Path) -> tuple[Site, Path]:
+    """A copy of a built site and its OUT in `tmp_path` (files' times kept): (site, OUT)."""
+    shutil.copytree(template / "site", tmp_path / "site")
+    shutil.copytree(template / "out", tmp_path / "out")
+    return load_site(tmp_path / "site"), tmp_path / "out"
+
+
 def approve_comment(site, url: str, text: str) -> None:
     """An approved comment on the post at `url`, stored as the comment service stores one (from
     another connection, as the dashboard's process would)."""
@@ -98,10 +116,9 @@ def approve_comment(site, url: str, text: str) -> None:
         db.close()
 
 
-def test_a_build_with_nothing_changed_renders_nothing(tmp_path):
-    site = small_site(tmp_path / "site")
-    out = tmp_path / "out"
-    first = build(site, out)
+def test_a_build_with_nothing_changed_renders_nothing(tmp_path, small_built):
+    template, first = small_built
+    site, out = copy_built(template, tmp_path)
     assert first.fetched > 30 and first.written == first.files
     before = snapshot(out)
     again = build(site, out)
@@ -110,10 +127,20 @@ def test_a_build_with_nothing_changed_renders_nothing(tmp_path):
     assert snapshot(out) == before  # nor a file touched, the manifest included
 
 
-def test_a_moderated_comment_rewrites_the_pages_showing_it_and_nothing_else(tmp_path):
-    site = small_site(tmp_path / "site")
-    out = tmp_path / "out"
-    first = build(site, out)
+def test_a_site_folder_moved_with_its_export_still_renders_nothing(tmp_path, small_built):
+    """What the pages were made from names no folder: a site and its OUT moved (a folder
+    renamed, a CI runner's checkout at another path with OUT kept) build as incrementally."""
+    template, _first = small_built
+    _site, out = copy_built(template, tmp_path)
+    (tmp_path / "site").rename(tmp_path / "moved")
+    (tmp_path / "out").rename(tmp_path / "public")
+    assert build(load_site(tmp_path / "moved"), tmp_path / "public").fetched == 0
+    assert not out.exists()
+
+
+def test_a_moderated_comment_rewrites_the_pages_showing_it_and_nothing_else(tmp_path, small_built):
+    template, first = small_built
+    site, out = copy_built(template, tmp_path)
     before = snapshot(out)
     # a list page is fetched again when a thread it counts comments of changes, not any thread
     marks = json.loads((out / MANIFEST).read_text())["made"]["marks"]
@@ -151,10 +178,9 @@ def test_a_moderated_comment_rewrites_the_pages_showing_it_and_nothing_else(tmp_
     assert build(site, out).fetched == 0  # and then nothing again
 
 
-def test_an_edited_post_renders_again_and_rewrites_only_changed_files(tmp_path):
-    site = small_site(tmp_path / "site")
-    out = tmp_path / "out"
-    first = build(site, out)
+def test_an_edited_post_renders_again_and_rewrites_only_changed_files(tmp_path, small_built):
+    template, first = small_built
+    site, out = copy_built(template, tmp_path)
     before = snapshot(out)
     (site.content_dir / "posts/p5.md").write_text(
         post("Post 5", "2024-03-05", body="New words.\n", tags="[harbour]")
@@ -213,11 +239,20 @@ EDITS = {
 }  # fmt: skip
 
 
+@pytest.fixture(scope="module")
+def wide_built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildReport]:
+    """`wide_site` and its first (cold) build at NOW, made once a module (see `small_built`)."""
+    root = tmp_path_factory.mktemp("wide")
+    report = build(wide_site(root / "site"), root / "out", clock=lambda: NOW)
+    return root, report
+
+
 @pytest.mark.parametrize("edit", list(EDITS))
-def test_a_saved_post_renders_only_the_pages_it_changes_and_equals_a_cold_build(tmp_path, edit):
-    site = wide_site(tmp_path / "site")
-    out = tmp_path / "out"
-    first = build(site, out, clock=lambda: NOW)
+def test_a_saved_post_renders_only_the_pages_it_changes_and_equals_a_cold_build(
+    tmp_path, edit, wide_built
+):
+    template, first = wide_built
+    site, out = copy_built(template, tmp_path)
     before = snapshot(out)
     rel, text = EDITS[edit]
     if text is None:
@@ -269,10 +304,9 @@ def test_many_saved_posts_render_everything(tmp_path):
 
 
 @pytest.mark.parametrize("change", ["setting", "template", "static file", "media file"])
-def test_what_is_not_in_the_index_renders_again(tmp_path, change):
-    site = small_site(tmp_path / "site")
-    out = tmp_path / "out"
-    first = build(site, out)
+def test_what_is_not_in_the_index_renders_again(tmp_path, change, small_built):
+    template, first = small_built
+    site, out = copy_built(template, tmp_path)
     if change == "setting":
         toml = site.root / "masthead.toml"
         toml.write_text(toml.read_text().replace('"Small"', '"Smaller"'))
@@ -313,28 +347,24 @@ def test_a_post_becoming_due_renders_again(tmp_path):
     assert due.fetched > 0 and (out / "posts/later/index.html").is_file()
 
 
-def test_a_file_deleted_from_out_is_written_again(tmp_path):
-    site = small_site(tmp_path / "site")
-    out = tmp_path / "out"
-    build(site, out)
+def test_a_file_deleted_from_out_is_written_again(tmp_path, small_built):
+    site, out = copy_built(small_built[0], tmp_path)
     (out / "posts/p3/index.html").unlink()
     again = build(site, out)
     assert "posts/p3/index.html" in again.changed and (out / "posts/p3/index.html").is_file()
 
 
-def test_a_damaged_manifest_makes_a_full_build(tmp_path):
-    site = small_site(tmp_path / "site")
-    out = tmp_path / "out"
-    first = build(site, out)
+def test_a_damaged_manifest_makes_a_full_build(tmp_path, small_built):
+    template, first = small_built
+    site, out = copy_built(template, tmp_path)
     manifest = json.loads((out / MANIFEST).read_text())
     manifest["made"] = {"fingerprint": 7, "marks": {"x": "y"}}
     (out / MANIFEST).write_text(json.dumps(manifest))
     assert build(site, out).fetched == first.fetched
 
 
-def test_every_page_is_called_directly_not_through_the_router(tmp_path):
-    site = small_site(tmp_path / "site")
-    build(site, tmp_path / "out")  # indexed
+def test_every_page_is_called_directly_not_through_the_router(tmp_path, small_built):
+    site, _out = copy_built(small_built[0], tmp_path)  # indexed
     app = create_app(site, index=False)
     fetcher = Direct(app, Client(app, BASE))
     db = Database(site.database_path)
@@ -424,8 +454,11 @@ def test_build_watch_follows_a_saved_post_and_a_moderated_comment(tmp_path):
     site = small_site(tmp_path / "site")
     out = tmp_path / "out"
     log = (tmp_path / "watch.log").open("w")
+    # `--jobs 2`: its first build renders in worker processes, spawned beside the watch's
+    # threads (without it, a site this small renders in the watch's process)
+    cmd = ["build", str(site.root), str(out), "--watch", "--jobs", "2"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "masthead", "build", str(site.root), str(out), "--watch"],
+        [sys.executable, "-m", "masthead", *cmd],
         stdout=log,
         stderr=subprocess.STDOUT,
         env={**os.environ, "COLUMNS": "200"},
@@ -457,13 +490,12 @@ def test_build_watch_follows_a_saved_post_and_a_moderated_comment(tmp_path):
     assert text.count("files in") >= 2, text
 
 
-def test_build_watch_sees_a_file_saved_as_soon_as_the_first_build_is_done(tmp_path):
+def test_build_watch_sees_a_file_saved_as_soon_as_the_first_build_is_done(tmp_path, small_built):
     """The watches exist before the first build: a post saved the moment that build is done
     (here from its own report, before anything else can run) is built next. Watching only after
     the first build lost such a save until the file was saved again."""
-    site = small_site(tmp_path / "site")
-    out = tmp_path / "out"
-    build(site, out)  # built before, as usual: the watch's first build changes nothing
+    # built before, as usual: the watch's first build changes nothing
+    site, out = copy_built(small_built[0], tmp_path)
     stop = threading.Event()
     reports: list[object] = []
 

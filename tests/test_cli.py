@@ -1,4 +1,6 @@
-"""The `masthead` command: init, check, index (run as a real process where it matters)."""
+"""The `masthead` command: init, check, index (run as a real process where it matters: exit
+statuses, serve, file permissions, a full disk; in this process through Typer's runner,
+`support.cli.in_process`, where only what a command does and says is checked)."""
 
 from __future__ import annotations
 
@@ -8,12 +10,11 @@ import sys
 from pathlib import Path
 
 import httpx
-import pytest
 from typer.testing import CliRunner
 
 from masthead.cli import app
 
-from support.cli import masthead, one_line_error, run, unprivileged
+from support.cli import in_process, masthead, one_line_error, run, unprivileged
 from support.servers import cli_server
 from support.sites import post
 from support.wait import CEILING
@@ -28,7 +29,7 @@ def test_init_creates_a_site_that_checks_clean_and_serves(tmp_path, serve):
     assert (target / "masthead.toml").exists()
     assert (target / "content/posts/kubelet-syncloop-pleg.zh.md").exists()
     assert 'title = "mysite"' in (target / "masthead.toml").read_text()
-    checked = masthead("check", str(target))
+    checked = in_process("check", target)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     from masthead.config import load_site
 
@@ -67,37 +68,36 @@ def test_check_reports_path_line_reason_and_exit_codes(make_site):
     assert masthead("check", "--strict", str(site.root)).returncode == 1
 
 
-@pytest.mark.slow  # `masthead index` as a process, seven times
 def test_index_is_incremental_and_full_rebuilds(make_site):
     site = make_site({f"posts/p{i}.md": post(f"P{i}", "2024-03-01") for i in range(5)})
-    first = masthead("index", str(site.root))
+    first = in_process("index", str(site.root))
     assert first.returncode == 0, first.stderr
     assert "5 files: 5 parsed" in first.stdout
-    second = masthead("index", str(site.root))
+    second = in_process("index", str(site.root))
     assert "5 files: 0 parsed, 5 unchanged" in second.stdout
     (site.content_dir / "posts/p1.md").write_text(post("P1 edited", "2024-03-01"))
-    third = masthead("index", str(site.root))
+    third = in_process("index", str(site.root))
     assert "5 files: 1 parsed, 4 unchanged" in third.stdout
     (site.content_dir / "posts/p2.md").unlink()
-    fourth = masthead("index", str(site.root))
+    fourth = in_process("index", str(site.root))
     assert "4 files: 0 parsed, 4 unchanged, 1 removed" in fourth.stdout
-    full = masthead("index", "--full", str(site.root))
+    full = in_process("index", "--full", str(site.root))
     assert "4 files: 4 parsed" in full.stdout
     (site.content_dir / "posts/p3.md").write_text("---\ntitle: A: B\ndate: 2024-03-01\n---\n")
-    broken = masthead("index", str(site.root))
+    broken = in_process("index", str(site.root))
     assert "1 parsed, 3 unchanged, 0 removed, 1 with errors" in broken.stdout
     assert broken.stderr.count("content/posts/p3.md:2:") == 1, broken.stderr
-    later = masthead("index", str(site.root))
+    later = in_process("index", str(site.root))
     assert "0 parsed, 4 unchanged, 0 removed, 1 with errors" in later.stdout, "still reported"
 
 
 def test_bad_settings_fail_at_start_with_the_key_named(tmp_path):
     (tmp_path / "masthead.toml").write_text('title = "x"\npost_per_page = 3\n')
-    result = masthead("check", str(tmp_path))
+    result = in_process("check", tmp_path)
     assert result.returncode == 2
     assert "post_per_page" in result.stderr and "Traceback" not in result.stderr
     (tmp_path / "masthead.toml").write_text('timezone = "Mars/Olympus"\n')
-    result = masthead("index", str(tmp_path))
+    result = in_process("index", tmp_path)
     assert result.returncode == 2 and "Mars/Olympus" in result.stderr
 
 
@@ -105,7 +105,7 @@ def test_a_bad_setting_from_the_environment_names_the_variable(tmp_path, monkeyp
     """Not the file: the value was never in it (found by a fresh-user trial)."""
     (tmp_path / "masthead.toml").write_text('title = "x"\n')
     monkeypatch.setenv("MASTHEAD_POSTS_PER_PAGE", "abc")
-    result = masthead("check", str(tmp_path))
+    result = in_process("check", tmp_path)
     assert result.returncode == 2
     said = "MASTHEAD_POSTS_PER_PAGE (environment): must be a whole number"
     assert said in result.stderr, result.stderr
@@ -113,7 +113,7 @@ def test_a_bad_setting_from_the_environment_names_the_variable(tmp_path, monkeyp
 
 def test_serve_prints_the_url_it_listens_on(make_site):
     site = make_site({"posts/a.md": post("Served by the CLI", "2024-03-01")})
-    with cli_server(str(site.root)) as url:
+    with cli_server(str(site.root), "--workers", "1") as url:  # a worker imports the app
         port = url.rsplit(":", 1)[1].strip("/")
         assert port != "0", url
         r = httpx.get(url + "posts/a/", timeout=CEILING)
@@ -129,7 +129,7 @@ def test_check_warns_about_missing_files_and_unknown_language_suffixes(make_site
             "posts/b.fr.md": post("Bonjour", "2024-03-01"),
         }
     )
-    result = masthead("check", str(site.root))
+    result = in_process("check", site.root)
     lines = result.stdout.splitlines()
     assert result.returncode == 0, "warnings only"
     assert any(
@@ -159,7 +159,7 @@ def test_backup_copies_the_database_while_it_is_in_use(make_site, serve):
     assert copy.execute("SELECT COUNT(*) FROM posts").fetchone()[0] == 5
     assert copy.execute("SELECT COUNT(*) FROM search_log").fetchone()[0] == 1
     copy.close()
-    missing = masthead("backup", str(site.root / "nowhere"), str(dest))
+    missing = in_process("backup", site.root / "nowhere", dest)
     assert missing.returncode == 2 and "no such site folder" in missing.stderr
 
 
@@ -204,10 +204,10 @@ def test_a_database_folder_that_does_not_exist_or_cannot_be_created(make_site):
     # the database's own folder is created (.masthead/ by default), not a missing parent:
     # a `database` setting that points into a folder that does not exist is a mistake
     site = make_site({"posts/a.md": post("A", "2024-03-01")}, 'database = "nowhere/deep/x.db"\n')
-    one_line_error(masthead("index", str(site.root)), str(site.root / "nowhere"), "does not exist")
+    one_line_error(in_process("index", site.root), str(site.root / "nowhere"), "does not exist")
     assert not (site.root / "nowhere").exists()
     (site.root / "masthead.toml").write_text('database = "data/x.db"\n')
-    assert masthead("index", str(site.root)).returncode == 0
+    assert in_process("index", site.root).returncode == 0
     assert (site.root / "data/x.db").is_file()
     # a site folder this user may not write: .masthead/ cannot be created
     (site.root / "masthead.toml").write_text("")
@@ -255,8 +255,8 @@ def test_check_and_index_print_file_names_and_link_targets_escaped(make_site):
             "posts/b.md": post("B", "2024-03-01", body="[x](gone%07%1B%5B2J.md)\n"),
         }
     )
-    checked = masthead("check", str(site.root))
-    indexed = masthead("index", str(site.root))
+    checked = in_process("check", site.root)
+    indexed = in_process("index", site.root)
     for result in (checked, indexed):
         printed = result.stdout + result.stderr
         assert "\x1b" not in printed and "\x07" not in printed, printed
@@ -273,7 +273,7 @@ def test_init_where_no_site_can_be_made_is_one_line(tmp_path):
         Path("/proc/masthead-site"): "cannot create the site",  # a file system nobody writes
     }
     for target, reason in cases.items():
-        result = run([sys.executable, "-m", "masthead", "init", str(target)])
+        result = in_process("init", target, env={"COLUMNS": "60"})  # narrow, as `run`
         one_line_error(result, str(target), reason)
     assert a_file.read_text() == "keep me"
 
@@ -293,14 +293,18 @@ def test_a_database_from_a_newer_masthead_is_one_line_and_left_as_it_was(make_si
     from masthead.store.migrations import MIGRATIONS
 
     site = make_site({"posts/a.md": post("A", "2024-03-01")})
-    assert masthead("index", str(site.root)).returncode == 0
+    assert in_process("index", site.root).returncode == 0
     db = site.database_path
     conn = sqlite3.connect(db)
     conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
     conn.close()
     before = db.read_bytes()
-    for command in (["index"], ["serve", "--port", "0"]):
-        one_line_error(masthead(*command, str(site.root)), str(db), "newer masthead")
+    # serve as a process: if it did not refuse, it would go on serving
+    for refused in (
+        in_process("index", site.root),
+        masthead("serve", str(site.root), "--port", "0"),
+    ):
+        one_line_error(refused, str(db), "newer masthead")
     assert db.read_bytes() == before
 
 

@@ -1,4 +1,6 @@
-"""Small things a new user hit (issue 29, item 9), through the real `masthead` process:
+"""Small things a new user hit (issue 29, item 9), through the `masthead` command (in this
+process, `support.cli.in_process`, where only what it does and says is checked; as a real
+process where a terminal, stdin or a server's log is the point):
 `masthead new "Title"` inside a site folder (the title was taken as the site), `masthead init
 DIR --empty`, `admin add-user` with no terminal and no `--password-stdin` (a GetPassWarning and
 "Aborted."), and the log line of a worker that does not watch under `--workers 2` (it named
@@ -20,34 +22,34 @@ import pytest
 
 from masthead.config import load_site
 
-from support.cli import masthead
+from support.cli import in_process
 from support.sites import post
 from support.wait import CEILING, until
 
 
 def test_new_with_one_argument_inside_a_site_takes_it_as_the_title(make_site):
     site = make_site({"posts/a.md": post("A")})
-    made = masthead("new", "My first post", cwd=site.root)
+    made = in_process("new", "My first post", cwd=site.root)
     assert made.returncode == 0, made.stderr
     path = Path(made.stdout.strip())
     assert path == site.content_dir / "posts" / "my-first-post.md"
     assert 'title: "My first post"' in path.read_text(encoding="utf-8")
-    named = masthead("new", str(site.root), "Second post", cwd=site.root.parent)
+    named = in_process("new", site.root, "Second post", cwd=site.root.parent)
     assert named.returncode == 0 and Path(named.stdout.strip()).name == "second-post.md"
 
 
 def test_new_with_one_argument_outside_a_site_says_so(tmp_path):
-    made = masthead("new", "My first post", cwd=tmp_path)
+    made = in_process("new", "My first post", cwd=tmp_path)
     assert made.returncode == 2
     assert "not a site folder" in made.stderr and "masthead init" in made.stderr
     assert "missing argument" not in made.stderr.lower()
-    many = masthead("new", "My", "first", "post", cwd=tmp_path)
+    many = in_process("new", "My", "first", "post", cwd=tmp_path)
     assert many.returncode == 2 and 'masthead new "My first post"' in many.stderr
 
 
 def test_init_empty_makes_a_site_with_settings_and_no_sample_posts(tmp_path):
     root = tmp_path / "blog"
-    made = masthead("init", str(root), "--empty")
+    made = in_process("init", root, "--empty")
     assert made.returncode == 0, made.stderr
     assert "empty site" in made.stdout
     files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
@@ -57,9 +59,9 @@ def test_init_empty_makes_a_site_with_settings_and_no_sample_posts(tmp_path):
     assert "demo" not in json.dumps(settings, ensure_ascii=False)
     site = load_site(root)
     assert set(site.languages) == {"en", "zh"}
-    checked = masthead("check", str(root))
+    checked = in_process("check", root)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    written = masthead("new", "Hello", cwd=root)
+    written = in_process("new", "Hello", cwd=root)
     assert written.returncode == 0, written.stderr
 
 

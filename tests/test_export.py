@@ -8,11 +8,14 @@ worker, so that the suite exports the corpus once, not once per worker.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
+import resource
 import shutil
 import stat
+import time
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
@@ -22,8 +25,18 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from masthead.cli import app as cli
-from masthead.config import load_site
-from masthead.export.build import MANIFEST, build, cores, file_for
+from masthead.config import Site, load_site
+from masthead.export.build import (
+    MANIFEST,
+    WORKER_PAGES,
+    BuildReport,
+    build,
+    cores,
+    file_for,
+    processes_for,
+)
+from masthead.indexing.indexer import index_site
+from masthead.store.db import Database
 from masthead.web.app import create_app
 
 from support.cli import masthead, one_line_error, run, unprivileged
@@ -277,6 +290,22 @@ def small_site(root: Path):
     return write_site(root, files, SMALL)
 
 
+@pytest.fixture(scope="module")
+def small_built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildReport]:
+    """`small_site` and its first build, made once a module: (the folder holding `site` and
+    `out`, that build's report). A test that builds again starts from a copy (`copy_built`),
+    which builds as the original would: the manifest names no folder."""
+    root = tmp_path_factory.mktemp("small")
+    return root, build(small_site(root / "site"), root / "out")
+
+
+def copy_built(template: Path, tmp_path: Path) -> tuple[Site, Path]:
+    """A copy of a built site and its OUT in `tmp_path` (files' times kept): (site, OUT)."""
+    shutil.copytree(template / "site", tmp_path / "site")
+    shutil.copytree(template / "out", tmp_path / "out")
+    return load_site(tmp_path / "site"), tmp_path / "out"
+
+
 def snapshot(out: Path) -> dict[str, tuple[int, bytes]]:
     return {
         p.relative_to(out).as_posix(): (p.stat().st_mtime_ns, p.read_bytes())
@@ -334,10 +363,9 @@ def test_sitemap_index_files_and_the_site_static_folder(tmp_path):
         assert client.get(f"/sitemap-{len(parts) + 1}.xml").status_code == 404
 
 
-def test_a_second_build_writes_only_what_changed_and_removes_what_is_gone(tmp_path):
-    site = small_site(tmp_path / "site")
-    out = tmp_path / "out"
-    first = build(site, out)
+def test_a_second_build_writes_only_what_changed_and_removes_what_is_gone(tmp_path, small_built):
+    template, first = small_built
+    site, out = copy_built(template, tmp_path)
     assert first.written > 30 and first.unchanged == 0 and first.removed == 0
     before = snapshot(out)
 
@@ -393,25 +421,69 @@ def test_a_second_build_writes_only_what_changed_and_removes_what_is_gone(tmp_pa
     assert (out / "posts/p5/index.html").is_file()
 
 
-def test_the_command_renders_in_a_process_per_core_and_writes_what_one_process_writes(tmp_path):
-    """`masthead build` without `--jobs` uses every core this process may use (`cores`): its
-    worker processes write the files of a build in one process, byte for byte (the search index
-    too: made from the database, after the pages), listed in the same order; a build with
-    nothing changed then writes nothing. (One test for the command and its workers: each run of
-    the workers costs a second of CPU a worker, for importing the app.)"""
+def children_cpu() -> float:
+    """CPU seconds of this process's reaped children (a build's worker processes are)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def test_build_processes_follow_the_pages_not_the_static_files():
+    """Without `--jobs` a build starts a worker per `WORKER_PAGES` pages, at most one per core,
+    none below two (one would only add its start); static files are not counted. `--jobs N`
+    is N processes whatever the size, 1 this one."""
     assert cores() == len(os.sched_getaffinity(0))
+    assert WORKER_PAGES == 320
+    assert processes_for(135, None, 2) == 0  # the demo: its own process
+    assert processes_for(639, None, 2) == 0
+    assert processes_for(640, None, 2) == 2
+    assert processes_for(5000, None, 2) == 2
+    assert processes_for(1000, None, 8) == 3
+    assert processes_for(5000, None, 1) == 0
+    assert processes_for(10, 2, 1) == 2 and processes_for(10, 4, 8) == 4
+    assert processes_for(100_000, 1, 8) == 0
+
+
+def test_a_small_site_with_many_static_files_renders_in_the_command_s_process(tmp_path):
+    """The command without `--jobs` on a site of few pages and more static files than that
+    (the package's and the site's: once, their sum started two workers) renders in its own
+    process: no worker is started. A worker's start alone costs over a second of CPU in its
+    own process, reaped as this process's child; the build's other children (fontconfig's
+    `fc-match`, looking for a font for the share cards) cost some hundredths."""
+    root = tmp_path / "site"
+    small_site(root)
+    (root / "static").mkdir()
+    for n in range(40):
+        (root / "static" / f"s{n}.css").write_text(f"a{{order:{n}}}\n")
+    before = children_cpu()
+    result = runner.invoke(cli, ["build", str(root), str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert children_cpu() - before < 0.5  # no worker process
+    files = exported(tmp_path / "out")
+    pages = [r for r in files if r.endswith((".html", ".xml")) and not built(r)]
+    assert len(files) - len(pages) > 2 * 64 > len(pages)  # mostly static files
+    assert (tmp_path / "out/static/s39.css").read_text() == "a{order:39}\n"
+
+
+def test_the_command_with_jobs_renders_in_worker_processes_and_writes_what_one_process_writes(
+    tmp_path,
+):
+    """`masthead build --jobs 2` renders in two worker processes, which write the files of a
+    build in one process, byte for byte (the search index too: made from the database, after
+    the pages), listed in the same order; a build with nothing changed then writes nothing.
+    (One test for the command and its workers: each run of the workers costs a second of CPU
+    a worker, for importing the app.)"""
     files = {
         f"posts/n{i:02d}.md": post(f"N {i}", f"2024-02-{i % 28 + 1:02d}", tags=f"[t{i % 7}, all]")
         for i in range(40)
     }
     site = write_site(tmp_path / "site", files, SMALL)
     one = build(site, tmp_path / "one", jobs=1)
-    assert one.files > 2 * 64  # past PARALLEL_MIN: the workers run
-    # on one core the command would render in this process: ask it for two workers there
-    jobs = [] if cores() > 1 else ["--jobs", "2"]
-    result = masthead("build", str(site.root), str(tmp_path / "two"), *jobs)
-    assert result.returncode == 0, result.stderr
-    assert f"{one.files} files in" in result.stdout, result.stdout
+    assert one.workers == 0 and one.files > 2 * 64
+    before = children_cpu()
+    result = runner.invoke(cli, ["build", str(site.root), str(tmp_path / "two"), "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    assert children_cpu() - before > 2  # two workers: processes of their own, reaped
+    assert f"{one.files} files in" in result.output, result.output
     first, second = snapshot_bytes(tmp_path / "one"), snapshot_bytes(tmp_path / "two")
     index = [{r: d for r, d in s.items() if r.startswith("search-index/")} for s in (first, second)]
     assert index[0] == index[1] and len([r for r in index[0] if "/d/" in r]) == 40
@@ -428,10 +500,35 @@ def snapshot_bytes(out: Path) -> dict[str, bytes]:
     return {rel: data for rel, (_mtime, data) in snapshot(out).items()}
 
 
-def test_a_manifest_never_removes_anything_outside_out(tmp_path):
+def test_a_build_reads_static_files_as_they_are_and_compresses_none(tmp_path):
+    """A build asks for every file uncompressed: the static mount, which compresses its text
+    files once for a server (gzip and brotli), keeps no compressed copy of any for a build
+    (they cost about 40% of the CPU of a build of the demo)."""
+    from starlette.routing import Mount
+
+    from masthead.export.build import _fetcher
+    from masthead.web.app import PACKAGE_STATIC
+    from masthead.web.http.media import Files
+
     site = small_site(tmp_path / "site")
-    out = tmp_path / "out"
-    build(site, out)
+    db = Database(site.database_path)
+    index_site(site, db)
+    db.close()
+    with _fetcher(site, time.time()) as fetcher:
+        for rel in ("css/site.css", "js/site.js", "favicon.svg"):
+            answer = asyncio.run(fetcher.get("/static/" + rel))
+            assert answer.status == 200 and answer.body == (PACKAGE_STATIC / rel).read_bytes()
+        mounts = [
+            r.app
+            for r in fetcher.app.router.routes
+            if isinstance(r, Mount) and isinstance(r.app, Files)
+        ]
+        assert len(mounts) >= 3  # static, media, thumbnails, cards
+        assert [m._pages for m in mounts if m._pages] == []  # nothing compressed, kept
+
+
+def test_a_manifest_never_removes_anything_outside_out(tmp_path, small_built):
+    site, out = copy_built(small_built[0], tmp_path)
     victim = tmp_path / "victim.txt"
     victim.write_text("keep")
     manifest = json.loads((out / MANIFEST).read_text())

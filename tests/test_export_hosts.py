@@ -29,6 +29,7 @@ from masthead.web.app import create_app
 from masthead.web.http.media import SVG_POLICY
 from masthead.web.http.security import security_headers
 
+from support import client
 from support.wait import CEILING, until
 
 DEMO = Path(__file__).parent.parent / "src" / "masthead" / "demo"
@@ -203,7 +204,7 @@ def nginx(export, tmp_path_factory) -> Iterator[str]:
     base = f"http://127.0.0.1:{port}"
     try:
         until(
-            lambda: httpx.get(base + "/", timeout=CEILING).status_code,
+            lambda: client.get(base + "/").status_code,
             what="nginx",
             retry=httpx.TransportError,
         )

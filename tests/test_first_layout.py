@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from urllib.parse import urljoin
 
 import pytest
 from PIL import Image
@@ -50,9 +51,30 @@ def base(tmp_path_factory) -> Iterator[str]:
         yield url
 
 
-def _page(browser: Browser, width: int) -> Page:
-    page = browser.new_page(viewport={"width": width, "height": SCREENS[width]})
+@pytest.fixture(scope="module")
+def shared(chromium: Browser) -> Iterator[Page]:
+    """One page for the tests that load a page and read it: each test loads its URL afresh (a new
+    document, `WATCH` run again), at its width, with the HTTP cache off as in a new context. A
+    new page each test cost a renderer process of its own (about 0.4 s of CPU; 22 tests)."""
+    context = chromium.new_context()
+    page = context.new_page()
     page.add_init_script(WATCH)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+    yield page
+    context.close()
+
+
+def _load(page: Page, width: int, url: str) -> Page:
+    """`url` loaded in `page` (`shared`) at `width` (its screen's height), as a new document."""
+    page.emulate_media(media="null")  # a test before may have printed
+    page.set_viewport_size({"width": width, "height": SCREENS[width]})
+    if "#" in url and page.url.split("#")[0] == url.split("#")[0]:
+        # else only a jump within the document already there; a page of the same site keeps
+        # the renderer process (about:blank would take a new one)
+        page.goto(urljoin(url, "/healthz"))
+    page.goto(url, wait_until="load")
     return page
 
 
@@ -62,9 +84,8 @@ def _top(page: Page, id_: str) -> float:
 
 @pytest.mark.parametrize("width", [412, 1350])
 @pytest.mark.parametrize("path", [POST, POST_ZH])
-def test_a_post_lays_out_its_first_screens_only_and_prints_everything(browser, base, path, width):
-    page = _page(browser, width)
-    page.goto(base + path, wait_until="load")
+def test_a_post_lays_out_its_first_screens_only_and_prints_everything(shared, base, path, width):
+    page = _load(shared, width, base + path)
     page.evaluate(FRAMES)
     height, blocks = page.evaluate(BLOCKS)
     on_screen = [i for i, (_, top) in enumerate(blocks) if top < height]
@@ -78,7 +99,6 @@ def test_a_post_lays_out_its_first_screens_only_and_prints_everything(browser, b
         f"els => els.map({SHOWN})"
     )
     assert all(printed), "a printed post shows every block"
-    page.close()
 
 
 @pytest.mark.parametrize(("width", "height"), [(390, 1800), (800, 2400)])
@@ -111,22 +131,19 @@ LATE = ("hyphenation-and-justification", "a-checklist-for-your-next-long-read", 
 
 @pytest.mark.parametrize("width", [390, 1280])
 @pytest.mark.parametrize("target", LATE)
-def test_a_fragment_lands_on_its_target_over_blocks_not_yet_laid_out(browser, base, target, width):
+def test_a_fragment_lands_on_its_target_over_blocks_not_yet_laid_out(shared, base, target, width):
     """The blocks between the first screen and the target are still skipped when the page opens
     at the target; blocks near it take their real size after the jump, and the target stays
     where the jump put it (html's scroll-padding and :target's scroll-margin: 48 px)."""
-    page = _page(browser, width)
-    page.goto(f"{base}{POST}#{target}", wait_until="load")
+    page = _load(shared, width, f"{base}{POST}#{target}")
     still(page)  # the blocks near the target have taken their real size
     assert abs(_top(page, target) - 48) <= 1.5, f"#{target} at {_top(page, target)} px"
     middle = page.locator(".post-body > :nth-child(12)")
     assert not middle.evaluate(DRAWN), "the blocks in between were jumped over, not laid out"
-    page.close()
 
 
-def test_toc_links_and_find_in_page_reach_blocks_not_yet_laid_out(browser, base):
-    page = _page(browser, 1280)
-    page.goto(base + POST, wait_until="load")
+def test_toc_links_and_find_in_page_reach_blocks_not_yet_laid_out(shared, base):
+    page = _load(shared, 1280, base + POST)
     assert not page.locator(f"[id='{LATE[0]}']").evaluate(DRAWN)
     for target in (LATE[0], "why-long-reads-are-different"):  # down over skipped blocks, back up
         page.locator(f"#mh-toc a[href='#{target}']").click()
@@ -144,15 +161,13 @@ def test_toc_links_and_find_in_page_reach_blocks_not_yet_laid_out(browser, base)
     assert last.evaluate(DRAWN)
     box = last.bounding_box()
     assert box and 0 <= box["y"] < SCREENS[1280], "and shows it"
-    page.close()
 
 
-def test_the_reading_position_holds_when_a_block_above_it_grows(browser, base):
+def test_the_reading_position_holds_when_a_block_above_it_grows(shared, base):
     """Scroll anchoring (CSS Scroll Anchoring 1) keeps the text in place: on wide screens the
     TOC rail, in the viewport at every position, came first in the anchor search, and its
     sticky list never moves, so the text moved by what grew above it (phones have no rail)."""
-    page = _page(browser, 1280)
-    page.goto(base + POST, wait_until="load")
+    page = _load(shared, 1280, base + POST)
     target = "choosing-a-typeface"
     page.evaluate("id => document.getElementById(id).scrollIntoView()", target)
     page.evaluate(FRAMES)
@@ -161,7 +176,6 @@ def test_the_reading_position_holds_when_a_block_above_it_grows(browser, base):
     page.evaluate(grow)  # a block above the reading position grows
     page.evaluate(FRAMES)
     assert abs(_top(page, target) - before) <= 1, f"moved {_top(page, target) - before:+.0f} px"
-    page.close()
 
 
 # site.css's local() faces (@font-face), by the installed family each one names
@@ -187,24 +201,23 @@ STACKS = [
 
 @pytest.mark.parametrize(("path", "selector", "before"), STACKS)
 def test_each_stack_names_the_font_drawn_on_linux_before_other_systems_fonts(
-    browser, base, path, selector, before
+    shared, base, path, selector, before
 ):
     """Every name before the one drawn costs a synchronous look-up per weight in the first
     layout; macOS and Windows ship none of the Linux fonts named first, so they keep theirs."""
-    page = _page(browser, 1280)
-    page.goto(base + path, wait_until="load")
+    page = _load(shared, 1280, base + path)
     cdp = page.context.new_cdp_session(page)
     cdp.send("DOM.enable")
     cdp.send("CSS.enable")
     root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
     node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
     fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+    cdp.detach()
     drawn = max(fonts, key=lambda f: f["glyphCount"])["familyName"]
     stack = page.locator(selector).first.evaluate("e => getComputedStyle(e).fontFamily")
     names = _names(stack)
     assert drawn in names, f"{selector} drawn in {drawn}, not in its stack {names}"
     assert names.index(drawn) <= before, f"{selector}: {names[: names.index(drawn)]} first"
-    page.close()
 
 
 # Chinese text on the English search page, and how many names of its stack may come before
@@ -218,12 +231,11 @@ MIXED = [
 
 
 @pytest.mark.parametrize(("selector", "before"), MIXED)
-def test_a_hit_in_another_language_is_set_in_its_own_stack(browser, base, selector, before):
+def test_a_hit_in_another_language_is_set_in_its_own_stack(shared, base, selector, before):
     """A Chinese hit among English ones says its language (WCAG 3.1.2, Language of Parts), so
     its Han characters take the CJK stack at once: without it each walked the whole Latin stack
     first, one synchronous look-up per absent name and weight, in the page's first layout."""
-    page = _page(browser, 1280)
-    page.goto(base + SEARCH, wait_until="load")
+    page = _load(shared, 1280, base + SEARCH)
     element = page.locator(selector).first
     assert element.evaluate("e => e.closest('[lang]').lang") == "zh-Hans"
     cdp = page.context.new_cdp_session(page)
@@ -234,11 +246,11 @@ def test_a_hit_in_another_language_is_set_in_its_own_stack(browser, base, select
     drawn = [
         f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
     ]
+    cdp.detach()
     stack = element.evaluate("e => getComputedStyle(e).fontFamily")
     names = _names(stack)
     late = [f for f in drawn if f not in names[: before + 1]]
     assert not late, f"{selector} drawn in {drawn}; its stack {names}"
-    page.close()
 
 
 INK = """async (weight) => {
@@ -255,15 +267,13 @@ def _ink(page: Page, selector: str) -> int:
 
 
 @pytest.mark.parametrize("path", [POST_ZH, "/zh/posts/kubelet-syncloop-pleg/"])
-def test_chinese_headings_are_bold_in_a_font_with_one_weight(browser, base, path):
+def test_chinese_headings_are_bold_in_a_font_with_one_weight(shared, base, path):
     """WenQuanYi Zen Hei (Linux's usual CJK font, as in .ci/run) has no bold face; named in a
     stack, Chromium drew a Chinese heading's bold regular. site.css names it as a local() face
     declared regular, so bold is synthesised: the heading has clearly more ink than at 400."""
-    page = _page(browser, 1280)
-    page.goto(base + path, wait_until="load")
+    page = _load(shared, 1280, base + path)
     selector = ".post-header h1"
     bold = _ink(page, selector)
     page.evaluate(INK, "400")
     regular = _ink(page, selector)
     assert bold > regular * 1.15, f"bold {bold} dark pixels, regular {regular}"
-    page.close()

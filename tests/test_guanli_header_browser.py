@@ -18,6 +18,9 @@ from masthead.web.app import create_app
 from support.servers import uvicorn_server
 from support.sites import post, write_site
 
+# the tests share the module's site and signed-in page: one worker makes them, not every worker
+pytestmark = pytest.mark.xdist_group("guanli-header")
+
 PASSWORD = "a long password"  # pragma: allowlist secret
 NAME = "margaret.harbour"  # a longer user name than most
 PARTS = [
@@ -29,15 +32,31 @@ PARTS = [
 ]
 
 
-@pytest.fixture
-def base(tmp_path) -> Iterator[str]:
-    site = write_site(tmp_path / "site", {"posts/a.md": post("A")}, 'title = "Harbour"\n')
+@pytest.fixture(scope="module")
+def signed_in(tmp_path_factory, chromium) -> Iterator[tuple[str, Page]]:
+    """One served site for the module (the tests only look at it) and a page signed in to it
+    through the form, which the tests share (`at`): the site is made and the password checked
+    once, not once a test."""
+    root = tmp_path_factory.mktemp("header") / "site"
+    site = write_site(root, {"posts/a.md": post("A")}, 'title = "Harbour"\n')
     db = Database(site.database_path)
     index_site(site, db)
     accounts.add_user(db, NAME, PASSWORD, "admin")
     db.close()
     with uvicorn_server(create_app(load_site(site.root))) as url:
-        yield url
+        context = chromium.new_context()
+        page = context.new_page()
+        sign_in(page, url)
+        yield url, page
+        context.close()
+
+
+def at(page: Page, url: str, width: int) -> None:
+    """Load `url` in the shared page at `width` (the viewport set first: a fresh document at
+    that size, as a new context's page would be)."""
+    page.goto("about:blank")  # a new document, even of the URL shown now
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(url)
 
 
 def sign_in(page: Page, base: str) -> None:
@@ -65,25 +84,22 @@ def one_row(found: dict[str, dict[str, float]]) -> bool:
 
 
 @pytest.mark.parametrize("ui", ["en", "zh"])
-def test_the_header_is_one_row_at_1280(browser, base, ui):
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    sign_in(page, base)
+def test_the_header_is_one_row_at_1280(signed_in, ui):
+    base, page = signed_in
     for screen in ("/guanli/", "/guanli/comments", "/guanli/audit"):
-        page.goto(f"{base}{screen}?ui={ui}")
+        at(page, f"{base}{screen}?ui={ui}", 1280)
         found = boxes(page)
         assert one_row(found), (screen, ui, found)
         left_to_right = [found[s]["x"] for s in PARTS]
         assert left_to_right == sorted(left_to_right), (screen, ui, found)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 1280, (screen, ui, width)
-    page.close()
 
 
 @pytest.mark.parametrize("ui", ["en", "zh"])
-def test_the_header_wraps_cleanly_at_390(browser, base, ui):
-    page = browser.new_page(viewport={"width": 390, "height": 800})
-    sign_in(page, base)
-    page.goto(f"{base}/guanli/comments?ui={ui}")
+def test_the_header_wraps_cleanly_at_390(signed_in, ui):
+    base, page = signed_in
+    at(page, f"{base}/guanli/comments?ui={ui}", 390)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     found = boxes(page)
     for box in found.values():
@@ -102,4 +118,3 @@ def test_the_header_wraps_cleanly_at_390(browser, base, ui):
                 or b["y"] + b["height"] <= a["y"] + 0.5
             )
             assert apart, (ui, a_name, a, b_name, b)
-    page.close()

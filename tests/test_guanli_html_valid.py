@@ -11,7 +11,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_html_valid import _check
 
 from masthead.accounts import service as accounts
 from masthead.indexing.indexer import index_site
@@ -19,6 +18,7 @@ from masthead.store import comments as cs
 from masthead.store.db import Database
 from masthead.web.app import create_app
 
+from support import nu
 from support.guanli import PASSWORD
 from support.servers import uvicorn_server
 from support.sites import new_comment, post, write_site
@@ -95,12 +95,6 @@ def test_nu_checker_finds_no_error_on_any_dashboard_screen(tmp_path):
         for name, path in SCREENS.items():
             keep(name, client.get(path))
         keep("not-found", client.get("/guanli/no-such-screen"), 404)
-    messages = _check(files)
-    errors = [
-        f"{Path(m.get('url', '?')).name}:{m.get('lastLine', '?')}: {m['message']}"
-        f" [{m.get('extract', '').strip()[:100]}]"
-        for m in messages
-        if m["type"] in ("error", "non-document-error")
-    ]
+    errors = nu.errors(nu.check(files))
     assert len(files) == len(SCREENS) + 5
     assert not errors, f"{len(errors)} Nu errors:\n" + "\n".join(errors)

@@ -107,6 +107,11 @@ def chunked(path: str, body: bytes, port: str) -> bytes:
     ).encode() + body
 
 
+# the tests over `served` on one worker: pytest-xdist hands out a module's tests one by one, and
+# each worker given one of them would start both servers again
+SERVED = pytest.mark.xdist_group("hostile-bodies-served")
+
+
 @pytest.fixture(scope="module", params=["granian", "uvicorn"])
 def served(request, tmp_path_factory) -> Iterator[str]:
     """`masthead serve` on granian or uvicorn, one process for the module's tests: they only
@@ -117,6 +122,7 @@ def served(request, tmp_path_factory) -> Iterator[str]:
         yield url
 
 
+@SERVED
 @pytest.mark.server
 @pytest.mark.parametrize(
     "body",
@@ -133,6 +139,7 @@ def test_a_malformed_chunked_body_is_a_400(served, body):
         assert b"Traceback" not in answer
 
 
+@SERVED
 @pytest.mark.server
 @pytest.mark.parametrize("served", ["granian"], indirect=True)
 def test_granian_answers_it_cannot_read_are_empty(served):

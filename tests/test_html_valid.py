@@ -2,41 +2,22 @@
 page (issue 13, item 4).
 
 The checker is the `vnu-jar` npm package (package.json; installed with `npm ci --ignore-scripts`,
-since its install script would download a Java runtime) run by the system's Java, once over every
-page (one JVM start), with JSON output (https://github.com/validator/validator/wiki/Output-»-JSON).
-Warnings are printed, errors fail.
+since its install script would download a Java runtime) run once over every page (one JVM start,
+tests/support/nu.py), with JSON output. Warnings are printed, errors fail.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess  # nosec B404: runs the checker, a fixed argument list
 from pathlib import Path
 
 import httpx
 import pytest
 
-from support.a11y_rig import (
-    VNU_JAR,
-    assert_series_and_behind_covered,
-    demo_server,
-    java,
-    npm_tool,
-    pages,
-)
+from support import nu
+from support.a11y_rig import assert_series_and_behind_covered, demo_server, pages
 from support.wait import CEILING
 
 pytestmark = pytest.mark.gate  # the accessibility, HTML and performance gates (pyproject)
-
-
-def _check(files: list[Path]) -> list[dict]:
-    jar = npm_tool(VNU_JAR)
-    cmd = [java(), "-jar", str(jar), "--format", "json", "--stdout", "--exit-zero-always"]
-    done = subprocess.run(
-        cmd + [str(f) for f in files], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)["messages"]
 
 
 def test_nu_checker_finds_no_error(tmp_path):
@@ -49,14 +30,9 @@ def test_nu_checker_finds_no_error(tmp_path):
             file = tmp_path / f"{name}.html"
             file.write_text(response.text, encoding="utf-8")
             files.append(file)
-    messages = _check(files)
+    messages = nu.check(files)
     checked = {Path(m["url"].removeprefix("file:")).name for m in messages if "url" in m}
-    errors = [
-        f"{Path(m.get('url', '?')).name}:{m.get('lastLine', '?')}: {m['message']}"
-        f" [{m.get('extract', '').strip()[:80]}]"
-        for m in messages
-        if m["type"] in ("error", "non-document-error")
-    ]
+    errors = nu.errors(messages)
     warnings = [m["message"] for m in messages if m["type"] == "info" and m.get("subType")]
     print("\n".join(warnings))
     assert len(files) >= 12 and checked <= {f.name for f in files}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
 from masthead.config import load_site
 from masthead.web.app import create_app
@@ -22,6 +22,9 @@ from masthead.web.app import create_app
 from support.browser import quiet
 from support.servers import uvicorn_server
 from support.sites import DEMO
+
+# the tests reading the module's served sites: one worker makes them, not every worker
+pytestmark = pytest.mark.xdist_group("layout-sites")
 
 CORPUS = Path(__file__).parent / "data" / "k8s-blog"
 WIDTHS = (390, 768, 1152, 1280, 1440, 1920)
@@ -87,10 +90,24 @@ def corpus_with_menu(tmp_path_factory) -> Iterator[str]:
     yield from _serve(CORPUS, tmp_path_factory, menu)
 
 
-def _page(browser: Browser, width: int, scheme: str = "light") -> Page:
+@pytest.fixture(scope="module")
+def reader(chromium) -> Iterator[Page]:
+    """One page for the tests that only read, scroll and resize (`_page`): a context costs
+    Chromium about a fifth of a second, and these tests leave nothing in it (no cookie, no
+    storage, no permission). The code-copy tests, which grant clipboard access, have their own."""
+    context = chromium.new_context()
+    yield context.new_page()
+    context.close()
+
+
+def _page(reader: Page, width: int, scheme: str = "light") -> Page:
+    """The shared page at this viewport and colour scheme, for the test's next load: each
+    `goto` after this is a fresh document at that size, as a new context's page would be."""
     height = 844 if width < 600 else 900
-    page = browser.new_page(viewport={"width": width, "height": height}, color_scheme=scheme)
-    return page
+    reader.goto("about:blank")  # the next load is a new document, even of the URL shown now
+    reader.set_viewport_size({"width": width, "height": height})
+    reader.emulate_media(color_scheme=scheme)
+    return reader
 
 
 def _box(page: Page, selector: str) -> dict[str, float]:
@@ -99,31 +116,38 @@ def _box(page: Page, selector: str) -> dict[str, float]:
     return box
 
 
-@pytest.mark.parametrize("width", RAIL_WIDTHS)
-def test_the_rail_header_and_column_share_one_grid(browser, demo, corpus, width):
+def test_the_rail_header_and_column_share_one_grid(reader, demo, corpus):
     """The TOC rail starts where the header's content starts (never in the viewport's edge,
-    never left of the header), and ends before the text column."""
-    page = _page(browser, width)
+    never left of the header), and ends before the text column, at every width with a rail.
+    A page is loaded once and resized (its layout is the CSS's alone: no script reads the
+    width, as in `test_no_element_is_wider_than_the_viewport`)."""
+    page = _page(reader, RAIL_WIDTHS[0])
     for url in (
         demo + "/posts/typography-for-long-reads/",
         demo + "/zh/posts/typography-for-long-reads/",
         corpus + "/posts/ipvs-in-cluster-load-balancing/",
     ):
+        page.set_viewport_size({"width": RAIL_WIDTHS[0], "height": 900})
         page.goto(url)
-        header = _box(page, ".site-title")
-        rail = _box(page, ".toc-rail")
-        title = _box(page, ".toc__title")
-        column = _box(page, ".post-main")
-        assert rail["x"] >= header["x"] - 0.5, (url, width, rail["x"], header["x"])
-        assert title["x"] >= header["x"] - 0.5, (url, width, "CONTENTS", title["x"])
-        assert rail["x"] + rail["width"] <= column["x"], (url, width, "rail overlaps the text")
-        assert column["x"] + column["width"] <= width - header["x"] + 0.5, (url, width)
-    page.close()
+        for width in RAIL_WIDTHS:
+            page.set_viewport_size({"width": width, "height": 900})
+            _rail_in_the_grid(page, url, width)
 
 
-def test_archive_titles_get_most_of_a_phone(browser, demo, corpus):
+def _rail_in_the_grid(page: Page, url: str, width: int) -> None:
+    header = _box(page, ".site-title")
+    rail = _box(page, ".toc-rail")
+    title = _box(page, ".toc__title")
+    column = _box(page, ".post-main")
+    assert rail["x"] >= header["x"] - 0.5, (url, width, rail["x"], header["x"])
+    assert title["x"] >= header["x"] - 0.5, (url, width, "CONTENTS", title["x"])
+    assert rail["x"] + rail["width"] <= column["x"], (url, width, "rail overlaps the text")
+    assert column["x"] + column["width"] <= width - header["x"] + 0.5, (url, width)
+
+
+def test_archive_titles_get_most_of_a_phone(reader, demo, corpus):
     """The archive's title column is at least 60% of a 390 px phone's width."""
-    page = _page(browser, PHONE)
+    page = _page(reader, PHONE)
     for url in (corpus + "/archive/", corpus + "/zh/archive/", demo + "/archive/"):
         page.goto(url)
         columns = page.evaluate(
@@ -133,7 +157,6 @@ def test_archive_titles_get_most_of_a_phone(browser, demo, corpus):
         )
         assert columns, url
         assert min(columns) >= 0.6 * PHONE, (url, min(columns))
-    page.close()
 
 
 def _too_wide(page: Page) -> list[str]:
@@ -158,11 +181,11 @@ def _too_wide(page: Page) -> list[str]:
     )
 
 
-def test_no_element_is_wider_than_the_viewport(browser, demo, corpus):
+def test_no_element_is_wider_than_the_viewport(reader, demo, corpus):
     """Nothing scrolls the page sideways: the demo's pages at every width, the corpus' hardest
     posts (long code lines and inline code, wide tables, long titles) at a phone's and a
     laptop's width. Both themes share this geometry."""
-    page = _page(browser, PHONE)
+    page = _page(reader, PHONE)
     found = {}
     pages = [(demo + u, WIDTHS) for u in DEMO_PAGES]
     pages += [(corpus + u, (PHONE, 1280)) for u in CORPUS_POSTS]
@@ -176,7 +199,6 @@ def test_no_element_is_wider_than_the_viewport(browser, demo, corpus):
             if wide:
                 found[f"{url} @{width}"] = wide
     assert found == {}, found
-    page.close()
 
 
 def _rows(page: Page) -> int:
@@ -197,9 +219,9 @@ def _rows(page: Page) -> int:
     return len(rows)
 
 
-@pytest.mark.parametrize("width", [360, PHONE])
-def test_the_phone_header_takes_two_rows_at_most(browser, demo, corpus, corpus_with_menu, width):
-    page = _page(browser, width)
+def test_the_phone_header_takes_two_rows_at_most(reader, demo, corpus, corpus_with_menu):
+    """At 360 and 390 px: each page loaded once at 360 px, then resized (as above)."""
+    page = _page(reader, 360)
     for url in (
         corpus_with_menu + "/",
         corpus_with_menu + "/zh/archive/",
@@ -209,19 +231,27 @@ def test_the_phone_header_takes_two_rows_at_most(browser, demo, corpus, corpus_w
         demo + "/",
         demo + "/zh/",
     ):
+        page.set_viewport_size({"width": 360, "height": 844})
         page.goto(url)
-        assert _rows(page) <= 2, (url, width, _rows(page))
-        title = _box(page, ".site-title")
-        line = page.evaluate(
-            "() => parseFloat(getComputedStyle(document.querySelector('.site-title')).lineHeight)"
-        )
-        assert title["height"] < 1.5 * line, (url, "the site title wraps")
-        assert _box(page, ".site-header")["height"] <= 100, url
-        assert page.evaluate("document.documentElement.scrollWidth") <= width, url
-        if "/search" not in url:  # the search page has its own, big box instead
-            box = _box(page, ".site-header .search-form input")
-            assert box["width"] >= 80, (url, "a search box one can type in", box["width"])
-    page.close()
+        for width in (360, PHONE):
+            page.set_viewport_size({"width": width, "height": 844})
+            _header_in_two_rows(page, url, width)
+
+
+def _header_in_two_rows(page: Page, url: str, width: int) -> None:
+    """The header of the page shown at `width`: two rows at most, the title on one line, no
+    overflow, a search box one can type in."""
+    assert _rows(page) <= 2, (url, width, _rows(page))
+    title = _box(page, ".site-title")
+    line = page.evaluate(
+        "() => parseFloat(getComputedStyle(document.querySelector('.site-title')).lineHeight)"
+    )
+    assert title["height"] < 1.5 * line, (url, "the site title wraps")
+    assert _box(page, ".site-header")["height"] <= 100, url
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, url
+    if "/search" not in url:  # the search page has its own, big box instead
+        box = _box(page, ".site-header .search-form input")
+        assert box["width"] >= 80, (url, "a search box one can type in", box["width"])
 
 
 def _button_shown(page: Page) -> bool:
@@ -233,8 +263,8 @@ def _button_shown(page: Page) -> bool:
     )
 
 
-def test_the_contents_button_hides_on_scroll_down_and_returns_on_scroll_up(browser, demo):
-    page = _page(browser, PHONE)
+def test_the_contents_button_hides_on_scroll_down_and_returns_on_scroll_up(reader, demo):
+    page = _page(reader, PHONE)
     page.goto(demo + "/posts/typography-for-long-reads/")
     assert _button_shown(page)
     for _ in range(6):
@@ -261,7 +291,6 @@ def test_the_contents_button_hides_on_scroll_down_and_returns_on_scroll_up(brows
     assert page.evaluate("document.activeElement.className").startswith("toc-button")
     quiet(page)
     assert _button_shown(page), "keyboard focus brings the button back"
-    page.close()
 
 
 def test_code_blocks_show_their_language_scroll_cue_and_copy_by_keyboard(browser, demo):
@@ -327,11 +356,13 @@ AXE_RULES = [
 ]
 
 
-@pytest.mark.parametrize(("scheme", "width"), [("light", PHONE), ("dark", 1280)])
-def test_axe_code_blocks_toc_and_targets(browser, demo, corpus, width, scheme):
+def test_axe_code_blocks_toc_and_targets(reader, demo, corpus):
     """axe-core's rules for what this layout owns: scrollable code blocks and tables reachable
-    by keyboard, the TOC not a complementary landmark inside main, targets of 24 px."""
-    page = _page(browser, width, scheme)
+    by keyboard, the TOC not a complementary landmark inside main, targets of 24 px; on a
+    phone in the light scheme and at 1280 px in the dark one. A page is loaded once for both:
+    resized and switched to dark (theme.js follows prefers-color-scheme's change as a page
+    opened in dark would; no script reads the width)."""
+    page = _page(reader, PHONE)
     axe = Axe()
     options = {"runOnly": {"type": "rule", "values": AXE_RULES}, "resultTypes": ["violations"]}
     found = {}
@@ -342,17 +373,21 @@ def test_axe_code_blocks_toc_and_targets(browser, demo, corpus, width, scheme):
         corpus + "/posts/local-k8s-development-tools/",
         corpus + "/zh/posts/cpumanager-strict-cpu-reservation/",
     ):
-        page.goto(url)
-        violations = axe.run(page, options=options).response["violations"]
-        if violations:
-            found[url] = [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in violations]
+        _page(page, PHONE, "light").goto(url)
+        for scheme, width in (("light", PHONE), ("dark", 1280)):
+            page.set_viewport_size({"width": width, "height": 844 if width < 600 else 900})
+            page.emulate_media(color_scheme=scheme)
+            quiet(page)  # the new size and scheme drawn, theme.js's change handled
+            violations = axe.run(page, options=options).response["violations"]
+            if violations:
+                key = f"{url} {scheme} @{width}"
+                found[key] = [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in violations]
     assert found == {}, found
-    page.close()
 
 
-def test_tables_use_the_column_width(browser, demo, corpus):
+def test_tables_use_the_column_width(reader, demo, corpus):
     """A table's rows span the text column (a `display: block` table box does, its rows not)."""
-    page = _page(browser, 1280)
+    page = _page(reader, 1280)
     for url in (
         demo + "/posts/typography-for-long-reads/",
         corpus + "/posts/kubernetes-v1-30-release/",
@@ -365,12 +400,11 @@ def test_tables_use_the_column_width(browser, demo, corpus):
         assert widths, url
         for w in widths:
             assert w >= column - 1, (url, w, column)
-    page.close()
 
 
-def test_touch_targets_on_phones(browser, demo):
+def test_touch_targets_on_phones(reader, demo):
     """Task-list checkboxes big enough to see and hit; facet links at least 24 px tall."""
-    page = _page(browser, PHONE)
+    page = _page(reader, PHONE)
     page.goto(demo + "/posts/typography-for-long-reads/")
     boxes = page.locator(".task-list-item input").evaluate_all(
         "xs => xs.map(x => x.getBoundingClientRect()).map(b => [b.width, b.height])"
@@ -381,7 +415,6 @@ def test_touch_targets_on_phones(browser, demo):
         "xs => xs.map(x => x.getBoundingClientRect().height)"
     )
     assert heights and min(heights) >= 24, heights
-    page.close()
 
 
 def _split_words(page: Page, word: str) -> bool:
@@ -408,10 +441,10 @@ def _split_words(page: Page, word: str) -> bool:
     )
 
 
-def test_chinese_titles_break_between_words(browser, demo):
+def test_chinese_titles_break_between_words(reader, demo):
     """深度解 / 析 no more: a Chinese title breaks between words, at every phone width, and
     headings are balanced."""
-    page = _page(browser, PHONE)
+    page = _page(reader, PHONE)
     page.goto(demo + "/zh/posts/kubelet-syncloop-pleg/")
     split = []
     for width in range(320, 481, 8):
@@ -423,11 +456,10 @@ def test_chinese_titles_break_between_words(browser, demo):
                    return [s.textWrap || s.textWrapStyle, s.wordBreak, s.lineBreak]; }"""
     )
     assert "balance" in styles[0] and styles[1:] == ["keep-all", "strict"], styles
-    page.close()
 
 
-def test_a_footnote_marker_never_starts_a_line(browser, demo):
-    page = _page(browser, PHONE)
+def test_a_footnote_marker_never_starts_a_line(reader, demo):
+    page = _page(reader, PHONE)
     page.goto(demo + "/zh/posts/kubelet-syncloop-pleg/")
     orphaned = []
     for width in range(320, 481, 4):
@@ -443,4 +475,3 @@ def test_a_footnote_marker_never_starts_a_line(browser, demo):
         if gap:
             orphaned.append(width)
     assert orphaned == []
-    page.close()

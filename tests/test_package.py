@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from support.client import get
 from support.package import source_copy
 from support.wait import CEILING, until
 
@@ -26,8 +27,10 @@ def _run(*cmd: str | Path, **kw) -> subprocess.CompletedProcess[str]:  # type: i
 def _serve(
     masthead: Path, *args: str, env: dict[str, str], cwd: Path
 ) -> tuple[subprocess.Popen, str]:  # type: ignore[type-arg]
+    # one worker: the code each worker runs is the wheel's either way, and each worker process
+    # imports the app (about a second of CPU)
     proc = subprocess.Popen(
-        [str(masthead), "serve", *args, "--host", "127.0.0.1", "--port", "0"],
+        [str(masthead), "serve", *args, "--host", "127.0.0.1", "--port", "0", "--workers", "1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -45,9 +48,7 @@ def _site_packages(prefix: Path) -> Path:
 
 
 def _get(url: str) -> httpx.Response:
-    return until(
-        lambda: httpx.get(url, timeout=CEILING), what=f"{url} answered", retry=httpx.TransportError
-    )
+    return until(lambda: get(url), what=f"{url} answered", retry=httpx.TransportError)
 
 
 @pytest.mark.slow
@@ -103,7 +104,7 @@ def test_wheel_installs_and_serves_from_an_empty_folder(tmp_path):
         assert (data / "site.db").exists() and not list(empty.iterdir()), "nothing written to /site"
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(CEILING)
     # the bundled demo (templates, static files and posts are in the wheel)
     proc, base = _serve(masthead, env=env, cwd=workdir)
     try:
@@ -112,4 +113,4 @@ def test_wheel_installs_and_serves_from_an_empty_folder(tmp_path):
         assert _get(base + "static/css/site.css").status_code == 200
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(CEILING)

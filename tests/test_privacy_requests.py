@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Iterator
 from email.message import EmailMessage
 
 import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
-from test_comments_mail import POSTS, add, mail_toml, smtp  # noqa: F401  (a fixture)
 from typer.testing import CliRunner
 
 from masthead.accounts import service as accounts
@@ -26,6 +26,7 @@ from masthead.store.db import Database
 from masthead.web.app import create_app
 
 from support.guanli import PASSWORD, signed_client
+from support.mail import POSTS, Inbox, add, mail_toml, smtp_server
 from support.servers import uvicorn_server
 from support.sites import BILINGUAL_TOML
 from support.wait import until
@@ -35,7 +36,13 @@ HOST = "https://example.com"
 
 
 @pytest.fixture
-def site(make_site, smtp):  # noqa: F811
+def smtp() -> Iterator[tuple[Inbox, int]]:
+    with smtp_server() as server:
+        yield server
+
+
+@pytest.fixture
+def site(make_site, smtp):
     return make_site(POSTS, mail_toml(smtp[1]))
 
 
@@ -68,7 +75,7 @@ def ask(client, email: str, kind: str = "erase", **headers: str):
 
 
 @pytest.mark.browser
-def test_a_readers_erasure_request_works_end_to_end_in_chromium(site, smtp, browser):  # noqa: F811
+def test_a_readers_erasure_request_works_end_to_end_in_chromium(site, smtp, browser):
     """From the post's page: the link under the form, the request, the mail through a real SMTP
     server, the link (a GET: nothing changes), the confirmation's POST, the comments erased (a
     placeholder where a reply hangs), one audit row, the request done."""
@@ -116,7 +123,7 @@ def test_a_readers_erasure_request_works_end_to_end_in_chromium(site, smtp, brow
         assert "used already" in page.inner_text(".mail-page__message")
 
 
-def test_nothing_tells_whether_an_address_has_comments(site, smtp, serve):  # noqa: F811
+def test_nothing_tells_whether_an_address_has_comments(site, smtp, serve):
     """The same status and words, and a mail either way, for an address with comments and
     one without."""
     inbox, _ = smtp
@@ -133,7 +140,7 @@ def test_nothing_tells_whether_an_address_has_comments(site, smtp, serve):  # no
     assert len(bodies) == 1  # the same words: the count is only on the link's page
 
 
-def test_requests_are_limited_per_address_and_per_client(site, smtp, serve):  # noqa: F811
+def test_requests_are_limited_per_address_and_per_client(site, smtp, serve):
     inbox, _ = smtp
     client = serve(site)
     for _ in range(privacy.PER_ADDRESS):
@@ -150,7 +157,7 @@ def test_requests_are_limited_per_address_and_per_client(site, smtp, serve):  # 
     )
 
 
-def test_bad_input_gets_a_4xx_and_no_mail(site, smtp, serve):  # noqa: F811
+def test_bad_input_gets_a_4xx_and_no_mail(site, smtp, serve):
     client = serve(site)
     assert ask(client, "not an address").status_code == 400
     assert ask(client, "a@example.org\r\nBcc: x@example.org").status_code == 400
@@ -159,7 +166,7 @@ def test_bad_input_gets_a_4xx_and_no_mail(site, smtp, serve):  # noqa: F811
     assert outbox.all_mail(client.app.state.masthead.db.read()) == []
 
 
-def test_the_link_works_once_expires_and_refuses_cross_site_posts(site, smtp, serve):  # noqa: F811
+def test_the_link_works_once_expires_and_refuses_cross_site_posts(site, smtp, serve):
     inbox, _ = smtp
     client = serve(site)
     db = client.app.state.masthead.db
@@ -193,7 +200,7 @@ def test_the_link_works_once_expires_and_refuses_cross_site_posts(site, smtp, se
     assert cs.by_email(db.read(), ALICE) == []
 
 
-def test_an_export_link_downloads_the_comments_and_writes_an_audit_row(site, smtp, serve):  # noqa: F811
+def test_an_export_link_downloads_the_comments_and_writes_an_audit_row(site, smtp, serve):
     inbox, _ = smtp
     client = serve(site)
     db = client.app.state.masthead.db
@@ -241,7 +248,7 @@ def test_the_cli_erase_and_export_person_write_audit_rows(site):
     db.close()
 
 
-def test_the_privacy_screen_lists_requests_and_editors_run_both_actions(site, smtp, serve):  # noqa: F811
+def test_the_privacy_screen_lists_requests_and_editors_run_both_actions(site, smtp, serve):
     inbox, _ = smtp
     db = Database(site.database_path)
     accounts.add_user(db, "m1", PASSWORD)

@@ -25,7 +25,7 @@ from masthead.config import load_site
 from masthead.replica import litestream, reach, state
 from masthead.store.db import Database, vacuum
 
-from support.cli import one_line_error
+from support.cli import in_process, one_line_error
 from support.replica import (
     ACCESS_KEY,
     SECRET_KEY,
@@ -51,6 +51,13 @@ def run_masthead(*args: str, env: dict[str, str] | None = None) -> subprocess.Co
         env=env or replica_env(),
         timeout=300,
     )
+
+
+def replica_command(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """`masthead ARGS` in this process (`support.cli.in_process`), with the environment of
+    `replica_env`: for `restore` and `replica status`, which end by themselves (a `serve` that
+    did not refuse would go on serving: those run as processes, `run_masthead`)."""
+    return in_process(*args, env={**replica_env(), "AWS_CA_BUNDLE": None})
 
 
 def write_raw(root: Path, toml: str) -> None:
@@ -283,7 +290,7 @@ def test_a_comment_is_acknowledged_once_it_is_on_the_replica(tmp_path):
         assert answer.status_code == 201, answer.text
         restored = tmp_path / "restored"
         write_site(restored, POST, replica_toml(replica.as_uri(), sync_interval=600))
-        done = run_masthead("restore", str(restored), "--from-replica", "--yes")
+        done = replica_command("restore", restored, "--from-replica", "--yes")
         assert done.returncode == 0, done.stderr
         assert "Safe before the answer." in comment_bodies(restored / ".masthead" / "site.db")
 
@@ -357,7 +364,7 @@ def test_replica_status_and_errors_never_show_credentials(tmp_path):
         with serve(site) as served:
             assert comment(served.url, "Hello.").status_code == 201
             in_step(served)
-            status = run_masthead("replica", "status", str(site))
+            status = replica_command("replica", "status", site)
             assert status.returncode == 0, status.stderr
             assert "in step" in status.stdout and "transaction" in status.stdout
             assert served.stop() == 0
@@ -365,10 +372,10 @@ def test_replica_status_and_errors_never_show_credentials(tmp_path):
         nowhere = "s3://masthead-replica/site?endpoint=http://127.0.0.1:9&region=us-east-1"
         for url in (moto.url("site").replace("masthead-replica", "no-such-bucket"), nowhere):
             (site / "masthead.toml").write_text(replica_toml(url))
-            done = run_masthead("restore", str(site), "--from-replica", "--yes")
+            done = replica_command("restore", site, "--from-replica", "--yes")
             line = one_line_error(done, "restore from")
             assert SECRET_KEY not in line and ACCESS_KEY not in line
-            status = run_masthead("replica", "status", str(site))
+            status = replica_command("replica", "status", site)
             line = one_line_error(status, "read the replica")
             assert SECRET_KEY not in line and ACCESS_KEY not in line
         # the store that is not there is said at once, not after Litestream's retries
@@ -430,20 +437,20 @@ def test_a_store_behind_a_proxy_is_left_to_litestream(monkeypatch):
 def test_restore_from_replica_refuses_what_it_cannot_do_in_one_line(tmp_path, args, said):
     site = tmp_path / "site"
     write_site(site, POST, replica_toml((tmp_path / "replica").as_uri()))
-    one_line_error(run_masthead("restore", str(site), *args), said)
+    one_line_error(replica_command("restore", site, *args), said)
 
 
 def test_replica_status_and_restore_on_a_site_without_a_replica(tmp_path):
     site = tmp_path / "site"
     write_site(site, POST, 'title = "T"\n')
-    one_line_error(run_masthead("replica", "status", str(site)), "no [replica] url is set")
-    one_line_error(run_masthead("restore", str(site), "--from-replica"), "no [replica] url")
+    one_line_error(replica_command("replica", "status", site), "no [replica] url is set")
+    one_line_error(replica_command("restore", site, "--from-replica"), "no [replica] url")
 
 
 def test_an_empty_replica_restores_nothing_and_says_why(tmp_path):
     site = tmp_path / "site"
     write_site(site, POST, replica_toml((tmp_path / "replica").as_uri()))
-    done = run_masthead("restore", str(site), "--from-replica", "--yes")
+    done = replica_command("restore", site, "--from-replica", "--yes")
     one_line_error(done, "cannot restore from file://")
     assert not (site / ".masthead" / "site.db.from-replica").exists()
 

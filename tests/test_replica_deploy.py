@@ -22,6 +22,7 @@ import pytest
 from masthead.accounts import service as accounts
 from masthead.store.db import Database
 
+from support.client import get
 from support.replica import (
     comment_bodies,
     free_port,
@@ -83,9 +84,10 @@ def test_primary_static_copy_and_standby_as_separate_processes(tmp_path):
             in_step(served)
             out.mkdir()
             base = f"http://127.0.0.1:{static_port}"
-            built = masthead("build", str(primary), str(out), "--base-url", base)
+            # --jobs 1: a site of one post; each build worker would import the app (a second)
+            built = masthead("build", str(primary), str(out), "--base-url", base, "--jobs", "1")
             assert built.returncode == 0, built.stderr
-            until(lambda: httpx.get(page, timeout=60).status_code == 200, what="static copy",
+            until(lambda: get(page, timeout=60).status_code == 200, what="static copy",
                   retry=httpx.TransportError)  # fmt: skip
             assert (
                 "Seen on the static copy." not in httpx.get(page, timeout=CEILING).text
@@ -99,9 +101,9 @@ def test_primary_static_copy_and_standby_as_separate_processes(tmp_path):
                 headers={"Authorization": f"Bearer {token}"},
             )
             assert done.status_code == 200, done.text
-            rebuilt = masthead("build", str(primary), str(out), "--base-url", base)
+            rebuilt = masthead("build", str(primary), str(out), "--base-url", base, "--jobs", "1")
             assert rebuilt.returncode == 0, rebuilt.stderr
-            until(lambda: "Seen on the static copy." in httpx.get(page, timeout=60).text,
+            until(lambda: "Seen on the static copy." in get(page, timeout=60).text,
                   what="the approved comment on the static copy")  # fmt: skip
             to_static = time.time() - approved_at
 

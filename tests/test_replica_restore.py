@@ -9,7 +9,6 @@ docs/performance.md quotes them."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ import pytest
 from masthead.accounts import service as accounts
 from masthead.store.db import Database
 
+from support.cli import in_process
 from support.replica import (
     comment_bodies,
     in_step,
@@ -52,14 +52,10 @@ def replica_url(tmp_path: Path, store: str, name: str = "site") -> Iterator[str]
         yield moto.url(name)
 
 
-def masthead(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "masthead", *args],
-        capture_output=True,
-        text=True,
-        env=replica_env(),
-        timeout=600,
-    )
+def masthead(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """`masthead restore ARGS` in this process (`support.cli.in_process`: no Python start-up
+    and import of the app), with the environment of `replica_env`."""
+    return in_process(*args, env={**replica_env(), "AWS_CA_BUNDLE": None})
 
 
 def send(url: str, body: str, client: httpx.Client) -> bool:
@@ -114,7 +110,7 @@ def test_kill_9_loses_no_comment_acknowledged_a_sync_interval_before(tmp_path, s
             served.kill9()  # every process of the server at once: workers and Litestream
         restored = tmp_path / "restored"
         write_site(restored, POST, replica_toml(url, SYNC))
-        done = masthead("restore", str(restored), "--from-replica", "--yes")
+        done = masthead("restore", restored, "--from-replica", "--yes")
         assert done.returncode == 0, done.stderr
     database = restored / ".masthead" / "site.db"
     assert integrity(database) == "ok"
@@ -169,7 +165,7 @@ def test_a_point_in_time_restore_undoes_a_bulk_action_on_100_comments(tmp_path, 
             assert set(comment_bodies(database).values()) == {"spam"}
             in_step(served)
             when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(bulk_at - 1))
-            back = masthead("restore", str(site), "--from-replica", "--timestamp", when, "--yes")
+            back = masthead("restore", site, "--from-replica", "--timestamp", when, "--yes")
             assert back.returncode == 0, back.stderr
             assert "pre-restore" in back.stdout
             assert comment_bodies(database) == before  # the 100 as they were, while serving

@@ -24,7 +24,6 @@ sends the same requests.
 from __future__ import annotations
 
 import asyncio
-import shutil
 import string
 import time
 from collections.abc import Iterator
@@ -37,10 +36,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from masthead.config import load_site
 from masthead.web.app import create_app
 
-from support.sites import DEMO
+from support.sites import demo_copy
 
 PROFILE = "requests-fuzz"
 CORES = 6  # drawn per example, each sent as 8 requests (`requests_of`)
@@ -163,9 +161,8 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    root = tmp_path_factory.mktemp("fuzz") / "demo"
-    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".masthead"))
-    app = create_app(load_site(root))
+    demo = demo_copy(tmp_path_factory.mktemp("fuzz") / "demo")
+    app = create_app(demo)
     conn = app.state.masthead.db.read()
     urls = [r[0] for r in conn.execute("SELECT url FROM posts")]
     urls += [r[0] for r in conn.execute("SELECT path FROM aliases")]
@@ -173,7 +170,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     terms: dict[str, list[str]] = {"tags": [], "categories": [], "authors": []}
     for taxonomy, key in conn.execute("SELECT DISTINCT taxonomy, key FROM post_terms"):
         terms[taxonomy].append(key)
-    content = root / "content"
+    content = demo.content_dir
     files = ["/media/" + p.relative_to(content).as_posix() for p in content.rglob("*")]
     files += ["/static/css/site.css", "/static/js/site.js", "/static/favicon.svg",
               "/static/css/highlight.css"]  # fmt: skip

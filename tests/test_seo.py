@@ -37,7 +37,7 @@ from masthead.store.db import Database
 from masthead.web.app import create_app
 
 from support.feeds import STRICT, parse_feed, soup, structured, xml
-from support.sites import DEMO, K8S_GROUP, post
+from support.sites import K8S_GROUP, demo_copy, post
 
 DATA = Path(__file__).parent / "data"
 GOLDEN = DATA / "seo-golden"
@@ -804,9 +804,7 @@ def test_each_language_feed_says_its_languages_description(tmp_path, serve):
     """`/zh/feed.xml` described the site in its default language (a second trial): a feed of
     one language carries that language's `description` (`[languages.zh] description`), in RSS
     and Atom alike."""
-    root = tmp_path / "demo"
-    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".masthead"))
-    client = serve(load_site(root))
+    client = serve(demo_copy(tmp_path / "demo"))
     zh = parse_feed(client, "/zh/feed.xml")
     assert zh.feed.subtitle.startswith("关于排版"), zh.feed.subtitle
     atom = parse_feed(client, "/zh/atom.xml")

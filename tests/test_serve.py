@@ -25,6 +25,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from support.cli import invoke
+from support.client import get
 from support.servers import cli_server
 from support.sites import BILINGUAL_TOML, post
 from support.wait import CEILING, until
@@ -85,7 +87,7 @@ def _until(check, what: str) -> None:  # type: ignore[no-untyped-def]
 
 
 def _health(url: str) -> dict:
-    return httpx.get(url + "healthz", timeout=CEILING).json()
+    return get(url + "healthz").json()
 
 
 # --- workers -----------------------------------------------------------------------------------
@@ -97,9 +99,7 @@ def test_two_workers_serve_a_watched_edit_fresh(make_site):
         _every_worker_shows(url, POST, "First words")  # each worker has cached the page
         _until(lambda: any(h["watch"] for h in (_health(url) for _ in range(6))), "armed")
         _edit(site.content_dir / "posts/a.md", "Second words")
-        _until(
-            lambda: "Second words" in httpx.get(url + POST[1:], timeout=CEILING).text, "the edit"
-        )
+        _until(lambda: "Second words" in get(url + POST[1:]).text, "the edit")
         _every_worker_shows(url, POST, "Second words")
 
 
@@ -132,7 +132,7 @@ def test_port_0_with_two_workers_one_watcher_taken_over_when_it_dies(make_site, 
         os.kill(watcher, signal.SIGKILL)
         _edit(site.content_dir / "posts/a.md", "After the takeover")  # no one watches now
         _until(
-            lambda: "After the takeover" in httpx.get(url + POST[1:], timeout=CEILING).text,
+            lambda: "After the takeover" in get(url + POST[1:]).text,
             "the takeover",
         )
         after: dict[int, bool] = {}
@@ -200,7 +200,7 @@ def _process(*args: str) -> Iterator[tuple[subprocess.Popen, str, Path]]:  # typ
 
 def _answers(url: str) -> bool:
     try:
-        return httpx.get(url + "healthz", timeout=CEILING).status_code == 200
+        return get(url + "healthz").status_code == 200
     except httpx.TransportError:
         return False
 
@@ -257,7 +257,7 @@ def test_access_log_only_when_asked(make_site, server):
         (("--server", server, "--access-log"), True),
     ):
         with _process(str(site.root), "--workers", "1", "--no-watch", *args) as (proc, url, _log):
-            httpx.get(url + POST[1:], timeout=CEILING)
+            get(url + POST[1:])
             proc.send_signal(signal.SIGTERM)
             printed = proc.communicate(timeout=CEILING)[0]  # uvicorn logs requests on stdout
             assert (f'"GET {POST} HTTP/1.1" 200' in printed) is logged, printed
@@ -268,15 +268,13 @@ def test_access_log_only_when_asked(make_site, server):
 
 def _absolute_urls(url: str) -> list[str]:
     """Every absolute URL of the served site's head links, feed, sitemap and robots.txt."""
-    page = httpx.get(url + POST[1:], timeout=CEILING).text
+    page = get(url + POST[1:]).text
     found = re.findall(r'<link rel="(?:canonical|alternate)"[^>]* href="([^"]+)"', page)
     found += re.findall(r'<meta property="og:url" content="([^"]+)"', page)
     found += re.findall(r'"(?:url|@id)": "(http[^"]+)"', page)  # JSON-LD
-    found += re.findall(r"<link>([^<]+)</link>", httpx.get(url + "feed.xml", timeout=CEILING).text)
-    found += re.findall(r"<loc>([^<]+)</loc>", httpx.get(url + "sitemap.xml", timeout=CEILING).text)
-    found += re.findall(
-        r"^Sitemap: (\S+)$", httpx.get(url + "robots.txt", timeout=CEILING).text, re.M
-    )
+    found += re.findall(r"<link>([^<]+)</link>", get(url + "feed.xml").text)
+    found += re.findall(r"<loc>([^<]+)</loc>", get(url + "sitemap.xml").text)
+    found += re.findall(r"^Sitemap: (\S+)$", get(url + "robots.txt").text, re.M)
     assert len(found) >= 8, found
     return found
 
@@ -292,7 +290,9 @@ def _absolute_urls(url: str) -> list[str]:
 )
 def test_absolute_urls_carry_the_base_url_serve_printed(make_site, toml, args, expect, source):
     site = _site(make_site, toml)
-    with _process(str(site.root), "--no-watch", *args) as (proc, url, _log):
+    # one worker: the address is the same for every worker (the workers' tests above), and each
+    # worker process imports the app (about a second of CPU)
+    with _process(str(site.root), "--no-watch", "--workers", "1", *args) as (proc, url, _log):
         base = expect or url.rstrip("/")
         assert re.fullmatch(r"http://127\.0\.0\.1:[1-9]\d*", url.rstrip("/"))
         for absolute in _absolute_urls(url):
@@ -326,14 +326,9 @@ def test_hsts_follows_the_effective_base_url(make_site, serve):
 
 def test_init_writes_no_base_url_and_check_and_index_need_none(tmp_path):
     new = tmp_path / "new-site"
-    for command in (("init", str(new)), ("check", str(new)), ("index", str(new))):
-        done = subprocess.run(
-            [sys.executable, "-m", "masthead", *command],
-            capture_output=True,
-            text=True,
-            timeout=CEILING,
-        )
-        assert done.returncode == 0, done.stderr
+    for command in (("init", new), ("check", new), ("index", new)):  # in this process: what
+        code, output = invoke(*command)  # they write and need does not depend on the process
+        assert code == 0, output
     assert "base_url" not in (new / "masthead.toml").read_text(encoding="utf-8")
 
 

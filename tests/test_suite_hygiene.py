@@ -84,6 +84,22 @@ def playwright_budgets(tree: ast.AST) -> list[int]:
     return lines
 
 
+def imports_of_test_modules(tree: ast.AST) -> list[int]:
+    """Lines importing a test module or conftest: shared code lives in tests/support (issue 28),
+    and importing a test module runs its module-level code and registers its fixtures twice."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        if any(n.split(".")[0].startswith("test_") or n == "conftest" for n in names):
+            lines.append(node.lineno)
+    return lines
+
+
 def _places(check: Callable[[ast.AST], list[int]]) -> str:
     """`FILE:LINE` of every place in the suite's sources that `check` finds."""
     return ", ".join(
@@ -101,6 +117,11 @@ def test_no_browser_wait_of_the_suite_is_a_fixed_number():
     assert not found, f"Playwright waits with a number of their own: {found}"
 
 
+def test_no_test_module_imports_another_or_conftest():
+    found = _places(imports_of_test_modules)
+    assert not found, f"imports of test modules (move what they share to tests/support): {found}"
+
+
 def test_the_checks_find_what_they_look_for():
     """Each check fails on the code it forbids (a check that cannot fail proves nothing)."""
     bad = ast.parse(
@@ -114,6 +135,14 @@ def test_the_checks_find_what_they_look_for():
     )
     assert httpx_without_timeout(bad) == [1, 2]
     assert playwright_budgets(bad) == [5, 6]
+    imports = ast.parse(
+        "from test_comments_mail import smtp\n"
+        "import test_html_valid\n"
+        "from conftest import serve\n"
+        "from support.mail import smtp_server\n"
+        "import masthead.testing\n"
+    )
+    assert imports_of_test_modules(imports) == [1, 2, 3]
 
 
 GROUPED = """

@@ -186,29 +186,37 @@ def test_the_chosen_theme_is_there_before_the_first_paint_and_nothing_shifts(bro
 
 
 def test_without_script_the_switch_is_hidden_and_the_system_rules(browser, base):
+    page = browser.new_context(java_script_enabled=False).new_page()
     for system, background in (("dark", DARK_BG), ("light", LIGHT_BG)):
-        context = browser.new_context(java_script_enabled=False, color_scheme=system)
-        page = context.new_page()
+        page.emulate_media(color_scheme=system)  # the system's setting, then a page loaded
         page.goto(base + "/")
         assert page.locator(".theme-switch").count() == 1
         assert not page.locator(".theme-switch").is_visible()
         assert page.evaluate("document.documentElement.hasAttribute('data-theme')") is False
         assert _bg(page) == background
-        context.close()
+    page.context.close()
+
+
+# the reader's choice, stored (or forgotten) before the next page loads
+STORE = """c => c ? localStorage.setItem('masthead-theme', c)
+  : localStorage.removeItem('masthead-theme')"""
 
 
 def test_code_colours_follow_the_choice(browser, base):
     """The Pygments colours switch with the page: the reader's dark choice on a light system
     gets the dark token colours, a light choice on a dark system the light ones."""
     colours = {}
+    # one page, each case a page loaded afresh (a new page each cost a renderer process)
+    context = _context(browser, base)
+    page = context.new_page()
+    page.goto(base + "/healthz")  # the site's origin: its localStorage
     for system, choice in (("light", None), ("dark", None), ("light", "dark"), ("dark", "light")):
-        context = _context(browser, base, color_scheme=system)
-        if choice:
-            context.add_init_script(f"localStorage.setItem('masthead-theme', '{choice}');")
-        page = context.new_page()
+        page.emulate_media(color_scheme=system)
+        page.evaluate(STORE, choice)
         page.goto(base + "/posts/kubelet-basics/")
+        assert page.evaluate("document.documentElement.dataset.theme") == (choice or "system")
         colours[(system, choice)] = page.evaluate(COMMENT_COLOUR)
-        context.close()
+    context.close()
     assert colours[("light", None)] != colours[("dark", None)]
     assert colours[("light", "dark")] == colours[("dark", None)]
     assert colours[("dark", "light")] == colours[("light", None)]

@@ -16,11 +16,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from masthead.config import load_site
 from masthead.web.app import create_app
 
 from support.servers import uvicorn_server
-from support.sites import DEMO
+from support.sites import demo_copy
 from support.wait import CEILING
 
 ROOT = Path(__file__).parents[2]  # the repository: tests/support/a11y_rig.py
@@ -77,9 +76,7 @@ def java() -> str:
 @contextmanager
 def demo_server(tmp: Path) -> Iterator[str]:
     """A copy of the bundled demo served by uvicorn; yields `http://127.0.0.1:PORT`."""
-    root = tmp / "demo"
-    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".masthead"))
-    with uvicorn_server(create_app(load_site(root))) as base:
+    with uvicorn_server(create_app(demo_copy(tmp / "demo"))) as base:
         yield base
 
 

@@ -3,10 +3,12 @@ this process through Typer's runner (`invoke`), and the one-line error it must p
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -56,6 +58,27 @@ def one_line_error(result: subprocess.CompletedProcess[str], *expected: str) -> 
     for text in expected:
         assert text in lines[0], (text, lines[0])
     return lines[0]
+
+
+def in_process(
+    *args: str | Path,
+    input: str | None = None,
+    env: Mapping[str, str | None] | None = None,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """The command run in this process through Typer's runner, as `masthead` (above) runs it as
+    a process: its exit status, stdout and stderr apart; COLUMNS=200 and the variables of `env`
+    set while it runs (None unsets one), in the folder `cwd` if given. No Python start-up and
+    no import of the app (about a second of CPU a process): for what a command does and says,
+    not for what `masthead.cli.main` adds (usage errors as one line) nor for signals, terminals
+    or streams. An exception the command did not turn into an exit status is raised here, where
+    a process would have printed its traceback."""
+    argv = [str(a) for a in args]
+    with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext():
+        result = runner.invoke(app, argv, input=input, env={"COLUMNS": "200", **(env or {})})
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(argv, result.exit_code, result.stdout, result.stderr)
 
 
 def invoke(*args: str | Path) -> tuple[int, str]:

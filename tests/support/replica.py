@@ -23,6 +23,7 @@ from pathlib import Path
 
 import httpx
 
+from support import client
 from support.wait import CEILING, until
 
 ACCESS_KEY = "AKIAMASTHEADTESTKEY7"  # pragma: allowlist secret
@@ -86,7 +87,7 @@ def moto_s3(folder: Path) -> Iterator[Moto]:
 
         def bucket_made() -> bool:
             assert process.poll() is None, log.read_text()
-            return httpx.put(f"{moto.endpoint}/{BUCKET}", timeout=CEILING).status_code == 200
+            return client.put(f"{moto.endpoint}/{BUCKET}").status_code == 200
 
         until(bucket_made, what="moto's S3 server answered", retry=httpx.TransportError)
         yield moto
@@ -116,7 +117,7 @@ class Served:
     extra: dict[str, str] = field(default_factory=dict)
 
     def health(self) -> dict[str, object]:
-        data: dict[str, object] = httpx.get(self.url + "healthz", timeout=CEILING).json()
+        data: dict[str, object] = client.get(self.url + "healthz").json()
         return data
 
     def output(self) -> str:
@@ -162,7 +163,7 @@ def serve(site: Path, *args: str, env: dict[str, str] | None = None) -> Iterator
 
         def answers() -> bool:
             assert process.poll() is None, served.output()
-            return httpx.get(served.url + "healthz", timeout=CEILING).status_code == 200
+            return client.get(served.url + "healthz").status_code == 200
 
         until(answers, what="/healthz answered", retry=httpx.TransportError)
         yield served

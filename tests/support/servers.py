@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import uvicorn
 
+from support.client import get
 from support.wait import CEILING, until
 
 
@@ -51,7 +52,7 @@ def healthy(url: str, proc: subprocess.Popen[str] | None = None) -> bool:
     if proc is not None:
         assert proc.poll() is None, f"the server exited with {proc.returncode}"
     try:
-        httpx.get(url + "healthz", timeout=CEILING)
+        get(url + "healthz")
     except httpx.TransportError:
         return False
     return True

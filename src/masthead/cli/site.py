@@ -198,8 +198,8 @@ def build(
     jobs: Annotated[
         int | None,
         typer.Option(
-            help="Processes that render pages (default: one per core this process may use; "
-            "1 renders in this process).",
+            help="Processes that render pages (default: one per 320 pages, at most one per "
+            "core this process may use; a smaller site renders in this process, as 1 does).",
             min=1,
         ),
     ] = None,
@@ -214,9 +214,6 @@ def build(
 ) -> None:
     """Write the whole public site into OUT as files for a static host or CDN (incremental)."""
     from masthead.export.build import build as build_site
-    from masthead.export.build import cores
-
-    jobs = jobs or cores()
 
     logging.getLogger("masthead").addHandler(logging.NullHandler())  # missing URLs echoed below
     try:
@@ -264,7 +261,7 @@ def _built(report: BuildReport, out: Path) -> None:
     )
 
 
-def _watch(site: Site, out: Path, jobs: int, base_url: str | None) -> None:
+def _watch(site: Site, out: Path, jobs: int | None, base_url: str | None) -> None:
     """`build --watch`: build, then again after every change, until Ctrl-C (export/watch.py)."""
     from masthead.export.watch import watch
 

@@ -99,7 +99,7 @@ class BuildReport:
     left alone) and `removed` (written by an earlier build, gone from the site); `missing`
     lists enumerated URLs the app did not answer with 200 (left out); `seconds` of wall time;
     `changed` the files written; `fetched` how many URLs were asked of the app (none when
-    nothing changed)."""
+    nothing changed); `workers` the processes that rendered beside this one (0: none)."""
 
     written: int = 0
     unchanged: int = 0
@@ -108,6 +108,7 @@ class BuildReport:
     seconds: float = 0.0
     changed: list[str] = field(default_factory=list)  # the files written
     fetched: int = 0  # URLs asked of the app (rendered, unless the app had them cached)
+    workers: int = 0  # processes that rendered beside this one (0: this one alone)
 
     @property
     def files(self) -> int:
@@ -527,13 +528,14 @@ def build(
     *,
     progress: Progress | None = None,
     clock: Callable[[], float] = time.time,
-    jobs: int = 1,
+    jobs: int | None = 1,
 ) -> BuildReport:
     """Index `site` (incrementally) and write its public site into `out` (see the module), as
     it is at one instant (`clock()` once: a post due mid-build is in every file or none).
 
     `site.settings.base_url` must be the site's absolute URL (canonical links, feeds, sitemaps).
-    `jobs` > 1 renders in that many processes (each with its own app over the one database).
+    `jobs` > 1 renders in that many processes (each with its own app over the one database);
+    None in as many as the site's pages are worth, up to one per core (`processes_for`).
     Raises `ConfigError` for an unusable `out` (`check_output`), `BuildError` when the app
     answers an enumerated URL with a 5xx or a file cannot be written.
 
@@ -643,16 +645,25 @@ class _Fixed:
 
 def _open(site: Site, now: float) -> Direct:
     """What a build fetches from: the app (the index already up to date), its clock stopped at
-    `now`, mailing no one, keeping no compressed bodies (every request asks for identity),
-    reading site-wide tables once (`SiteState.bulk`) and its templates once."""
+    `now`, mailing no one, keeping no compressed bodies of pages or static files (every request
+    asks for identity), reading site-wide tables once (`SiteState.bulk`) and its templates
+    once."""
+    from starlette.routing import Mount
+
     from masthead.export.direct import Direct
     from masthead.web.app import create_app
+    from masthead.web.http.media import Files
 
     app = create_app(site, index=False, clock=_Fixed(now), send_mail=False, export=True)
     state = app.state.masthead
     state.compressed = False
     state.bulk = True
     state.cache_bytes = BUILD_CACHE_BYTES  # each page is asked for once: keep few in memory
+    # static text files are read as they are, not compressed once more (gzip and brotli of
+    # every CSS and script file: about 40% of a warm build of the demo)
+    for route in app.router.routes:
+        if isinstance(route, Mount) and isinstance(route.app, Files):
+            route.app.precompressed = False
     # templates do not change during a build: no look for a new override at every render
     app.state.renderer.env.auto_reload = False
     return Direct(app, Client(app, base_url(site)))
@@ -695,7 +706,7 @@ async def _full(
     output: Output,
     report: BuildReport,
     versions: Versions,
-    jobs: int,
+    jobs: int | None,
     progress: Progress,
     meanwhile: Callable[[], None] = lambda: None,
 ) -> None:
@@ -715,7 +726,7 @@ async def _fetch_all(
     output: Output,
     report: BuildReport,
     versions: Versions,
-    jobs: int,
+    jobs: int | None,
     progress: Progress,
     meanwhile: Callable[[], None],
 ) -> None:
@@ -827,7 +838,8 @@ async def _update(
 
 
 def cores() -> int:
-    """The cores this process may use: `masthead build`'s processes by default (`--jobs`)."""
+    """The cores this process may use: the most processes `masthead build` renders in
+    unless `--jobs` says otherwise (`processes_for`)."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
@@ -836,7 +848,22 @@ def cores() -> int:
 
 BUILD_CACHE_BYTES = 2 * 1024 * 1024  # the page cache of a build's app (serve: 64 MiB)
 BATCH = 64  # URLs per task of a build worker, about (the progress bar moves per task)
-PARALLEL_MIN = 2 * BATCH  # fewer URLs than this are not worth starting processes for
+# pages a build worker must have to render to be worth starting: a worker's start (Python, the
+# app's import, `create_app`, its first templates) costs about 1.4 s of CPU, what rendering
+# some 320 pages does (4 to 5 ms each, the demo's and the Kubernetes corpus's; 2026-12-06).
+# Static files are not counted: read from disk, each costs a tenth of a page or less.
+WORKER_PAGES = 320
+
+
+def processes_for(pages: int, jobs: int | None, cores: int) -> int:
+    """The worker processes a full build of `pages` pages (feeds and sitemaps among them)
+    renders in, besides this process (0: none, this one renders): `jobs` when given (`--jobs`;
+    1 is this process), else one per `WORKER_PAGES` pages, at most one per core of `cores`,
+    and none when that is fewer than two (one worker would only add its start)."""
+    if jobs is not None:
+        return jobs if jobs > 1 else 0
+    workers = min(cores, pages // WORKER_PAGES)
+    return workers if workers > 1 else 0
 
 
 async def _render_all(
@@ -849,22 +876,23 @@ async def _render_all(
     versions: Versions,
     pages: list[str],
     assets: list[str],
-    jobs: int,
+    jobs: int | None,
     done: Callable[[int], None],
     meanwhile: Callable[[], None] = lambda: None,
 ) -> list[str]:
     """Fetch and write every URL of `pages` (noted in the report when not a 200) and of
-    `assets` (silently left out when not served), here or in `jobs` worker processes (this
-    process runs `meanwhile` as they render); the `/media/` SVG files written (they get their
-    own policy in `_headers`)."""
+    `assets` (silently left out when not served), here or in worker processes
+    (`processes_for`; this process runs `meanwhile` as they render); the `/media/` SVG files
+    written (they get their own policy in `_headers`)."""
     marked = [(u, False) for u in pages] + [(u, True) for u in assets]
-    if jobs <= 1 or len(marked) < PARALLEL_MIN:
+    workers = report.workers = processes_for(len(pages), jobs, cores())
+    if not workers:
         for n, (url, quiet) in enumerate(marked, start=1):
             await _render(fetcher, output, report, [url], site, pages, versions, quiet=quiet)
             done(n)
     else:
         # interleaved batches: feeds (the dearest pages) are spread over the workers
-        n = max(jobs * 4, math.ceil(len(marked) / BATCH))
+        n = max(workers * 4, math.ceil(len(marked) / BATCH))
         batches = [marked[i::n] for i in range(n)]
         # never a fork of this process (it holds SQLite connections); spawned, each worker is
         # a child of this process, whose CPU time then counts its workers' (a fork server's
@@ -872,7 +900,7 @@ async def _render_all(
         context: BaseContext = multiprocessing.get_context("spawn")
         finished = 0
         with ProcessPoolExecutor(
-            jobs,
+            workers,
             mp_context=context,
             initializer=_worker_start,
             initargs=(site, out, now, replace(versions, threads=dict(versions.threads))),

@@ -5,7 +5,8 @@ A page's bytes depend on the index (its generation), on the clock only through s
 comments version: `Page.mark`), and on what is not in the database: the code, the settings and
 base URL, the templates, the static files and the media files beside posts. The last group is
 summed up in a `fingerprint` (names, sizes and modification times, never contents: a build
-with nothing changed reads no file it does not need).
+with nothing changed reads no file it does not need; and not where the folders are: a site
+folder moved with its OUT, its files' times kept, builds as incrementally as before).
 
 The build's manifest keeps a `Made`: the fingerprint, the generation, the date of the next
 scheduled post then, for every file that shows comments the URL it was fetched from, its
@@ -160,17 +161,21 @@ def fingerprint(site: Site, base_url: str) -> str:
     digest.update(f"{masthead.__version__}\n{base_url}\n".encode())
     digest.update(site.settings.model_dump_json().encode())
     root = site.root
-    folders = [PACKAGE, root / site.settings.templates_dir, root / site.settings.static_dir]
-    for folder in folders:
-        _add(digest, folder, _walk(folder, lambda rel: "__pycache__" not in rel))
+    folders = {  # named, not by path: a site folder moved (its files' times kept) is the same
+        "package": PACKAGE,
+        "templates": root / site.settings.templates_dir,
+        "static": root / site.settings.static_dir,
+    }
+    for name, folder in folders.items():
+        _add(digest, name, _walk(folder, lambda rel: "__pycache__" not in rel))
     # the files beside posts (the posts themselves are in the index)
     others = _walk(site.content_dir, lambda rel: not rel.lower().endswith(MARKDOWN_SUFFIXES))
-    _add(digest, site.content_dir, others)
+    _add(digest, "content", others)
     return digest.hexdigest()
 
 
-def _add(digest: Any, folder: Path, stats: Iterable[tuple[str, os.stat_result]]) -> None:
-    digest.update(f"\n{folder}\n".encode())
+def _add(digest: Any, name: str, stats: Iterable[tuple[str, os.stat_result]]) -> None:
+    digest.update(f"\n{name}\n".encode())
     for rel, st in stats:
         digest.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
 

@@ -39,7 +39,7 @@ def watch(
     site: Site,
     out: Path,
     *,
-    jobs: int = 1,
+    jobs: int | None = 1,
     reload: Callable[[Site], Site] | None = None,
     on_build: Callable[[BuildReport], None] | None = None,
     on_error: Callable[[Exception], None] | None = None,

@@ -58,22 +58,8 @@ from masthead.web.http.redirects import CanonicalPaths
 from masthead.web.reload import Reloader
 from masthead.web.render.linebreak import word_breaks
 from masthead.web.render.renderer import Renderer
-from masthead.web.routes import (
-    admin_api,
-    comment_feeds,
-    comments,
-    guanli,
-    guanli_comments,
-    guanli_privacy,
-    guanli_reports,
-    ops,
-    pages,
-    search,
-    seo,
-    series,
-)
-from masthead.web.routes import mail as mail_routes
-from masthead.web.routes import privacy as privacy_routes
+from masthead.web.routes import search
+from masthead.web.routes.table import routes_for
 
 log = logging.getLogger(__name__)
 PACKAGE_STATIC = Path(__file__).parent / "static"
@@ -129,21 +115,9 @@ def create_app(
         state.reloader = app.state.reloader
     app.router.redirect_slashes = False
 
-    app.include_router(ops.router(dev))
-    app.include_router(guanli.router())
-    app.include_router(guanli_comments.router())
-    app.include_router(guanli_reports.router())
-    app.include_router(guanli_privacy.router())
-    app.include_router(admin_api.router())
-    app.include_router(pages.refs())
-    app.include_router(search.router(site))
-    app.include_router(seo.router(site))
-    app.include_router(comment_feeds.router())
-    app.include_router(comments.router())  # before the pages: /comments/… is not a page
-    app.include_router(privacy_routes.router())  # readers' privacy requests (notify/privacy.py)
-    app.include_router(series.router(site))
-    app.include_router(pages.router(site))
-    app.include_router(mail_routes.router())  # links in notification mails (notify/)
+    table = routes_for(dev, tuple(site.languages.values()))
+    for routes in table.first:
+        app.include_router(routes)
     statics = _static(site, dev)
     app.mount("/static", statics, name="static")
     app.state.root_files = _root_files(site, dev)  # static/ at the root too, where no page is
@@ -151,7 +125,7 @@ def create_app(
         app.mount("/media", _media(site, dev), name="media")
     app.mount("/thumbs", _thumbs(site), name="thumbs")
     app.mount("/cards", _cards(site), name="cards")
-    app.include_router(pages.permalinks(site))  # last: the fixed routes and mounts above win
+    app.include_router(table.last)  # last: the fixed routes and mounts above win
 
     errors.install(app)
     app.add_middleware(CanonicalPaths)

@@ -3,19 +3,20 @@
 for the others; the permalink catch-all (`[permalinks]` URLs such as `/blog/2024/05/02/name/`)
 and `/_ref/PATH` (a redirect to the post written in a content file).
 
-`refs()` holds `/_ref/`, `router(site)` the page routes and `permalinks(site)` the catch-all,
-which goes after the `/static` and `/media` mounts. Non-default languages come first in both,
-so their prefix wins over the default language's `/{slug}/`.
+`refs()` holds `/_ref/`, `router(languages)` the page routes and `permalinks(languages)` the
+catch-all, which goes after the `/static` and `/media` mounts. Non-default languages come first
+in both, so their prefix wins over the default language's `/{slug}/`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from masthead.config import Language, Site
+from masthead.config import Language
 from masthead.content import urls
 from masthead.errors import NotFound
 from masthead.web.http.redirects import redirect
@@ -39,10 +40,10 @@ def refs() -> APIRouter:
     return routes
 
 
-def router(site: Site) -> APIRouter:
-    """The page routes of every language, non-default languages first."""
+def router(languages: Sequence[Language]) -> APIRouter:
+    """The page routes of every language of `languages`, non-default languages first."""
     routes = APIRouter()
-    for lang in _languages(site):
+    for lang in _prefixed_first(languages):
         p, code = urls.lang_path(lang.prefix, ""), lang.code
         add(routes, f"{p}/", home, code)
         add(routes, f"{p}/page/{{n:pageno}}/", home_page, code)
@@ -56,16 +57,16 @@ def router(site: Site) -> APIRouter:
     return routes
 
 
-def permalinks(site: Site) -> APIRouter:
-    """The catch-all of every language, non-default languages first."""
+def permalinks(languages: Sequence[Language]) -> APIRouter:
+    """The catch-all of every language of `languages`, non-default languages first."""
     routes = APIRouter()
-    for lang in _languages(site):
+    for lang in _prefixed_first(languages):
         add(routes, urls.lang_path(lang.prefix, "") + "/{path:path}", by_url, lang.code)
     return routes
 
 
-def _languages(site: Site) -> list[Language]:
-    return sorted(site.languages.values(), key=lambda lang: lang.prefix == "")
+def _prefixed_first(languages: Sequence[Language]) -> list[Language]:
+    return sorted(languages, key=lambda lang: lang.prefix == "")
 
 
 def ref(request: Request, target: str) -> Response:

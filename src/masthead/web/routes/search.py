@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache, partial
@@ -161,15 +161,15 @@ def _search(
         raise _invalid(exc.param, exc.message) from exc
 
 
-def router(site: Site) -> APIRouter:
-    """The JSON API, then the search page of every language."""
+def router(languages: Sequence[Language]) -> APIRouter:
+    """The JSON API, then the search page of every language of `languages`."""
     routes = APIRouter()
     routes.add_api_route(
         "/api/search", api_search, methods=["GET"], response_model=Result, tags=["search"]
     )
     # HEAD answers like GET (health checks, link checkers), outside the OpenAPI schema
     routes.add_api_route("/api/search", api_search, methods=["HEAD"], include_in_schema=False)
-    for lang in site.languages.values():
+    for lang in languages:
         path = urls.lang_path(lang.prefix, "/search")
         add(routes, path, search_page, lang.code)
         routes.add_api_route(

@@ -15,13 +15,13 @@ and, for feeds and sitemaps, a `Last-Modified` (the newest `updated`-else-`date`
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from masthead.config import Language, Site
+from masthead.config import Language
 from masthead.content import urls
 from masthead.errors import NotFound
 from masthead.seo import feeds, robots, sitemap
@@ -246,14 +246,13 @@ def _latest(into: dict[str, datetime], lang: str, date: str, updated: str | None
         into[lang] = value
 
 
-def router(site: Site) -> APIRouter:
-    """The robots.txt, sitemap and feed routes of every language (and of all languages
-    together, on a site with several and no language prefixed `all`)."""
+def router(languages: Sequence[Language]) -> APIRouter:
+    """The robots.txt, sitemap and feed routes of every language of `languages` (and of all
+    languages together, when there are several and none is prefixed `all`)."""
     routes = APIRouter()
     add(routes, "/robots.txt", robots_txt)
     add(routes, "/sitemap.xml", sitemap_xml)
     add(routes, "/sitemap-{n}.xml", sitemap_part)
-    languages = list(site.languages.values())
     for lang in languages:
         _feed_routes(routes, lang)
     if len(languages) > 1 and all(lang.prefix != urls.ALL_LANGUAGES for lang in languages):

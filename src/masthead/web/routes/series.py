@@ -4,12 +4,13 @@ Cached per index generation like the other pages and feeds."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from masthead.config import Language, Site
+from masthead.config import Language
 from masthead.content import urls
 from masthead.errors import NotFound
 from masthead.i18n import gettext
@@ -21,10 +22,10 @@ from masthead.web.routes import add, bound, language, renderer, respond, site_st
 from masthead.web.routes.seo import MEDIA, Built, SeoOutputs
 
 
-def router(site: Site) -> APIRouter:
-    """The series page and feeds of every language."""
+def router(languages: Sequence[Language]) -> APIRouter:
+    """The series page and feeds of every language of `languages`."""
     routes = APIRouter()
-    for lang in site.languages.values():
+    for lang in languages:
         base = urls.lang_path(lang.prefix, f"/{SERIES}/{{key}}/")
         add(routes, base, page, lang.code)
         for fmt, file in urls.FEED_FILES.items():

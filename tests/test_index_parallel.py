@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import subprocess  # nosec B404: a fresh Python process, a fixed argument list
+import sys
 import threading
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from masthead.indexing.indexer import _pool_context, index_site
 from masthead.store.db import Database
 
 from support.sites import BILINGUAL_TOML, post, write_site
+from support.wait import CEILING
 
 CASES = Path(__file__).parent / "data" / "cases"
 
@@ -102,6 +105,13 @@ def test_parallel_full_index_equals_serial(tmp_path: Path) -> None:
         assert dumps[2][table] == dumps[1][table], table
 
 
+ALONE = """
+import threading
+from masthead.indexing.indexer import _pool_context
+print(threading.active_count(), _pool_context().get_start_method())
+"""
+
+
 def test_pool_beside_other_threads_starts_by_forkserver(tmp_path: Path) -> None:
     """A server or the watcher runs threads: the pool must not fork them (a lock held by
     another thread at fork time would stay held in the child), and gives the same index."""
@@ -119,7 +129,12 @@ def test_pool_beside_other_threads_starts_by_forkserver(tmp_path: Path) -> None:
     finally:
         stop.set()
         other.join()
-    assert _pool_context().get_start_method() == "fork"
+    # with no other thread, fork: asked of a fresh process, since this one may run the threads of
+    # an earlier test's fixture that lives for the module or the session (a server, a client)
+    alone = subprocess.run(
+        [sys.executable, "-c", ALONE], capture_output=True, text=True, check=True, timeout=CEILING
+    )
+    assert alone.stdout.split() == ["1", "fork"]
     serial = load_site(root, {"database": str(tmp_path / "serial" / "site.db")})
     db = Database(serial.database_path)
     index_site(serial, db, full=True, workers=1)

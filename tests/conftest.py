@@ -31,11 +31,13 @@ from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from starlette.testclient import TestClient
 
 from masthead.config import Site, load_site
+from masthead.indexing.indexer import index_site
+from masthead.store.db import Database
 from masthead.web.app import create_app
 
 from support import cpu
 from support.browser import NO_OTHER_HOSTS, launch, watch_children_without_threads
-from support.sites import BILINGUAL_TOML, K8S_CORPUS, demo_copy, write_site
+from support.sites import BILINGUAL_TOML, K8S_CORPUS, copy_site, demo_copy, write_site
 
 
 @pytest.fixture
@@ -81,13 +83,29 @@ def demo_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient
 
 
 @pytest.fixture(scope="session")
-def k8s_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    """The real app on one copy of the Kubernetes blog corpus (tests/data/k8s-blog), indexed once
-    a test process and shared by the tests of every module that only read it (GETs, searches):
-    each such test carries `support.sites.K8S_GROUP` (an xdist group), so one worker indexes it."""
+def k8s_indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Kubernetes blog corpus (tests/data/k8s-blog) indexed once a test process, its database
+    closed (no thread or connection left open): `k8s_client` serves a copy of it."""
     root = tmp_path_factory.mktemp("k8s") / "site"
     shutil.copytree(K8S_CORPUS, root)
-    with TestClient(create_app(load_site(root)), follow_redirects=False) as client:
+    site = load_site(root)
+    db = Database(site.database_path)
+    try:
+        index_site(site, db)
+    finally:
+        db.close()
+    return root
+
+
+@pytest.fixture(scope="module")
+def k8s_client(k8s_indexed: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The real app on a copy of the indexed Kubernetes corpus, for the tests of a module that only
+    read it (GETs, searches): its first index finds every file unchanged. Each such test carries
+    `support.sites.K8S_GROUP` (an xdist group), so one worker indexes the corpus. Served for a
+    module, not the session: an app's threads (its lifespan, the client's portal) end with the
+    module, and tests that fork (tests/test_index_parallel.py) need a process without them."""
+    site = copy_site(k8s_indexed, tmp_path_factory.mktemp("k8s-copy") / "site")
+    with TestClient(create_app(site), follow_redirects=False) as client:
         yield client
 
 

@@ -30,14 +30,19 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from starlette.testclient import TestClient
 
-from masthead.config import Site, load_site
-from masthead.indexing.indexer import index_site
-from masthead.store.db import Database
+from masthead.config import Site
 from masthead.web.app import create_app
 
 from support import cpu
 from support.browser import NO_OTHER_HOSTS, launch, watch_children_without_threads
-from support.sites import BILINGUAL_TOML, K8S_CORPUS, copy_site, demo_copy, write_site
+from support.sites import (
+    BILINGUAL_TOML,
+    K8S_CORPUS,
+    copy_site,
+    demo_copy,
+    index_closed,
+    write_site,
+)
 
 
 @pytest.fixture
@@ -86,15 +91,7 @@ def demo_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient
 def k8s_indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Kubernetes blog corpus (tests/data/k8s-blog) indexed once a test process, its database
     closed (no thread or connection left open): `k8s_client` serves a copy of it."""
-    root = tmp_path_factory.mktemp("k8s") / "site"
-    shutil.copytree(K8S_CORPUS, root)
-    site = load_site(root)
-    db = Database(site.database_path)
-    try:
-        index_site(site, db)
-    finally:
-        db.close()
-    return root
+    return index_closed(shutil.copytree(K8S_CORPUS, tmp_path_factory.mktemp("k8s") / "site"))
 
 
 @pytest.fixture(scope="module")

@@ -97,14 +97,21 @@ def demo_copy(root: Path) -> Site:
         template = shutil.copytree(
             DEMO, folder / "demo", ignore=shutil.ignore_patterns(".masthead")
         )
-        site = load_site(template)
-        db = Database(site.database_path)
-        try:
-            index_site(site, db)
-        finally:
-            db.close()
+        index_closed(template)
         _INDEXED_DEMO.append(template)
     return copy_site(_INDEXED_DEMO[0], root)
+
+
+def index_closed(root: Path) -> Path:
+    """Index the site folder `root` and close its database (no connection or thread left
+    open), so it can be copied with `copy_site`; `root`."""
+    site = load_site(root)
+    db = Database(site.database_path)
+    try:
+        index_site(site, db)
+    finally:
+        db.close()
+    return root
 
 
 def copy_site(template: Path, root: Path) -> Site:

@@ -490,6 +490,36 @@ def test_build_watch_follows_a_saved_post_and_a_moderated_comment(tmp_path):
     assert text.count("files in") >= 2, text
 
 
+# What FastAPI does the first time a build routes a page: a string annotation evaluated by
+# `eval()`. The signal arrives inside it (`raise_signal` runs the handler before it returns).
+INTERRUPTED_IN_EVAL = """
+import signal, sys, threading
+from masthead.cli.site import signals_end_watch
+stop = threading.Event()
+with signals_end_watch(stop):
+    eval("__import__('signal').raise_signal(%d)")
+    sys.exit("the block went on after the signal")
+assert stop.is_set()
+assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+print("ended")
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_watch_interrupted_inside_eval_exits_0(signum):
+    """`build --watch` ends with 0 wherever Ctrl-C or SIGTERM finds it. It once exited killed
+    by SIGINT (-2) when the signal came while FastAPI evaluated an annotation: CPython marks a
+    plain KeyboardInterrupt raised inside `eval()` of a string as unhandled, even once caught."""
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_IN_EVAL % signum],
+        capture_output=True,
+        text=True,
+        timeout=CEILING,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (0, "ended\n"), done.stderr
+
+
 def test_build_watch_sees_a_file_saved_as_soon_as_the_first_build_is_done(tmp_path, small_built):
     """The watches exist before the first build: a post saved the moment that build is done
     (here from its own report, before anything else can run) is built next. Watching only after

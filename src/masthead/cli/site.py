@@ -10,6 +10,7 @@ import signal
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -273,29 +274,45 @@ def _watch(site: Site, out: Path, jobs: int | None, base_url: str | None) -> Non
         typer.echo(f"error: {exc}", err=True)
 
     stop = threading.Event()
+    typer.echo("watching for changes (Ctrl-C to stop)", err=True)
+    with signals_end_watch(stop):
+        watch(
+            site,
+            out,
+            jobs=jobs,
+            reload=reload,
+            on_build=lambda r: _built(r, out),
+            on_error=failed,
+            stop=stop,
+        )
+
+
+class WatchEnded(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM during `build --watch`. A subclass, not KeyboardInterrupt itself:
+    CPython marks a plain KeyboardInterrupt raised inside `eval()` of a string (FastAPI
+    evaluates a route's annotations so, the first time a build's page is routed) as
+    unhandled, and the process then ends killed by SIGINT (exit -2) after it was caught."""
+
+
+@contextlib.contextmanager
+def signals_end_watch(stop: threading.Event) -> Iterator[None]:
+    """Within the block, Ctrl-C or SIGTERM (`docker stop`) sets `stop` and ends the block,
+    quietly: the end of watching, not an error. A build under way stops at once (its files
+    are written whole); the watch, if the build swallowed the interrupt, at its next look.
+    Installed whatever the signals' disposition was (a process started in the background of
+    a script inherits SIGINT ignored; as a container's first process SIGTERM does nothing
+    without a handler), as `masthead serve`'s servers do; put back after."""
 
     def end(_signum: int, _frame: object) -> None:
-        """Ctrl-C or SIGTERM (`docker stop`): the end of watching, not an error. Installed
-        whatever the signals' disposition was: a process started in the background of a script
-        inherits SIGINT ignored, and as a container's first process SIGTERM does nothing
-        without a handler; `masthead serve`'s servers do the same."""
-        stop.set()  # the watch ends at its next look, even if a build swallowed the interrupt
-        raise KeyboardInterrupt  # a build under way stops now (its files are written whole)
+        stop.set()
+        raise WatchEnded
 
     ends = (signal.SIGINT, signal.SIGTERM)
     previous = {sig: signal.signal(sig, end) for sig in ends}
-    typer.echo("watching for changes (Ctrl-C to stop)", err=True)
     try:
-        with contextlib.suppress(KeyboardInterrupt):
-            watch(
-                site,
-                out,
-                jobs=jobs,
-                reload=reload,
-                on_build=lambda r: _built(r, out),
-                on_error=failed,
-                stop=stop,
-            )
+        yield
+    except KeyboardInterrupt:  # WatchEnded, or watchfiles' own when it saw the signal first
+        pass
     finally:
         for sig, handler in previous.items():
             if handler is not None:  # None: set outside Python, cannot be put back

@@ -17,7 +17,7 @@ import pytest
 SCRIPT = Path(__file__).parent.parent / "scripts" / "test.py"
 APT_LINE = (
     "error: the browser tests need Chromium and a Chinese font: run  sudo apt-get install "
-    "chromium fonts-wqy-zenhei  (or set MASTHEAD_CHROMIUM to a Chromium binary)\n"
+    "chromium-headless-shell fonts-wqy-zenhei  (or set MASTHEAD_CHROMIUM to a Chromium binary)\n"
 )
 
 
@@ -91,7 +91,7 @@ def test_as_root_the_check_plans_the_installs_instead():
         zh_font=False,
         venv_module=True,
     )
-    assert script.plan(none) == ["chromium", "fonts-wqy-zenhei"]
+    assert script.plan(none) == ["chromium-headless-shell", "fonts-wqy-zenhei"]
     assert script.preflight(none) == 0
     # Ubuntu's chromium is a snap stub: Playwright's Chromium instead
     ubuntu = dataclasses.replace(none, distro="ubuntu")
@@ -115,7 +115,7 @@ def test_nginx_is_installed_with_apt_as_root_and_named_otherwise():
     assert script.plan(ready) == ["nginx"]
     assert script.plan(dataclasses.replace(ready, distro="ubuntu")) == ["nginx"]
     bare = dataclasses.replace(ready, chromium=None, zh_font=False)
-    assert script.plan(bare) == ["chromium", "fonts-wqy-zenhei", "nginx"]
+    assert script.plan(bare) == ["chromium-headless-shell", "fonts-wqy-zenhei", "nginx"]
     assert script.plan(dataclasses.replace(bare, distro="ubuntu")) == [
         "fonts-wqy-zenhei",
         "nginx",

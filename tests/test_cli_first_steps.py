@@ -23,6 +23,7 @@ import pytest
 from masthead.config import load_site
 
 from support.cli import in_process
+from support.servers import healthy
 from support.sites import post
 from support.wait import CEILING, until
 
@@ -114,6 +115,9 @@ def test_the_worker_that_does_not_watch_names_its_sibling(make_site, tmp_path, s
             r"worker \d+ of this same server watches .* worker \d+ takes over", waiting
         )
         assert "another process" not in text
+        # the line comes from a worker's start, which can be before any worker listens (granian
+        # binds each worker's socket then; until one does, the reserved port refuses)
+        until(lambda: healthy(url[1], proc), timeout=CEILING, what="the server's answer")
         assert httpx.get(url[1] + "healthz", timeout=CEILING).status_code == 200
     finally:
         os.killpg(proc.pid, signal.SIGTERM)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import linecache
 import math
 import os
 import re
 import shutil
 import sys
+import types
 
 # Cache compiled modules (__pycache__, git-ignored) even where PYTHONDONTWRITEBYTECODE is set, as
 # in many containers: otherwise every xdist worker compiles the project and rewrites the asserts of
@@ -33,7 +35,7 @@ from starlette.testclient import TestClient
 from masthead.config import Site
 from masthead.web.app import create_app
 
-from support import cpu
+from support import cli, cpu
 from support.browser import NO_OTHER_HOSTS, launch, watch_children_without_threads
 from support.sites import (
     BILINGUAL_TOML,
@@ -157,6 +159,7 @@ def page(context: BrowserContext) -> Page:
 
 def pytest_configure(config: pytest.Config) -> None:
     cpu.register(config)  # MASTHEAD_TEST_CPU=DIR: each test's CPU time (support/cpu.py)
+    cli.make_commands_once()  # Typer's runner: the app's command made once (support/cli.py)
 
 
 def _uses_browser(item: pytest.Item) -> bool:
@@ -211,10 +214,20 @@ STARTS_PROCESSES = re.compile(r"\b(cli_server|serve_and_get|_process|Popen)\(|\"
 
 @functools.cache
 def _source(func: Callable[..., object]) -> str:
-    try:
-        return inspect.getsource(func)
-    except (OSError, TypeError):
+    """The lines of `func`'s definition, decorators included (as `inspect.getsource`, which
+    tokenizes the file to find the end: a third of collecting the suite)."""
+    code = getattr(inspect.unwrap(func), "__code__", None)
+    if code is None:
         return ""
+    first = code.co_firstlineno
+    return "".join(linecache.getlines(code.co_filename)[first - 1 : _last_line(code)])
+
+
+def _last_line(code: types.CodeType) -> int:
+    """The last line of `code`, nested functions' included."""
+    nested = [_last_line(c) for c in code.co_consts if isinstance(c, types.CodeType)]
+    ends = (end for _line, end, _col, _end_col in code.co_positions() if end)
+    return max([code.co_firstlineno, *ends, *nested])
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -4,6 +4,7 @@ this process through Typer's runner (`invoke`), and the one-line error it must p
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import subprocess
@@ -11,11 +12,21 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+import typer.main
+import typer.testing
 from typer.testing import CliRunner
 
 from masthead.cli import app
 
 runner = CliRunner()
+
+
+def make_commands_once() -> None:
+    """Typer's runner makes the app's command (Click's objects, from every command's signature)
+    again on every `invoke`: about 30 ms for masthead's, more than many a command takes. After
+    this call (tests/conftest.py, as the test process starts), every runner of the process
+    makes each app's command once."""
+    typer.testing._get_command = functools.cache(typer.main.get_command)
 
 
 def masthead(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -212,6 +212,18 @@ STARTS_SERVER = re.compile(
 STARTS_PROCESSES = re.compile(r"\b(cli_server|serve_and_get|_process|Popen)\(|\"serve\",")
 
 
+# xdist groups whose fixture indexes or exports the whole Kubernetes corpus: seconds before
+# the group's first test (support.sites.K8S_GROUP, test_export.py's K8S)
+SLOW_GROUPS = {"k8s-corpus", "k8s-export"}
+
+
+def _group(item: pytest.Item) -> str | None:
+    mark = item.get_closest_marker("xdist_group")
+    if mark is None:
+        return None
+    return str(mark.args[0] if mark.args else mark.kwargs.get("name"))
+
+
 @functools.cache
 def _source(func: Callable[..., object]) -> str:
     """The lines of `func`'s definition, decorators included (as `inspect.getsource`, which
@@ -233,8 +245,9 @@ def _last_line(code: types.CodeType) -> int:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """`browser` on every test that uses the session's Chromium (directly or through a fixture);
     `server` on every test that starts a real server (uvicorn in a thread, `masthead serve`), in
-    its body or in one of its fixtures, and `slow` too when that is `masthead serve` as a process.
-    `gate` (and `slow` elsewhere) are set by the modules and tests themselves."""
+    its body or in one of its fixtures, and `slow` too when that is `masthead serve` as a process
+    or when the test is in one of `SLOW_GROUPS`. `gate` (and `slow` elsewhere) are set by the
+    modules and tests themselves."""
     for item in items:
         if _uses_browser(item):
             item.add_marker(pytest.mark.browser)
@@ -245,7 +258,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         sources = [_source(f) for f in funcs if f is not None]
         if any(STARTS_SERVER.search(text) for text in sources):
             item.add_marker(pytest.mark.server)
-        if any(STARTS_PROCESSES.search(text) for text in sources):
+        if any(STARTS_PROCESSES.search(text) for text in sources) or _group(item) in SLOW_GROUPS:
             item.add_marker(pytest.mark.slow)
     items[:] = longest_first(items)
 

@@ -32,6 +32,7 @@ def db(tmp_path):
     database.close()
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_admin_commands_over_the_real_cli(make_site):
     """The first command as a real process (a password piped to its stdin), the others in
     this process through Typer's runner (`in_process`): what they do and say is the same code,
@@ -105,6 +106,7 @@ def test_sessions_expire_and_logout_ends_them(db):
     assert all(signed.cookie_id not in r[0] for r in raw)  # only hashes are kept
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_five_failures_lock_the_account_and_the_client(db):
     accounts.add_user(db, "ed", "a long password")
     t0 = 1_800_000_000.0

@@ -319,6 +319,7 @@ FIELDS = ["action", "ids", "filter", "expect", "status", "q", "post", "lang", "m
     body=st.dictionaries(st.sampled_from(FIELDS), JSON_VALUES, max_size=4),
     filtered=st.dictionaries(st.sampled_from(FIELDS[4:]), JSON_VALUES, max_size=3),
 )
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_no_body_gets_a_5xx(client_and_token, body, filtered):
     client, token = client_and_token
     if filtered:

@@ -289,6 +289,7 @@ def test_a_saved_post_renders_only_the_pages_it_changes_and_equals_a_cold_build(
         assert (out / "tags/gale/index.html").is_file()
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_many_saved_posts_render_everything(tmp_path):
     from masthead.export.changes import MAX_CHANGED
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 from typer.testing import CliRunner
 
 from masthead.cli import app
@@ -39,6 +40,7 @@ def test_init_creates_a_site_that_checks_clean_and_serves(tmp_path, serve):
     assert again.exit_code == 2 and "not empty" in again.output
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_check_reports_path_line_reason_and_exit_codes(make_site):
     site = make_site(
         {

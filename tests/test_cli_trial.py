@@ -147,6 +147,7 @@ def serving_line(cwd: Path, **env: str) -> str:
         proc.wait(20)
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_serve_without_site_serves_the_current_folder_when_it_is_a_site(indexed, tmp_path):
     site = indexed
     assert f"serving {site.root} at http://127.0.0.1:" in serving_line(site.root)
@@ -159,6 +160,7 @@ def test_serve_without_site_serves_the_current_folder_when_it_is_a_site(indexed,
 # --- 3. one-line messages stay one line in a pipe ---------------------------------------------
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_the_index_summary_is_one_line_when_piped(make_site):
     # `masthead index | wc -l` was 2 once the summary passed 80 columns (a site of 1,000
     # files); COLUMNS=40 shows the same with a small site
@@ -335,6 +337,7 @@ NOT_A_SITE = [
 IN_A_PROCESS = [["check"], ["admin", "add-user", ".", "alice", "--password-stdin"]]
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_every_command_refuses_a_folder_that_is_no_site_and_writes_nothing(tmp_path, monkeypatch):
     folder = tmp_path / "empty"
     folder.mkdir()
@@ -394,6 +397,7 @@ def test_serve_dir_serves_an_empty_folder_as_an_empty_site_and_says_so(tmp_path)
     assert "no masthead.toml and no content folder" in line, line
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_serve_without_site_elsewhere_says_it_serves_the_demo_and_why(tmp_path):
     elsewhere = tmp_path / "not-a-site"
     elsewhere.mkdir()

@@ -281,6 +281,7 @@ print(runner.invoke(app, ["comments", "export", root]).stdout)
 """
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_c54_import_and_export_are_identical_under_two_process_zones(make_site, tmp_path):
     exports = []
     for n, tz in enumerate(("UTC", "America/Los_Angeles")):
@@ -1242,7 +1243,11 @@ def _bomb(path: Path, kind: str, unpacked_mib: int) -> Path:
     return path
 
 
-@pytest.mark.parametrize("kind", sorted(BOMBS))
+@pytest.mark.parametrize(
+    "kind",
+    # disqus: over 1.5 s of CPU (contributing.md: the everyday loop)
+    [pytest.param(k, marks=[pytest.mark.slow] if k == "disqus" else []) for k in sorted(BOMBS)],
+)
 def test_a_gzip_bomb_is_refused_with_a_clear_message(site, tmp_path, kind):
     bomb = _bomb(tmp_path / "export.gz", kind, 300)  # 300 MiB in about 300 KB
     assert bomb.stat().st_size < 1024**2

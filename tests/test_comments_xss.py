@@ -98,6 +98,7 @@ def _pages(http: httpx.Client) -> list[str]:
     return paths
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_comments_are_statically_clean_everywhere(served):
     _base, http, ids = served
     problems: dict[str, list[str]] = {}

@@ -3,6 +3,7 @@ excerpts, reading time, shortcodes, relative paths and unknown keys."""
 
 from __future__ import annotations
 
+import pytest
 from bs4 import BeautifulSoup
 
 from masthead.content.post import parse_post
@@ -197,6 +198,7 @@ def test_posts_in_underscore_folders_are_listed_and_served_as_in_hugo(make_site,
     assert client.get("/zh/").text.count("首页") == 0
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_check_names_every_skipped_file_and_folder(make_site):
     site = make_site(
         {
@@ -274,6 +276,7 @@ def test_the_watcher_and_the_indexer_agree_with_discover(make_site):
     db.close()
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_two_posts_of_one_language_with_one_translation_key_are_a_warning(make_site):
     site = make_site(
         {

@@ -298,6 +298,7 @@ print(json.dumps(out, sort_keys=True))
 """
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_c03_same_output_in_any_server_zone(site: Site, tmp_path: Path) -> None:
     for name in C03:
         (site.content_dir / "posts" / name).write_bytes(data("C03-date-no-tz/" + name))

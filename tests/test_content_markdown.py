@@ -110,7 +110,11 @@ DEEP = {
 }
 
 
-@pytest.mark.parametrize("shape", sorted(DEEP))
+@pytest.mark.parametrize(
+    "shape",
+    # emphasis: over 1.5 s of CPU (contributing.md: the everyday loop)
+    [pytest.param(s, marks=[pytest.mark.slow] if s == "emphasis" else []) for s in sorted(DEEP)],
+)
 def test_pathological_nesting_never_crashes_the_process(tmp_path, shape: str) -> None:
     """A segfault cannot be caught: the post is parsed in a child process, which must exit
     normally, with HTML (markdown-it-py caps block nesting at 20 levels) or, for thousands of

@@ -124,6 +124,7 @@ def test_every_exported_file_is_what_serve_sends(k8s, k8s_app):
     assert missing.status_code == 404 and (out / "404.html").read_bytes() == missing.content
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_the_demo_built_by_two_processes_is_what_a_third_serves(tmp_path, demo_site):
     """Bytes must not depend on the process: a page rendered by one worker, by `build`, or by
     the next build must be the same (nh3 once added attributes in a per-process hash order)."""
@@ -464,6 +465,7 @@ def test_a_small_site_with_many_static_files_renders_in_the_command_s_process(tm
     assert (tmp_path / "out/static/s39.css").read_text() == "a{order:39}\n"
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_the_command_with_jobs_renders_in_worker_processes_and_writes_what_one_process_writes(
     tmp_path,
 ):
@@ -538,6 +540,7 @@ def test_a_manifest_never_removes_anything_outside_out(tmp_path, small_built):
     assert victim.read_text() == "keep"
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_build_errors_are_one_line(tmp_path):
     site = small_site(tmp_path / "site")
     a_file = tmp_path / "file.txt"

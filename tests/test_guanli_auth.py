@@ -118,6 +118,7 @@ def test_next_stays_under_guanli_on_this_origin(site, serve, target):
     assert done.headers["location"] == "/guanli/"
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_wrong_password_and_lockout_say_so(site, serve):
     client = serve(site)
     for _ in range(5):

@@ -63,6 +63,7 @@ def test_the_settings_file_is_masthead_toml(imported: tuple[Path, str]) -> None:
     assert settings.timezone == "Asia/Shanghai" and settings.posts_per_page == 5
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_check_strict_passes_on_the_imported_site(imported: tuple[Path, str]) -> None:
     site, _ = imported
     done = masthead("check", "--strict", str(site))

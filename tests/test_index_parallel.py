@@ -112,6 +112,7 @@ print(threading.active_count(), _pool_context().get_start_method())
 """
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_pool_beside_other_threads_starts_by_forkserver(tmp_path: Path) -> None:
     """A server or the watcher runs threads: the pool must not fork them (a lock held by
     another thread at fork time would stay held in the child), and gives the same index."""
@@ -243,6 +244,7 @@ def test_snippets_separate_a_heading_from_the_next_paragraph(make_site, serve) -
     markdown.block_parser() is None,
     reason="markdown-it-pyrs has no wheel for this Python (3.13+): no parser here can crash",
 )
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_a_file_that_crashes_its_worker_is_reported_and_the_rest_indexed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

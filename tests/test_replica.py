@@ -242,6 +242,7 @@ def comment(url: str, body: str, client: httpx.Client | None = None) -> httpx.Re
 
 
 @pytest.mark.server
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_serve_runs_one_litestream_among_its_workers_and_stops_it_cleanly(tmp_path):
     replica = tmp_path / "replica"
     site = tmp_path / "site"
@@ -273,6 +274,7 @@ def test_serve_runs_one_litestream_among_its_workers_and_stops_it_cleanly(tmp_pa
 
 
 @pytest.mark.server
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_a_comment_is_acknowledged_once_it_is_on_the_replica(tmp_path):
     """A sync interval of 10 minutes: Litestream's own uploads come every 150 s, so only the
     acknowledgement's wait (replica/durable.py) can put the comment on the replica before the
@@ -357,6 +359,7 @@ def sign_in(client: httpx.Client) -> None:
 
 
 @pytest.mark.server
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_replica_status_and_errors_never_show_credentials(tmp_path):
     site = tmp_path / "site"
     with moto_s3(tmp_path) as moto:

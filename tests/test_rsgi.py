@@ -144,6 +144,7 @@ def test_an_rsgi_hit_is_byte_for_byte_the_apps_answer(site: Site) -> None:
             assert not differ, "\n\n".join(differ[:5])
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_hits_skip_the_asgi_app_and_misses_reach_it(site: Site) -> None:
     """Through `marked_rsgi_app` every response the ASGI app sends carries `x-through-asgi`:
     a hit does not; the first request of a page, a query string, a POST and a 404 do."""

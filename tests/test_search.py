@@ -372,6 +372,7 @@ QUERY_TEXT = st.one_of(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(q=QUERY_TEXT)
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_any_text_is_a_valid_search(fuzz_client, q):
     r = fuzz_client.get("/api/search", params={"q": q})
     assert r.status_code == 200, r.text

@@ -464,6 +464,7 @@ def test_a_post_to_a_doubled_path_stays_here(live):
 @example("/\udcff/x", "a=\udcff")  # a lone surrogate (undecodable bytes) cannot be encoded
 @example("\t//evil.example", "")
 @example("https://evil.example/", "")
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_location_is_always_a_path_on_this_origin(path, query):
     loc = location(path, query)
     assert stays_here(loc), loc

@@ -51,6 +51,7 @@ def cpu_of(db: Database, name: str, password: str, client: str) -> float:
     return time.process_time() - started
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_an_unknown_name_costs_what_a_known_one_does(db):
     """CPU time, known and unknown names side by side in alternating rounds: a ratio, not a
     budget. Without the dummy check the unknown name costs about 1% of the known one."""
@@ -71,6 +72,7 @@ def test_an_unknown_name_is_refused_with_the_same_words(db):
     assert words[0] == words[1] == "Wrong user name or password."
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_parallel_wrong_passwords_check_at_most_the_limit(db, tmp_path):
     """30 attempts at once, from 6 connections to the file (as 6 worker processes would have):
     `MAX_FAILURES` passwords are checked, the rest are told the account is locked."""
@@ -95,6 +97,7 @@ def test_parallel_wrong_passwords_check_at_most_the_limit(db, tmp_path):
     assert failed.fetchone()[0] == accounts.MAX_FAILURES
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_a_good_password_takes_back_its_counted_attempt(db):
     """Each attempt is counted before its check; a right password takes that back, so signing in
     now and then never locks a client out."""

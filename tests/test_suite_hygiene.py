@@ -10,11 +10,14 @@ support.wait's CEILING only ending a hang (docs/contributing.md).
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import pytest
 
 TESTS = Path(__file__).resolve().parent
 HTTPX_CALLS = {"get", "post", "put", "patch", "delete", "head", "options", "request", "stream"}
@@ -31,8 +34,18 @@ PLAYWRIGHT_WAITS = {
 }
 
 
-def _sources() -> Iterator[tuple[Path, ast.AST]]:
-    """The suite's test modules and their support (not tests/data, not the screenshot scripts)."""
+# the checks reading the suite's source run on one worker, which parses it once (`_sources`)
+SOURCES = pytest.mark.xdist_group("suite-source")
+
+
+@functools.cache
+def _sources() -> tuple[tuple[Path, ast.AST], ...]:
+    """The suite's test modules and their support (not tests/data, not the screenshot scripts),
+    parsed once for every check of this module."""
+    return tuple(_parsed())
+
+
+def _parsed() -> Iterator[tuple[Path, ast.AST]]:
     for path in sorted(TESTS.rglob("*.py")):
         parts = path.relative_to(TESTS).parts
         if "data" in parts or not (
@@ -107,16 +120,19 @@ def _places(check: Callable[[ast.AST], list[int]]) -> str:
     )
 
 
+@SOURCES
 def test_every_http_request_of_the_suite_waits_up_to_the_ceiling():
     found = _places(httpx_without_timeout)
     assert not found, f"httpx calls with its 5 s default (pass timeout=CEILING): {found}"
 
 
+@SOURCES
 def test_no_browser_wait_of_the_suite_is_a_fixed_number():
     found = _places(playwright_budgets)
     assert not found, f"Playwright waits with a number of their own: {found}"
 
 
+@SOURCES
 def test_no_test_module_imports_another_or_conftest():
     found = _places(imports_of_test_modules)
     assert not found, f"imports of test modules (move what they share to tests/support): {found}"
@@ -159,6 +175,7 @@ def test_grouped(n):
 """
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_tests_marked_with_one_xdist_group_run_on_one_worker(tmp_path):
     """The suite's `--dist loadgroup` keeps a group's tests on one worker (tests sharing a costly
     module fixture, the kill -9 tests that must not overlap). pytest 9.2 with pytest-xdist 3.8

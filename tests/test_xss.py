@@ -373,6 +373,7 @@ def crawl(served: Served) -> Crawl:
     return found
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_every_page_is_statically_clean(served: Served, crawl: Crawl):
     posts = [p for p in crawl.pages if "/posts/" in p]
     # every body, field and file-name post was reached (a page lost to a crash hides nothing)
@@ -386,6 +387,7 @@ def test_every_page_is_statically_clean(served: Served, crawl: Crawl):
     assert not crawl.problems, report(crawl.problems)
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_aliases_redirect_to_their_post_on_this_origin(served: Served):
     """Every vector as an alias: the old URL answers a redirect to a path of this site."""
     wrong, moved, plain = [], 0, 0
@@ -428,6 +430,7 @@ def test_no_vector_runs_in_error_pages_of_hostile_paths(served: Served, context)
     assert not result, report(result)
 
 
+@pytest.mark.slow  # over 1.5 s of CPU (contributing.md: the everyday loop)
 def test_files_with_vectors_in_dates_or_nul_bytes_are_not_published(served: Served, crawl: Crawl):
     titles = {f"Bad {k}" for k in ("date", "updated", "draft", "noindex", "toc", "comments")} | {
         f"NUL {v.id}" for v in VECTORS if "\x00" in v.text

@@ -3,7 +3,9 @@
 With MASTHEAD_TEST_CPU=DIR set, every test process appends a line per test to DIR/WORKER.tsv:
 the test's id, the CPU seconds of the test process itself (user + system, setup to teardown),
 those of the child processes it reaped in that time (`masthead serve`, Litestream, pip…) and
-the wall seconds. `python3 tests/support/cpu.py DIR` prints the costliest tests and modules.
+the wall seconds, and whether it is marked `slow`. `python3 tests/support/cpu.py DIR` prints the
+costliest tests and modules, and the tests of the everyday loop over `SLOW_CPU` seconds of CPU
+(to mark `slow`, docs/contributing.md).
 Chromium is a child of Playwright's driver, reaped when the session ends: browser tests show
 only their own process's share, and a worker's whole browser is charged to its last test (its
 teardown ends the session). Read a browser module's cost by running it alone under
@@ -23,6 +25,7 @@ from pathlib import Path
 import pytest
 
 ENV = "MASTHEAD_TEST_CPU"
+SLOW_CPU = 1.5  # seconds of CPU (its processes included) from which a test is marked `slow`
 
 
 def _cpu(who: int) -> float:
@@ -47,18 +50,22 @@ class Recorder:
             own = _cpu(resource.RUSAGE_SELF) - own
             children = _cpu(resource.RUSAGE_CHILDREN) - children
             wall = time.monotonic() - wall
-            self.out.write(f"{item.nodeid}\t{own:.3f}\t{children:.3f}\t{wall:.3f}\n")
+            slow = "slow" if item.get_closest_marker("slow") else ""
+            self.out.write(f"{item.nodeid}\t{own:.3f}\t{children:.3f}\t{wall:.3f}\t{slow}\n")
             self.out.flush()
 
 
 def report(folder: Path, top: int = 40) -> None:
     tests: list[tuple[float, float, float, str]] = []
+    unmarked: list[tuple[float, str]] = []  # over SLOW_CPU, not marked slow
     modules: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     for path in sorted(folder.glob("*.tsv")):
         for line in path.read_text(encoding="utf-8").splitlines():
-            nodeid, own, children, wall = line.split("\t")
+            nodeid, own, children, wall, *marked = line.split("\t")
             row = (float(own), float(children), float(wall))
             tests.append((row[0] + row[1], row[1], row[2], nodeid))
+            if row[0] + row[1] > SLOW_CPU and marked != ["slow"]:
+                unmarked.append((row[0] + row[1], nodeid))
             totals = modules[nodeid.split("::")[0]]
             for i, value in enumerate(row):
                 totals[i] += value
@@ -73,6 +80,10 @@ def report(folder: Path, top: int = 40) -> None:
     ranked = sorted(modules.items(), key=lambda kv: -(kv[1][0] + kv[1][1]))
     for module, (own, children, wall) in ranked[:top]:
         print(f"{own + children:8.1f} {children:9.1f} {wall:8.1f}  {module}")
+    print(f"\ntests over {SLOW_CPU} s of CPU not marked slow (in the everyday loop):", end=" ")
+    print("none" if not unmarked else "")
+    for cpu, nodeid in sorted(unmarked, reverse=True):
+        print(f"{cpu:8.1f}  {nodeid}")
 
 
 if __name__ == "__main__":

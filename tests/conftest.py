@@ -225,6 +225,12 @@ def _group(item: pytest.Item) -> str | None:
 
 
 @functools.cache
+def _starts(func: Callable[..., object]) -> tuple[bool, bool]:
+    """Whether `func` starts a server, and whether as processes of its own."""
+    text = _source(func)
+    return bool(STARTS_SERVER.search(text)), bool(STARTS_PROCESSES.search(text))
+
+
 def _source(func: Callable[..., object]) -> str:
     """The lines of `func`'s definition, decorators included (as `inspect.getsource`, which
     tokenizes the file to find the end: a third of collecting the suite)."""
@@ -238,8 +244,8 @@ def _source(func: Callable[..., object]) -> str:
 def _last_line(code: types.CodeType) -> int:
     """The last line of `code`, nested functions' included."""
     nested = [_last_line(c) for c in code.co_consts if isinstance(c, types.CodeType)]
-    ends = (end for _line, end, _col, _end_col in code.co_positions() if end)
-    return max([code.co_firstlineno, *ends, *nested])
+    lines = (line for _start, _end, line in code.co_lines() if line)
+    return max([code.co_firstlineno, *lines, *nested]) + 1  # + 1: a call's closing line
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -255,10 +261,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         funcs = [getattr(item, "function", None)]
         if info is not None:
             funcs += [d.func for defs in info.name2fixturedefs.values() for d in defs]
-        sources = [_source(f) for f in funcs if f is not None]
-        if any(STARTS_SERVER.search(text) for text in sources):
+        starts = [_starts(f) for f in funcs if f is not None]
+        if any(server for server, _processes in starts):
             item.add_marker(pytest.mark.server)
-        if any(STARTS_PROCESSES.search(text) for text in sources) or _group(item) in SLOW_GROUPS:
+        if any(processes for _server, processes in starts) or _group(item) in SLOW_GROUPS:
             item.add_marker(pytest.mark.slow)
     items[:] = longest_first(items)
 

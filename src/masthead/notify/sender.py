@@ -74,16 +74,16 @@ def off_reason(settings: Settings) -> str | None:
 def connect(cfg: SMTPConfig) -> smtplib.SMTP:
     """An SMTP session, greeted, secured and logged in as `cfg` says. Raises OSError or
     smtplib.SMTPException."""
-    context = ssl.create_default_context()
     client: smtplib.SMTP
     if cfg.tls == "tls":
+        context = ssl.create_default_context()  # the system's CAs: tens of ms to load
         client = smtplib.SMTP_SSL(cfg.host, cfg.port, timeout=TIMEOUT, context=context)
     else:
         client = smtplib.SMTP(cfg.host, cfg.port, timeout=TIMEOUT)
     try:
         client.ehlo()
         if cfg.tls == "starttls":
-            client.starttls(context=context)
+            client.starttls(context=ssl.create_default_context())
             client.ehlo()
         if cfg.user:
             client.login(cfg.user, cfg.password or "")

@@ -1,11 +1,11 @@
 """The app's route table, built once a process for each shape of site it can take.
 
-FastAPI analyses an endpoint's signature when its route is added (parameters, dependencies,
-the response model): about four fifths of `create_app`'s time, which a process that builds many
-apps (the tests, a build's worker processes) paid again for every app. The routes depend only on
-`dev` and on the site's languages (each one's code and prefix, in order), and an `APIRouter` may
-be included in several apps (`include_router` keeps a reference and leaves the router as it is),
-so the routers are made once for each (dev, languages) and shared by every app with that shape.
+FastAPI analyses an endpoint's signature when its route is made (parameters, dependencies,
+the response model): most of what a new app costs, which a process that builds many apps (the
+tests, a build's worker processes) would pay again for every app. The routes depend only on
+`dev` and on the site's languages (each one's code and prefix, in order), so the routers are
+made once for each (dev, languages), and every app with that shape takes their very route
+objects (web/app.py `_route`; `include_router` would analyse them again for each app).
 """
 
 from __future__ import annotations

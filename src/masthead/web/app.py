@@ -141,7 +141,7 @@ def _route(app: FastAPI, router: APIRouter) -> None:
     """Give `app` the routes of `router`, one of the shared routers (web/routes/table.py),
     as the very route objects, analysed once a process. `include_router` would wrap the
     router for this app and analyse every endpoint again on the app's first request (FastAPI
-    0.165): in a process that makes many apps, a fifth of their time."""
+    0.165): half of what a new app costs until it has answered (bench/bench_app.py)."""
     app.router.routes.extend(router.routes)
 
 

@@ -38,10 +38,17 @@ Measure = Callable[[str], float]
 @cache
 def _jieba() -> ModuleType:
     """rjieba, imported on first use: loading its dictionary takes about half a second, which
-    a build that draws no card (nothing changed) skips (as `search.segment` does)."""
+    a process that cuts no Chinese skips (as `search.segment` does)."""
     import rjieba
 
     return rjieba
+
+
+def han_words(text: str) -> list[str]:
+    """`text` cut by rjieba (Han runs into words), loaded on first use: a process that cuts no
+    Chinese (`masthead serve` on an English site, `new` with a Latin title) skips its
+    dictionary."""
+    return list(_jieba().cut(text))
 
 
 def _atoms(text: str) -> list[str]:
@@ -51,7 +58,7 @@ def _atoms(text: str) -> list[str]:
     pos = 0
     for m in HAN.finditer(text):
         out += _ATOM.findall(text[pos : m.start()])
-        out += _jieba().cut(m.group(0))
+        out += han_words(m.group(0))
         pos = m.end()
     out += _ATOM.findall(text[pos:])
     return out

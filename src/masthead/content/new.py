@@ -25,11 +25,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-import rjieba
-
 from masthead.config import Language, Site
 from masthead.content import frontmatter, source
 from masthead.content.discover import MARKDOWN_SUFFIXES, classify, walk
+from masthead.content.linebreak import han_words
 from masthead.content.translations import body_hash
 from masthead.errors import ContentError, MastheadError
 
@@ -50,7 +49,7 @@ def slugify(title: str) -> str:
     characters, cut at a word; `UNTITLED` when no word is left."""
     text = unicodedata.normalize("NFKC", title).casefold()
     words: list[str] = []
-    for token in rjieba.cut(text) if _CJK.search(text) else [text]:
+    for token in han_words(text) if _CJK.search(text) else [text]:
         words += _WORD.findall(token)
     slug = ""
     for word in (w.strip("_") for w in words):

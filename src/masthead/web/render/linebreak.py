@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 
-import rjieba
 from markupsafe import Markup, escape
+
+from masthead.content.linebreak import han_words
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _WORD_CHAR = re.compile(r"\w", re.UNICODE)
@@ -34,7 +35,7 @@ def word_breaks(text: object) -> Markup:
         out.append(escape(before))
         if before and _WORD_CHAR.match(before[-1]):
             out.append(_WBR)
-        out.append(_WBR.join(escape(w) for w in rjieba.cut(m.group(0))))
+        out.append(_WBR.join(escape(w) for w in han_words(m.group(0))))
         pos = m.end()
         if pos < len(value) and _WORD_CHAR.match(value[pos]):
             out.append(_WBR)

@@ -214,7 +214,7 @@ def links_of(rel: str, data: bytes) -> list[str]:
     """Every URL an exported file points at: href and src in HTML, links in feeds, `<loc>` in
     sitemaps, `Sitemap:` in robots.txt."""
     if rel.endswith(".html"):
-        soup = BeautifulSoup(data, "html.parser")
+        soup = BeautifulSoup(data, "lxml")  # not html.parser: a fraction of its time
         found = [t.get("href") for t in soup.find_all(href=True)]
         found += [t.get("src") for t in soup.find_all(src=True)]
         found += [t.get("content").split("url=", 1)[-1] for t in soup.select("meta[http-equiv]")]

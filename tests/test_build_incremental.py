@@ -522,6 +522,44 @@ def test_a_watch_interrupted_inside_eval_exits_0(signum):
     assert (done.returncode, done.stdout) == (0, "ended\n"), done.stderr
 
 
+# What a signal raised inside a build's event loop can cost: the callback on the loop's task
+# that ends an AnyIO worker thread (Starlette runs sync routes in them) when the task is done.
+LEFT_WAITING = """
+import asyncio, signal, threading
+import anyio
+from anyio._backends._asyncio import WorkerThread
+from masthead.cli.site import signals_end_watch
+
+async def main():
+    await anyio.to_thread.run_sync(lambda: None)
+    for thread in threading.enumerate():
+        if isinstance(thread, WorkerThread):
+            asyncio.current_task().remove_done_callback(thread.stop)
+
+asyncio.run(main())
+assert any(isinstance(t, WorkerThread) for t in threading.enumerate())
+with signals_end_watch(threading.Event()):
+    signal.raise_signal(signal.SIGINT)
+print("ended")
+"""
+
+
+def test_a_watch_ended_by_a_signal_leaves_no_thread_worker_waiting():
+    """A process waits at exit for its threads that are not daemons. `build --watch` did not
+    end after Ctrl-C, 3 times in 7 under a CPU hog: the signal, raised inside a build's event
+    loop, had left an AnyIO worker thread waiting for work (py-spy: the main thread in
+    `threading._shutdown`, the worker in `Queue.get`). The watch's end now tells such workers
+    to end (`cli.site.end_thread_workers`); without it this process never exits."""
+    done = subprocess.run(
+        [sys.executable, "-c", LEFT_WAITING],
+        capture_output=True,
+        text=True,
+        timeout=CEILING,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (0, "ended\n"), done.stderr
+
+
 def test_build_watch_sees_a_file_saved_as_soon_as_the_first_build_is_done(tmp_path, small_built):
     """The watches exist before the first build: a post saved the moment that build is done
     (here from its own report, before anything else can run) is built next. Watching only after

@@ -323,3 +323,12 @@ def test_the_demo_database_is_one_per_installed_copy(tmp_path, monkeypatch):
     monkeypatch.setattr(cli, "DEMO", tmp_path / "another-checkout" / "demo")
     other_copy = cli.demo_site().database_path
     assert len({first, other_version, other_copy}) == 3
+
+
+def test_the_app_imports_without_loading_rjieba():
+    """rjieba's dictionary (about 0.15 s of CPU) is loaded by a process that cuts Chinese, not
+    by every process that imports the app (`serve`, `build`, `check`): content.linebreak's
+    `han_words` and search.segment load it on first use."""
+    code = "import sys, masthead.web.app, masthead.content.new; print('rjieba' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (0, "False\n"), done.stderr
